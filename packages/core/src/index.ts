@@ -1,1 +1,2 @@
-export {};
+export * from './contracts/index.js';
+export * from './errors/index.js';

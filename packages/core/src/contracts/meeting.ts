@@ -1,0 +1,189 @@
+/**
+ * Wire contracts of the meeting summary service (`/api/conference-summary/v1`), from
+ * spec/meeting-summary.md. Requests we build are strict; responses are lenient (`looseObject`) because
+ * the spec says further fields exist but are "not shown".
+ */
+import { z } from 'zod';
+
+export const MEETING_API_PATH = '/api/conference-summary/v1';
+
+export const MEETING_LANGUAGES = [
+  'zh-cn',
+  'zh-tw',
+  'en',
+  'es',
+  'fr',
+  'de',
+  'ja',
+  'ko',
+  'pt',
+  'ru',
+  'ar',
+  'it',
+  'th',
+  'vi',
+  'id',
+  'tr',
+  'pl',
+  'nl',
+] as const;
+export const MeetingLanguage = z.enum(MEETING_LANGUAGES);
+export type MeetingLanguage = z.infer<typeof MeetingLanguage>;
+
+export const MEETING_ASR_ENGINES = ['engineone_asr', 'enginetwo_scribe'] as const;
+export const MeetingAsrEngine = z.enum(MEETING_ASR_ENGINES);
+export type MeetingAsrEngine = z.infer<typeof MeetingAsrEngine>;
+
+/** Accepted recording formats, by file extension (lower case, with the dot). */
+export const MEETING_EXTENSIONS = ['.mp4', '.mov', '.avi', '.mkv', '.mp3', '.m4a', '.wav'] as const;
+export const MEETING_MAX_DURATION_SECONDS = 2 * 60 * 60;
+export const MEETING_RECEIPT_LIFETIME_MS = 2 * 60 * 60 * 1000;
+export const MEETING_POLL_INTERVAL_MS = 5_000;
+export const MEETING_LIST_LIMIT = 100;
+export const MEETING_CREDITS_PER_STARTED_MINUTE = 4;
+
+export const MEETING_STATES = [
+  'PENDING',
+  'EXTRACTING_AUDIO',
+  'CLEANING_AUDIO',
+  'TRANSCRIBING',
+  'TRANSCRIPT_READY',
+  'TRANSLATING',
+  'SUMMARIZING',
+  'DELETING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+] as const;
+export type MeetingState = (typeof MEETING_STATES)[number];
+export const MEETING_TERMINAL_STATES: readonly MeetingState[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
+export function isMeetingTerminal(status: string): boolean {
+  return (MEETING_TERMINAL_STATES as readonly string[]).includes(status);
+}
+
+const speakerCount = z.number().int().min(0).max(30);
+
+/** Job creation request (strict: we never send fields the spec does not define). */
+export const CreateMeetingJobRequest = z
+  .strictObject({
+    uploadReceipt: z.string().min(1),
+    sourceLanguage: z.union([z.literal('auto'), MeetingLanguage]),
+    targetLanguage: MeetingLanguage,
+    asrEngine: MeetingAsrEngine.optional(),
+    noiseReduction: z.boolean().optional(),
+    minSpeakers: speakerCount.optional(),
+    maxSpeakers: speakerCount.optional(),
+  })
+  .refine((r) => !r.maxSpeakers || (r.minSpeakers ?? 0) <= r.maxSpeakers, {
+    message: 'minSpeakers must not exceed maxSpeakers when maxSpeakers is nonzero',
+    path: ['minSpeakers'],
+  });
+export type CreateMeetingJobRequest = z.infer<typeof CreateMeetingJobRequest>;
+
+export const MeetingAction = z.enum(['cancel', 'retry', 'resummarize', 'retranslate']);
+export type MeetingAction = z.infer<typeof MeetingAction>;
+
+export const MeetingActionRequest = z.strictObject({
+  action: MeetingAction,
+  targetLanguage: MeetingLanguage.optional(),
+});
+export type MeetingActionRequest = z.infer<typeof MeetingActionRequest>;
+
+export const UpdateMeetingRequest = z
+  .strictObject({
+    title: z.string().min(1).optional(),
+    speakerNames: z.record(z.string(), z.string()).optional(),
+  })
+  .refine((r) => r.title !== undefined || r.speakerNames !== undefined, {
+    message: 'give a title and/or speakerNames',
+  });
+export type UpdateMeetingRequest = z.infer<typeof UpdateMeetingRequest>;
+
+export const UploadResponse = z.looseObject({ uploadReceipt: z.string().min(1) });
+export type UploadResponse = z.infer<typeof UploadResponse>;
+
+export const CreateJobResponse = z.looseObject({ id: z.string().min(1) });
+export type CreateJobResponse = z.infer<typeof CreateJobResponse>;
+
+export const SuccessResponse = z.looseObject({ success: z.literal(true) });
+export type SuccessResponse = z.infer<typeof SuccessResponse>;
+
+export const TranscriptSegment = z.looseObject({
+  id: z.string(),
+  start: z.number(),
+  end: z.number(),
+  speakerId: z.string(),
+  text: z.string(),
+});
+export type TranscriptSegment = z.infer<typeof TranscriptSegment>;
+
+/** Topics, decisions and open questions: only the reference to segment ids is specified. */
+export const SummaryItem = z.looseObject({
+  text: z.string().optional(),
+  segmentIds: z.array(z.string()).default([]),
+});
+export type SummaryItem = z.infer<typeof SummaryItem>;
+
+export const ActionItem = z.looseObject({
+  text: z.string(),
+  segmentIds: z.array(z.string()).default([]),
+  ownerSpeakerId: z.string().nullish(),
+  dueDate: z.string().nullish(),
+});
+export type ActionItem = z.infer<typeof ActionItem>;
+
+export const MeetingSummary = z.looseObject({
+  overview: z.string().default(''),
+  topics: z.array(SummaryItem).default([]),
+  decisions: z.array(SummaryItem).default([]),
+  actionItems: z.array(ActionItem).default([]),
+  openQuestions: z.array(SummaryItem).default([]),
+  /** Inner structure not shown in the spec: passed through untouched. */
+  briefing: z.unknown().optional(),
+});
+export type MeetingSummary = z.infer<typeof MeetingSummary>;
+
+export const MeetingJob = z.looseObject({
+  id: z.string(),
+  status: z.string(),
+  progress: z.number().default(0),
+  credits: z.number().nullish(),
+  creditsCharged: z.boolean().default(false),
+  title: z.string().nullish(),
+  transcript: z.array(TranscriptSegment).nullish(),
+  translatedTranscript: z.array(TranscriptSegment).nullish(),
+  speakerNames: z.record(z.string(), z.string()).nullish(),
+  summary: MeetingSummary.nullish(),
+  warning: z.string().nullish(),
+  errorMessage: z.string().nullish(),
+});
+export type MeetingJob = z.infer<typeof MeetingJob>;
+
+export const MeetingJobEnvelope = z.looseObject({ job: MeetingJob });
+
+/**
+ * Job list. The spec shows only that it carries the newest 100 recording headers, `maxUploadBytes` and
+ * pricing; the header and pricing shapes are "not shown", so we accept the headers under `jobs` (the
+ * sandbox's choice) and keep both opaque beyond an id and a status.
+ */
+export const MeetingJobHeader = z.looseObject({
+  id: z.string(),
+  status: z.string().optional(),
+  title: z.string().nullish(),
+});
+export type MeetingJobHeader = z.infer<typeof MeetingJobHeader>;
+
+export const MeetingJobList = z.looseObject({
+  jobs: z.array(MeetingJobHeader).default([]),
+  maxUploadBytes: z.number().nullish(),
+  pricing: z.unknown().optional(),
+});
+export type MeetingJobList = z.infer<typeof MeetingJobList>;
+
+export const ErrorBody = z.looseObject({ error: z.string() });
+
+/** Cost of a recording per the spec's rule: max(minimum, 4 × started minutes). */
+export function meetingCost(durationSeconds: number, minimumCredits: number): number {
+  const startedMinutes = Math.max(1, Math.ceil(durationSeconds / 60));
+  return Math.max(minimumCredits, MEETING_CREDITS_PER_STARTED_MINUTE * startedMinutes);
+}

@@ -1,0 +1,151 @@
+/**
+ * Error hierarchy of the Polymodal client. Every error carries a brand so that `isInstance` works even
+ * when pnpm installs two copies of this package (then `instanceof` would lie).
+ */
+const BRAND = Symbol.for('polymodal.error');
+
+export class PolymodalError extends Error {
+  readonly [BRAND] = true;
+  /** A short machine-readable kind, stable across versions (`api`, `connection`, `timeout`, ...). */
+  readonly kind: string = 'polymodal';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  static isInstance(value: unknown): value is PolymodalError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+
+/** Bad configuration: missing or malformed base URL or key. Never includes the key itself. */
+export class ConfigError extends PolymodalError {
+  override readonly kind = 'config';
+  /** The environment variable or option that is wrong. */
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(message);
+    this.variable = variable;
+  }
+  static override isInstance(value: unknown): value is ConfigError {
+    return PolymodalError.isInstance(value) && value.kind === 'config';
+  }
+}
+
+/** Input rejected before any network call (our own validation of a request or a local file). */
+export class ValidationError extends PolymodalError {
+  override readonly kind = 'validation';
+  /** Dotted paths of the offending fields, when known. */
+  readonly issues: readonly { path: string; message: string }[];
+  constructor(message: string, issues: readonly { path: string; message: string }[] = []) {
+    super(message);
+    this.issues = issues;
+  }
+  static override isInstance(value: unknown): value is ValidationError {
+    return PolymodalError.isInstance(value) && value.kind === 'validation';
+  }
+}
+
+/** The server answered with a body that does not match the contract. */
+export class ResponseValidationError extends PolymodalError {
+  override readonly kind = 'response-validation';
+  readonly status: number;
+  readonly url: string;
+  constructor(message: string, options: { status: number; url: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.status = options.status;
+    this.url = options.url;
+  }
+  static override isInstance(value: unknown): value is ResponseValidationError {
+    return PolymodalError.isInstance(value) && value.kind === 'response-validation';
+  }
+}
+
+/**
+ * The request could not be completed at the transport level. `requestMayHaveArrived` is false only when
+ * the failure proves the server never saw the request (connection refused, DNS failure); a reset or a
+ * socket error after sending leaves it true, and a job-creating POST must then not be re-sent blindly.
+ */
+export class ConnectionError extends PolymodalError {
+  override readonly kind = 'connection';
+  readonly requestMayHaveArrived: boolean;
+  readonly code: string | undefined;
+  constructor(message: string, options: { requestMayHaveArrived: boolean; code?: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.requestMayHaveArrived = options.requestMayHaveArrived;
+    this.code = options.code;
+  }
+  static override isInstance(value: unknown): value is ConnectionError {
+    return PolymodalError.isInstance(value) && value.kind === 'connection';
+  }
+}
+
+/** A single request exceeded its timeout (not the caller's abort, which is rethrown untouched). */
+export class TimeoutError extends PolymodalError {
+  override readonly kind = 'timeout';
+  readonly timeoutMs: number;
+  constructor(message: string, timeoutMs: number) {
+    super(message);
+    this.timeoutMs = timeoutMs;
+  }
+  static override isInstance(value: unknown): value is TimeoutError {
+    return PolymodalError.isInstance(value) && value.kind === 'timeout';
+  }
+}
+
+/** A job reached a failed terminal state (for meetings: FAILED with errorMessage). */
+export class JobFailedError extends PolymodalError {
+  override readonly kind = 'job-failed';
+  readonly service: string;
+  readonly jobId: string;
+  readonly status: string;
+  readonly errorMessage: string | null;
+  constructor(options: { service: string; jobId: string; status: string; errorMessage: string | null }) {
+    super(
+      `${options.service} job ${options.jobId} ended ${options.status}` +
+        (options.errorMessage ? `: ${options.errorMessage}` : '') +
+        '. Inspect the job, then retry it if the cause is temporary.',
+    );
+    this.service = options.service;
+    this.jobId = options.jobId;
+    this.status = options.status;
+    this.errorMessage = options.errorMessage;
+  }
+  static override isInstance(value: unknown): value is JobFailedError {
+    return PolymodalError.isInstance(value) && value.kind === 'job-failed';
+  }
+}
+
+/** Polling stopped at its deadline while the job was still running. The job is still recorded. */
+export class PollingTimeoutError extends PolymodalError {
+  override readonly kind = 'polling-timeout';
+  readonly service: string;
+  readonly jobId: string;
+  readonly lastStatus: string | undefined;
+  constructor(options: { service: string; jobId: string; lastStatus?: string; waitedMs: number }) {
+    super(
+      `${options.service} job ${options.jobId} still ${options.lastStatus ?? 'running'} after ` +
+        `${Math.round(options.waitedMs / 1000)} s; it keeps running on the platform. Wait on it again with its id.`,
+    );
+    this.service = options.service;
+    this.jobId = options.jobId;
+    this.lastStatus = options.lastStatus;
+  }
+  static override isInstance(value: unknown): value is PollingTimeoutError {
+    return PolymodalError.isInstance(value) && value.kind === 'polling-timeout';
+  }
+}
+
+/** Failure of a streaming (WebSocket) session. */
+export class StreamingError extends PolymodalError {
+  override readonly kind = 'streaming';
+  readonly code: string | undefined;
+  constructor(message: string, options: { code?: string; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.code = options.code;
+  }
+  static override isInstance(value: unknown): value is StreamingError {
+    return PolymodalError.isInstance(value) && value.kind === 'streaming';
+  }
+}
