@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * `pnpm bench`: measures, side by side in one run,
+ *  1. peak RSS of a 500 MB recording upload to the sandbox (separate process) through @polymodal/core's
+ *     streaming upload, beside Node's fetch + FormData(openAsBlob);
+ *  2. spawn → initialize time of the meeting MCP server beside a one-tool server built with the same SDK.
+ * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
+ */
+import { spawn } from 'node:child_process';
+import { open, mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const UPLOAD_BYTES = 500 * 1024 * 1024;
+const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
+
+function binOf(packageName, binName) {
+  const manifestPath = require.resolve(`${packageName}/package.json`);
+  return path.join(path.dirname(manifestPath), require(manifestPath).bin[binName]);
+}
+
+/** A 500 MB PCM WAV (48 kHz stereo 16-bit, about 45 min: under the 2 h limit), sparse on disk. */
+async function writeLargeWav(file, totalBytes) {
+  const dataBytes = totalBytes - 44;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(totalBytes - 8, 4);
+  header.write('WAVE', 8);
+  header.write('fmt ', 12);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(2, 22);
+  header.writeUInt32LE(48_000, 24);
+  header.writeUInt32LE(48_000 * 4, 28);
+  header.writeUInt16LE(4, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(dataBytes, 40);
+  const handle = await open(file, 'w');
+  await handle.write(header, 0, 44, 0);
+  await handle.truncate(totalBytes);
+  await handle.close();
+}
+
+async function startSandboxProcess() {
+  const child = spawn(process.execPath, [binOf('@polymodal/sandbox', 'polymodal-sandbox'), '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const env = {};
+  const lines = readline.createInterface({ input: child.stdout });
+  for await (const line of lines) {
+    const [key, ...rest] = line.split('=');
+    env[key] = rest.join('=');
+    if (env.POLYMODAL_API_KEY_2 !== undefined) break;
+  }
+  return { env, stop: () => child.kill('SIGTERM') };
+}
+
+function runChild(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+  });
+}
+
+async function timeInitialize(command, args, env) {
+  const started = performance.now();
+  const client = new Client({ name: 'bench', version: '0.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, env, stderr: 'ignore' }));
+  const elapsed = performance.now() - started;
+  await client.close();
+  return elapsed;
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-'));
+const sandbox = await startSandboxProcess();
+try {
+  const file = path.join(scratch, 'large-recording.wav');
+  await writeLargeWav(file, UPLOAD_BYTES);
+  const uploadEnv = { POLYMODAL_API_KEY: sandbox.env.POLYMODAL_API_KEY };
+  const uploader = path.join(here, 'upload-rss.mjs');
+  const streamed = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
+  const fetched = await runChild([uploader, 'fetch-blob', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
+
+  const serverEnv = {
+    PATH: process.env.PATH ?? '',
+    POLYMODAL_BASE_URL: sandbox.env.POLYMODAL_BASE_URL,
+    POLYMODAL_API_KEY: sandbox.env.POLYMODAL_API_KEY,
+    POLYMODAL_ALLOWED_DIRS: scratch,
+    POLYMODAL_OUTPUT_DIR: path.join(scratch, 'out'),
+    POLYMODAL_STATE_DIR: path.join(scratch, 'state'),
+  };
+  const meetingBin = binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting');
+  const oneTool = path.join(here, 'one-tool-server.mjs');
+  const meetingTimes = [];
+  const baselineTimes = [];
+  // Alternate the two so that machine noise hits both alike.
+  for (let run = 0; run < STARTUP_RUNS; run++) {
+    meetingTimes.push(await timeInitialize(process.execPath, [meetingBin], serverEnv));
+    baselineTimes.push(await timeInitialize(process.execPath, [oneTool], serverEnv));
+  }
+  const meetingMs = median(meetingTimes);
+  const baselineMs = median(baselineTimes);
+
+  const uploadMb = UPLOAD_BYTES / 1024 / 1024;
+  const report = `## Run of ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${os.cpus().length} cores)
+
+Command: \`pnpm bench\`
+
+### Peak RSS of a ${uploadMb} MB recording upload to the sandbox (separate process)
+
+| Client | Peak RSS (MB) | Time (s) | Peak RSS / file size |
+|---|---:|---:|---:|
+| @polymodal/core \`meeting.upload\` (undici request, streamed multipart) | ${streamed.peakMb.toFixed(0)} | ${streamed.seconds.toFixed(1)} | ${(streamed.peakMb / uploadMb).toFixed(2)} |
+| Node fetch + FormData(fs.openAsBlob) | ${fetched.peakMb.toFixed(0)} | ${fetched.seconds.toFixed(1)} | ${(fetched.peakMb / uploadMb).toFixed(2)} |
+
+Ratio core / fetch peak RSS: **${(streamed.peakMb / fetched.peakMb).toFixed(2)}**.
+
+### Spawn → initialize over stdio (median of ${STARTUP_RUNS}, alternated)
+
+| Server | Median (ms) |
+|---|---:|
+| polymodal-mcp-meeting | ${meetingMs.toFixed(0)} |
+| one-tool server, same SDK | ${baselineMs.toFixed(0)} |
+
+Ratio meeting / one-tool: **${(meetingMs / baselineMs).toFixed(2)}**.
+`;
+  process.stdout.write(`${report}\n`);
+} finally {
+  sandbox.stop();
+  await rm(scratch, { recursive: true, force: true });
+}
