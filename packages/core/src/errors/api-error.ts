@@ -58,7 +58,9 @@ export class ApiError extends PolymodalError {
   }
 
   static override isInstance(value: unknown): value is ApiError {
-    return PolymodalError.isInstance(value) && typeof (value as ApiError).status === 'number' && 'method' in value;
+    return (
+      PolymodalError.isInstance(value) && typeof (value as ApiError).status === 'number' && 'method' in value
+    );
   }
 }
 

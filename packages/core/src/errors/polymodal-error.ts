@@ -52,10 +52,19 @@ export class ResponseValidationError extends PolymodalError {
   override readonly kind = 'response-validation';
   readonly status: number;
   readonly url: string;
-  constructor(message: string, options: { status: number; url: string; cause?: unknown }) {
+  /**
+   * True when the body was cut off or was not JSON (a transport accident that a repeat may fix); false
+   * when a complete JSON body does not match the contract (repeating gives the same answer).
+   */
+  readonly retryable: boolean;
+  constructor(
+    message: string,
+    options: { status: number; url: string; cause?: unknown; retryable?: boolean },
+  ) {
     super(message, { cause: options.cause });
     this.status = options.status;
     this.url = options.url;
+    this.retryable = options.retryable ?? false;
   }
   static override isInstance(value: unknown): value is ResponseValidationError {
     return PolymodalError.isInstance(value) && value.kind === 'response-validation';

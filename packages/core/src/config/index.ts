@@ -1,0 +1,2 @@
+export * from './redact-secrets.js';
+export * from './resolve-config.js';

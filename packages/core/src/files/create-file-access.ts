@@ -1,0 +1,201 @@
+/**
+ * Confinement of local file access. Paths come from a model or a remote client, so a path is readable
+ * only if its real location (all symlinks resolved) lies inside an allowed directory, compared with
+ * `path.relative` (a prefix check would let `/data/rec` admit `/data/rec_evil`). After opening, the
+ * descriptor itself is checked again, so a path swapped between check and open is caught.
+ *
+ * Outputs are written only into the output directory, under a sanitised name, atomically.
+ */
+import { constants, realpathSync } from 'node:fs';
+import { type FileHandle, mkdir, open, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, ValidationError } from '../errors/index.js';
+import { defaultStateDir, expandHome } from '../ledger/default-state-dir.js';
+import { sanitizeFileName } from './sanitize-file-name.js';
+import { writeFileAtomic } from './write-file-atomic.js';
+
+export const ALLOWED_DIRS_VARIABLE = 'POLYMODAL_ALLOWED_DIRS';
+export const OUTPUT_DIR_VARIABLE = 'POLYMODAL_OUTPUT_DIR';
+
+export interface FileAccessOptions {
+  /** Readable directories. Default: `POLYMODAL_ALLOWED_DIRS` (path.delimiter-separated), else none. */
+  allowedDirs?: readonly string[];
+  /** Where outputs go. Default: `POLYMODAL_OUTPUT_DIR`, else `<defaultStateDir>/outputs`. */
+  outputDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface OpenedFile {
+  handle: FileHandle;
+  realPath: string;
+  size: number;
+}
+
+export interface FileAccess {
+  readonly outputDir: string;
+  /** Real paths of every readable directory: configured, then roots, then the output directory. */
+  allowedDirs(): string[];
+  /** Replaces the directories granted by the MCP client's roots (paths or file:// URIs). */
+  setRoots(dirs: readonly string[]): void;
+  /** Real path of `path` if it lies inside a readable directory. */
+  resolveReadable(path: string): Promise<string>;
+  /** Opens a confined regular file for reading; the caller closes the handle. */
+  openReadable(path: string): Promise<OpenedFile>;
+  /** Writes an output file atomically and returns its absolute path. */
+  writeOutput(
+    name: string,
+    data: string | Uint8Array | AsyncIterable<Uint8Array> | Readable,
+  ): Promise<string>;
+}
+
+// O_NOFOLLOW refuses a symlink swapped in at the last component; O_NONBLOCK keeps a FIFO from hanging open().
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+function denied(message: string): ValidationError {
+  return new ValidationError(message, [{ path: 'path', message: 'path not allowed' }]);
+}
+
+/** Whether `target` is `root` or below it; both must be real (resolved) absolute paths. */
+export function isInside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  return (
+    relative === '' ||
+    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
+  );
+}
+
+function toDirectory(value: string, env: NodeJS.ProcessEnv, variable: string): string {
+  const text = value.startsWith('file:') ? fileURLToPath(value) : expandHome(value.trim(), env);
+  if (!path.isAbsolute(text)) {
+    // Relative entries would depend on the host's working directory, which MCP hosts do not define.
+    throw new ConfigError(variable, `${variable} entries must be absolute paths; "${value}" is relative.`);
+  }
+  return path.resolve(text);
+}
+
+function realOrResolved(directory: string): string | undefined {
+  try {
+    return realpathSync(directory);
+  } catch {
+    return undefined;
+  }
+}
+
+export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
+  const env = options.env ?? process.env;
+  const configured = (
+    options.allowedDirs ??
+    (env[ALLOWED_DIRS_VARIABLE] ?? '').split(path.delimiter).filter((item) => item.trim() !== '')
+  ).map((item) => toDirectory(item, env, ALLOWED_DIRS_VARIABLE));
+  const outputDir = toDirectory(
+    options.outputDir ?? (env[OUTPUT_DIR_VARIABLE] || path.join(defaultStateDir(env), 'outputs')),
+    env,
+    OUTPUT_DIR_VARIABLE,
+  );
+  let roots: string[] = [];
+
+  /** Directories granted by configuration or roots (not the output dir), real paths of existing ones. */
+  function grantedDirs(): string[] {
+    const result: string[] = [];
+    for (const directory of [...configured, ...roots]) {
+      const real = realOrResolved(directory);
+      if (real !== undefined && !result.includes(real)) result.push(real);
+    }
+    return result;
+  }
+
+  function allowedDirs(): string[] {
+    const result = grantedDirs();
+    const output = realOrResolved(outputDir) ?? outputDir;
+    if (!result.includes(output)) result.push(output);
+    return result;
+  }
+
+  async function resolveReadable(input: string): Promise<string> {
+    if (typeof input !== 'string' || input.trim() === '' || input.includes('\0')) {
+      throw new ValidationError('A file path is required.', [{ path: 'path', message: 'empty path' }]);
+    }
+    const granted = grantedDirs();
+    const expanded = input.startsWith('file:') ? fileURLToPath(input) : expandHome(input, env);
+    // Relative paths resolve against the first granted directory, never the process's working directory.
+    const absolute = path.resolve(granted[0] ?? outputDir, expanded);
+    let real: string;
+    try {
+      real = await realpath(absolute);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        throw new ValidationError(`${absolute} does not exist. Check the path (absolute paths are safest).`, [
+          { path: 'path', message: 'not found' },
+        ]);
+      }
+      throw denied(`${absolute} cannot be accessed (${code ?? 'error'}).`);
+    }
+    const readable = allowedDirs();
+    if (readable.some((root) => isInside(root, real))) return real;
+    if (granted.length === 0) {
+      throw denied(
+        `${absolute} is not readable: no directories are allowed. Set ${ALLOWED_DIRS_VARIABLE} to the ` +
+          `directories holding your files (separated by "${path.delimiter}"), or let the client share them as roots.`,
+      );
+    }
+    throw denied(
+      `${absolute} is outside the allowed directories (${granted.join(', ')}). Move the file into one of them ` +
+        `or add its directory to ${ALLOWED_DIRS_VARIABLE}.`,
+    );
+  }
+
+  return {
+    outputDir,
+    allowedDirs,
+    setRoots(dirs) {
+      const next: string[] = [];
+      for (const item of dirs) {
+        try {
+          next.push(toDirectory(item, env, 'roots'));
+        } catch {
+          // A root that is not a local absolute directory grants nothing.
+        }
+      }
+      roots = next;
+    },
+    resolveReadable,
+    async openReadable(input) {
+      const realPath = await resolveReadable(input);
+      let handle: FileHandle;
+      try {
+        handle = await open(realPath, READ_FLAGS);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP')
+          throw denied(`${realPath} was replaced by a symbolic link; refusing to follow it.`);
+        if (code === 'EISDIR') throw denied(`${realPath} is a directory, not a file.`);
+        throw denied(`${realPath} cannot be opened (${code ?? 'error'}).`);
+      }
+      try {
+        const opened = await handle.stat();
+        if (!opened.isFile()) {
+          throw denied(`${realPath} is not a regular file (directories, pipes and devices cannot be read).`);
+        }
+        // The descriptor must be the very file that was checked, not something swapped in since.
+        const checked = await stat(realPath);
+        if (checked.dev !== opened.dev || checked.ino !== opened.ino) {
+          throw denied(`${realPath} changed while it was being opened; try again.`);
+        }
+        return { handle, realPath, size: opened.size };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    },
+    async writeOutput(name, data) {
+      await mkdir(outputDir, { recursive: true, mode: 0o700 });
+      const directory = await realpath(outputDir);
+      const target = path.join(directory, sanitizeFileName(name));
+      await writeFileAtomic(target, data as string | Uint8Array | AsyncIterable<Uint8Array>, { mode: 0o600 });
+      return target;
+    },
+  };
+}

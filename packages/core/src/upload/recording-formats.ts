@@ -1,0 +1,65 @@
+/**
+ * Recording containers the meeting service accepts, with their MIME types and the magic bytes that
+ * identify them. Checking the bytes catches a misnamed or corrupt file before it is uploaded and paid for.
+ */
+
+export type RecordingContainer = 'wav' | 'mp3' | 'mp4' | 'mov' | 'm4a' | 'avi' | 'mkv';
+
+export const RECORDING_CONTAINERS: Readonly<Record<string, RecordingContainer>> = {
+  '.wav': 'wav',
+  '.mp3': 'mp3',
+  '.mp4': 'mp4',
+  '.mov': 'mov',
+  '.m4a': 'm4a',
+  '.avi': 'avi',
+  '.mkv': 'mkv',
+};
+
+export const RECORDING_CONTENT_TYPES: Readonly<Record<RecordingContainer, string>> = {
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  m4a: 'audio/mp4',
+  avi: 'video/x-msvideo',
+  mkv: 'video/x-matroska',
+};
+
+const SIGNATURE_NAMES: Readonly<Record<RecordingContainer, string>> = {
+  wav: 'a RIFF/WAVE header',
+  mp3: 'an ID3 tag or an MPEG audio frame',
+  mp4: 'an ISO media "ftyp" box',
+  m4a: 'an ISO media "ftyp" box',
+  mov: 'a QuickTime atom (ftyp, moov, mdat, wide, free)',
+  avi: 'a RIFF/AVI header',
+  mkv: 'an EBML (Matroska) header',
+};
+
+export function describeSignature(container: RecordingContainer): string {
+  return SIGNATURE_NAMES[container];
+}
+
+/** Bytes needed from the start of the file to recognise every container. */
+export const SIGNATURE_BYTES = 16;
+
+const ascii = (head: Uint8Array, start: number, end: number) =>
+  Buffer.from(head.subarray(start, end)).toString('latin1');
+
+/** Whether the first bytes of a file match the container its extension claims. */
+export function matchesSignature(container: RecordingContainer, head: Uint8Array): boolean {
+  switch (container) {
+    case 'wav':
+      return ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'WAVE';
+    case 'avi':
+      return ascii(head, 0, 4) === 'RIFF' && ascii(head, 8, 12) === 'AVI ';
+    case 'mp3':
+      return ascii(head, 0, 3) === 'ID3' || (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0);
+    case 'mp4':
+    case 'm4a':
+      return ascii(head, 4, 8) === 'ftyp';
+    case 'mov':
+      return ['ftyp', 'moov', 'mdat', 'wide', 'free', 'skip', 'pnot'].includes(ascii(head, 4, 8));
+    case 'mkv':
+      return head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3;
+  }
+}
