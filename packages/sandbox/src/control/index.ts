@@ -1,0 +1,2 @@
+export * from './register-control-routes.js';
+export * from './sandbox-control.js';

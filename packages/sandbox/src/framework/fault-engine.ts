@@ -1,0 +1,95 @@
+/**
+ * Decides, per request, which fault rules fire. Rates use the seeded generator, so a run with the same
+ * seed and the same requests fails the same way; a rule with `count` is spent after that many hits.
+ */
+import { z } from 'zod';
+import type { CounterRegistry } from './counters.js';
+import type { Prng } from './create-prng.js';
+import { FaultRule } from './fault-rule.js';
+
+export interface ActiveFault {
+  rule: FaultRule;
+  /** Hits left, when the rule has a count. */
+  remaining: number | undefined;
+}
+
+export interface FaultDecision {
+  /** Total added latency of the latency rules that fired. */
+  latencyMs: number;
+  /** The first non-latency rule that fired, if any. */
+  terminal: FaultRule | undefined;
+}
+
+export interface FaultEngine {
+  set(rules: readonly unknown[]): void;
+  clear(): void;
+  list(): ActiveFault[];
+  decide(method: string, pathname: string): FaultDecision;
+}
+
+const FaultRules = z.array(FaultRule);
+
+export class FaultRuleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FaultRuleError';
+  }
+}
+
+/** Validates fault rules; throws `FaultRuleError` with every problem named. */
+export function parseFaultRules(value: unknown): FaultRule[] {
+  const result = FaultRules.safeParse(value);
+  if (result.success) return result.data;
+  const details = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  throw new FaultRuleError(`invalid fault rules: ${details.join('; ')}`);
+}
+
+export function createFaultEngine(options: { random: Prng; counters: CounterRegistry }): FaultEngine {
+  let active: { rule: FaultRule; pattern: RegExp | undefined; remaining: number | undefined }[] = [];
+
+  const matches = (rule: FaultRule, pattern: RegExp | undefined, method: string, pathname: string) => {
+    if (rule.match?.method && rule.match.method.toUpperCase() !== method.toUpperCase()) return false;
+    return pattern ? pattern.test(pathname) : true;
+  };
+
+  // Consumes one hit of the rule when it fires; the rate draw happens only for matching rules so that
+  // the sequence of draws depends on the traffic alone.
+  const fires = (entry: (typeof active)[number]) => {
+    if (entry.remaining !== undefined && entry.remaining <= 0) return false;
+    const rate = entry.rule.rate ?? 1;
+    if (rate < 1 && options.random() >= rate) return false;
+    if (entry.remaining !== undefined) entry.remaining--;
+    options.counters.increment('faults', entry.rule.kind);
+    return true;
+  };
+
+  return {
+    set(rules) {
+      active = parseFaultRules(rules).map((rule) => ({
+        rule,
+        pattern: rule.match?.path === undefined ? undefined : new RegExp(rule.match.path),
+        remaining: rule.count,
+      }));
+    },
+    clear() {
+      active = [];
+    },
+    list() {
+      return active.map((entry) => ({ rule: entry.rule, remaining: entry.remaining }));
+    },
+    decide(method, pathname) {
+      let latencyMs = 0;
+      let terminal: FaultRule | undefined;
+      for (const entry of active) {
+        if (!matches(entry.rule, entry.pattern, method, pathname)) continue;
+        if (entry.rule.kind === 'latency') {
+          if (fires(entry)) latencyMs += entry.rule.latencyMs ?? 0;
+        } else if (terminal === undefined && fires(entry)) {
+          terminal = entry.rule;
+        }
+      }
+      active = active.filter((entry) => entry.remaining === undefined || entry.remaining > 0);
+      return { latencyMs, terminal };
+    },
+  };
+}

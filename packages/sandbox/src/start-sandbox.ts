@@ -1,0 +1,136 @@
+/**
+ * Starts a sandbox: the simulated platform on one `node:http` server, with every service registered on
+ * one router over shared accounts, auth, credits, clock, counters and faults.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pickKeys, resolveUsers, type SandboxKeys } from './config/resolve-users.js';
+import { type ParsedSandboxConfig, parseSandboxConfig, type SandboxConfig } from './config/sandbox-config.js';
+import { registerControlRoutes } from './control/register-control-routes.js';
+import { createSandboxControl, type SandboxControl } from './control/sandbox-control.js';
+import { createAccounts, type SandboxUser } from './framework/accounts.js';
+import { createAuthenticator } from './framework/authenticator.js';
+import { createClock } from './framework/clock.js';
+import { createCounterRegistry } from './framework/counters.js';
+import { createPrng, type Prng } from './framework/create-prng.js';
+import { createFaultEngine } from './framework/fault-engine.js';
+import { createRouter } from './framework/router.js';
+import { createSandboxServer } from './framework/sandbox-server.js';
+import type { ServiceFactory } from './framework/sandbox-service.js';
+import { createMeetingService } from './services/meeting/meeting-service.js';
+
+export interface SandboxOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default 127.0.0.1. The control routes have no auth: keep the sandbox on loopback. */
+  host?: string;
+  /** Time scale of job progression, default 1; 10 = ten times faster. */
+  speed?: number;
+  /** Users, keys, limits, faults (validated); defaults to two users with generated keys. */
+  config?: SandboxConfig | ParsedSandboxConfig;
+  /** Where uploaded files go (a fresh subdirectory, removed on close); default the OS temp dir. */
+  dataDir?: string;
+  /** Unexpected handler errors; default: one line on stderr. */
+  onError?: (error: unknown) => void;
+}
+
+export interface Sandbox {
+  /** Base URL without trailing slash, e.g. http://127.0.0.1:4010. */
+  url: string;
+  /** The first user's key. */
+  apiKey: string;
+  /** The second user's key (same site, other account). */
+  apiKey2: string;
+  keys: SandboxKeys;
+  users: SandboxUser[];
+  config: ParsedSandboxConfig;
+  control: SandboxControl;
+  close(): Promise<void>;
+}
+
+/** Services of this release; later services register the same way. */
+const SERVICES: readonly ServiceFactory[] = [createMeetingService];
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const speed = options.speed ?? 1;
+  if (!Number.isFinite(speed) || speed <= 0) throw new RangeError('speed must be a finite number > 0');
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new RangeError('port must be an integer 0-65535');
+  const host = options.host ?? '127.0.0.1';
+  const config = parseSandboxConfig(options.config ?? {});
+  const configuredUsers = resolveUsers(config);
+
+  const clock = createClock();
+  const counters = createCounterRegistry();
+  const accounts = createAccounts(configuredUsers);
+  let random: Prng = createPrng(config.seed);
+  const faults = createFaultEngine({ random: () => random(), counters });
+  faults.set(config.faults);
+
+  const parentDir = options.dataDir ?? os.tmpdir();
+  await mkdir(parentDir, { recursive: true });
+  const dataDir = await mkdtemp(path.join(parentDir, 'polymodal-sandbox-'));
+
+  const services = SERVICES.map((factory) => factory({ config, accounts, clock, counters, speed, dataDir }));
+  const router = createRouter();
+  for (const service of services) service.register(router);
+  const settle = () => {
+    for (const service of services) service.settle();
+  };
+
+  const control = createSandboxControl({
+    faults,
+    configuredFaults: config.faults,
+    counters,
+    accounts,
+    clock,
+    settle,
+    resetServices: async () => {
+      await Promise.all(services.map((service) => service.reset()));
+    },
+    reseed: () => {
+      random = createPrng(config.seed);
+    },
+  });
+  const controlRouter = createRouter();
+  registerControlRoutes(controlRouter, control);
+
+  const server = createSandboxServer({
+    router,
+    controlRouter,
+    faults,
+    counters,
+    authenticator: createAuthenticator({ accounts, clock }),
+    beforeRequest: settle,
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  let url: string;
+  try {
+    url = await server.listen({ port, host });
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const keys = pickKeys(configuredUsers, clock.now());
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    apiKey: keys.primary,
+    apiKey2: keys.secondary,
+    keys,
+    users: accounts.users(),
+    config,
+    control,
+    close() {
+      closing ??= (async () => {
+        await server.close();
+        await Promise.all(services.map((service) => service.close()));
+        await rm(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}
