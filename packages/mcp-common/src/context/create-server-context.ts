@@ -1,0 +1,80 @@
+/**
+ * Everything a Polymodal MCP server needs, built once from the environment: the platform client, the
+ * confined file access, the job ledger, the secrets to redact and a stderr logger.
+ *
+ * Environment: POLYMODAL_BASE_URL, POLYMODAL_API_KEY (required), POLYMODAL_STATE_DIR (job ledger),
+ * POLYMODAL_ALLOWED_DIRS (readable directories, path-delimiter separated), POLYMODAL_OUTPUT_DIR (where
+ * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error).
+ */
+import {
+  createFileAccess,
+  createJobLedger,
+  createPolymodal,
+  type FileAccess,
+  type HttpClientOptions,
+  type JobLedger,
+  type Polymodal,
+  resolveConfig,
+} from '@polymodal/core';
+import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
+
+export interface ServerContext {
+  polymodal: Polymodal;
+  files: FileAccess;
+  ledger: JobLedger;
+  /** Values that must never appear in a result, an error or a log line. */
+  secrets: string[];
+  log: Logger;
+  /** Releases the platform client's connections. */
+  close(): Promise<void>;
+}
+
+export interface ServerContextOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Logger name, e.g. the server's package name. */
+  name?: string;
+  /** Overrides of the HTTP client used by the platform client (timeouts, retries). */
+  http?: Partial<HttpClientOptions>;
+}
+
+/**
+ * Builds the context, or throws the core `ConfigError` naming the variable to fix (never its value).
+ */
+export function createServerContext(options: ServerContextOptions = {}): ServerContext {
+  const env = options.env ?? process.env;
+  const rawKey = env.POLYMODAL_API_KEY?.trim();
+  // Redact whatever was configured, even a value the config check is about to refuse.
+  const secrets = rawKey ? [rawKey] : [];
+  const log = createLogger({
+    name: options.name ?? 'polymodal',
+    secrets,
+    level: parseLogLevel(env.POLYMODAL_LOG_LEVEL) ?? 'info',
+  });
+  const config = resolveConfig({ env });
+  if (!secrets.includes(config.apiKey)) {
+    secrets.push(config.apiKey);
+    log.addSecret(config.apiKey);
+  }
+  const ledger = createJobLedger({ env });
+  const files = createFileAccess({ env });
+  const polymodal = createPolymodal({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    env,
+    ledger,
+    files,
+    ...(options.http ? { http: options.http } : {}),
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    polymodal,
+    files,
+    ledger,
+    secrets,
+    log,
+    close() {
+      closed ??= polymodal.close();
+      return closed;
+    },
+  };
+}

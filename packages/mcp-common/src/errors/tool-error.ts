@@ -1,0 +1,192 @@
+/**
+ * Turns any failure into an MCP tool result an agent can act on: `isError: true`, a first line that says
+ * what failed and what to do next, never a stack trace and never a secret.
+ *
+ * No `structuredContent` is attached: the SDK client validates structured content against the tool's
+ * output schema even on error results, and an error shape would not fit the success schema. The error
+ * kind and status travel in `_meta` instead, for clients that want them.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ApiError,
+  ConfigError,
+  ConnectionError,
+  JobFailedError,
+  PollingTimeoutError,
+  PolymodalError,
+  ResponseValidationError,
+  redactSecrets,
+  TimeoutError,
+  ValidationError,
+} from '@polymodal/core';
+
+/** Facts the tool knows that make an error message actionable. */
+export interface ToolErrorHints {
+  /** Id of the job the call was about. */
+  jobId?: string | undefined;
+  /** Current state of that job, when known (named on 409). */
+  jobState?: string | undefined;
+  /** What the recording or request costs, in credits (named on 402). */
+  credits?: number | undefined;
+  /** Credits the account has, when known (named on 402). */
+  availableCredits?: number | undefined;
+  /** Human description of the limit that applies (named on 413), e.g. "2 hours, 2 GiB". */
+  limit?: string | undefined;
+  /** Extra sentence appended to the message, e.g. which tool to call next. */
+  next?: string | undefined;
+}
+
+export interface ToolErrorContext {
+  secrets: readonly string[];
+  hints?: ToolErrorHints;
+}
+
+export interface ToolErrorInfo {
+  kind: string;
+  status?: number;
+  message: string;
+}
+
+/** `_meta` key under which the error kind/status are attached. */
+export const TOOL_ERROR_META_KEY = 'polymodal/error';
+
+export function toolError(error: unknown, context: ToolErrorContext): CallToolResult {
+  const info = describeToolError(error, context);
+  return {
+    isError: true,
+    content: [{ type: 'text', text: info.message }],
+    _meta: { [TOOL_ERROR_META_KEY]: info },
+  };
+}
+
+/** The text and kind `toolError` would produce, for callers that compose their own result. */
+export function describeToolError(error: unknown, context: ToolErrorContext): ToolErrorInfo {
+  const hints = context.hints ?? {};
+  const raw = rawDescription(error, hints);
+  const message = redactSecrets(hints.next ? `${raw.message} ${hints.next}` : raw.message, context.secrets);
+  return raw.status === undefined
+    ? { kind: raw.kind, message }
+    : { kind: raw.kind, status: raw.status, message };
+}
+
+function rawDescription(error: unknown, hints: ToolErrorHints): ToolErrorInfo {
+  if (ApiError.isInstance(error)) return describeApiError(error, hints);
+  if (ValidationError.isInstance(error)) {
+    const issues = error.issues
+      .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
+      .filter((line) => !error.message.includes(line));
+    return {
+      kind: 'validation',
+      message: `invalid input: ${error.message}${issues.length > 0 ? ` (${issues.join('; ')})` : ''}`,
+    };
+  }
+  if (ConfigError.isInstance(error)) {
+    return { kind: 'config', message: `configuration error: ${error.message}` };
+  }
+  if (JobFailedError.isInstance(error)) {
+    return {
+      kind: 'job-failed',
+      message:
+        `job ${error.jobId} ended ${error.status}` +
+        (error.errorMessage ? `: ${error.errorMessage}` : '') +
+        '. Inspect it with the get tool; if the cause was temporary, retry it.',
+    };
+  }
+  if (PollingTimeoutError.isInstance(error)) return { kind: 'polling-timeout', message: error.message };
+  if (ConnectionError.isInstance(error)) {
+    return {
+      kind: 'connection',
+      message:
+        `could not reach the platform: ${error.message}. Check POLYMODAL_BASE_URL and the network, then try again` +
+        (error.requestMayHaveArrived
+          ? ' (the request may have reached the platform: check before resubmitting).'
+          : '.'),
+    };
+  }
+  if (TimeoutError.isInstance(error)) {
+    return {
+      kind: 'timeout',
+      message: `the platform did not answer in time: ${error.message}. Try again shortly.`,
+    };
+  }
+  if (ResponseValidationError.isInstance(error)) {
+    return {
+      kind: 'response-validation',
+      message: `the platform sent an unexpected response: ${error.message}`,
+    };
+  }
+  if (isAbortError(error))
+    return { kind: 'aborted', message: 'the operation was cancelled before it finished.' };
+  if (PolymodalError.isInstance(error)) return { kind: error.kind, message: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'internal', message: `internal error: ${message}` };
+}
+
+function describeApiError(error: ApiError, hints: ToolErrorHints): ToolErrorInfo {
+  const server = error.serverMessage ? ` (platform said: ${error.serverMessage})` : '';
+  const job = hints.jobId ? `job ${hints.jobId}` : 'the job';
+  const status = error.status;
+  let message: string;
+  switch (status) {
+    case 400:
+      message = `HTTP 400: the platform rejected the request as invalid${server}. Fix the arguments and call again.`;
+      break;
+    case 401:
+      message =
+        `HTTP 401: the platform refused the API key (missing, invalid, revoked or expired)${server}. ` +
+        'Check POLYMODAL_API_KEY in the server configuration.';
+      break;
+    case 402: {
+      const cost =
+        hints.credits !== undefined
+          ? `this recording costs ${hints.credits} credits (4 per started minute, minimum set by the platform)`
+          : 'the recording costs more credits than the account has (4 per started minute, minimum set by the platform)';
+      const available =
+        hints.availableCredits !== undefined ? `; the account has ${hints.availableCredits}` : '';
+      message = `HTTP 402: not enough credits; ${cost}${available}${server}. Add credits or use a shorter recording. No job was created.`;
+      break;
+    }
+    case 403:
+      message = `HTTP 403: this feature is not available to this account${server}.`;
+      break;
+    case 404:
+      message = `HTTP 404: ${hints.jobId ? `job ${hints.jobId}` : 'the requested job'} is unknown or belongs to another user${server}. List jobs to find a valid id.`;
+      break;
+    case 409:
+      message =
+        `HTTP 409: ${job} is ${hints.jobState ? `in state ${hints.jobState}` : 'not in a state'} that does not allow this operation${server}. ` +
+        'Read its status first (retry needs FAILED or CANCELLED; delete, resummarize and retranslate need processing to have stopped).';
+      break;
+    case 413:
+      message =
+        `HTTP 413: the recording exceeds the platform's limit${hints.limit ? ` (${hints.limit})` : ''}${server}. ` +
+        'Shorten, split or compress it.';
+      break;
+    case 429:
+      message = `HTTP 429: too many requests${server}. Wait${retryAfter(error)} and try again.`;
+      break;
+    case 503:
+      message = `HTTP 503: the platform is temporarily unavailable${server}. Try again shortly.`;
+      break;
+    default:
+      message =
+        status >= 500
+          ? `HTTP ${status}: the platform failed to process the request${server}. Try again later.`
+          : `HTTP ${status}: the request failed${server}.`;
+  }
+  return { kind: 'api', status, message };
+}
+
+function retryAfter(error: ApiError): string {
+  return error.retryAfterMs !== undefined ? ` ${Math.ceil(error.retryAfterMs / 1000)} s` : ' a moment';
+}
+
+export function isAbortError(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    ((error as { name?: unknown }).name === 'AbortError' ||
+      (error as { name?: unknown }).name === 'TimeoutError') &&
+    !PolymodalError.isInstance(error)
+  );
+}

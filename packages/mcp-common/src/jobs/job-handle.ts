@@ -1,0 +1,43 @@
+/**
+ * The handle a tool returns when a job outlives its wait: enough for an agent to keep waiting later
+ * (possibly after a restart, since the job is also in the ledger).
+ */
+import { z } from 'zod';
+import { MAX_WAIT_SECONDS } from './wait-for-job.js';
+
+/** Fields every long-job result carries, done or not. */
+export const jobStatusShape = {
+  jobId: z.string().describe('Platform job id; pass it to the other tools.'),
+  status: z.string().describe('Current job state as reported by the platform.'),
+  progress: z.number().describe('0..100'),
+  done: z.boolean().describe('True once processing stopped (success, failure or cancellation).'),
+  next: z.string().optional().describe('What to call next.'),
+};
+
+export interface JobHandle {
+  jobId: string;
+  status: string;
+  progress: number;
+  done: false;
+  next: string;
+}
+
+/** "call get_meeting with jobId=... (waitSeconds up to 50) to keep waiting" */
+export function keepWaitingHint(toolName: string, jobId: string): string {
+  return `call ${toolName} with jobId=${jobId} (waitSeconds up to ${MAX_WAIT_SECONDS}) to keep waiting`;
+}
+
+export function createJobHandle(options: {
+  jobId: string;
+  status: string;
+  progress: number | undefined;
+  waitTool: string;
+}): JobHandle {
+  return {
+    jobId: options.jobId,
+    status: options.status,
+    progress: options.progress ?? 0,
+    done: false,
+    next: keepWaitingHint(options.waitTool, options.jobId),
+  };
+}

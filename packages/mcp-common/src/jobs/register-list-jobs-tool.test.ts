@@ -1,0 +1,63 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createJobLedger } from '@polymodal/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { registerListJobsTool } from './register-list-jobs-tool.js';
+
+describe('list_jobs', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'list-jobs-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lists this installation's jobs of the server's services, newest first, read-only", async () => {
+    const ledger = createJobLedger({ dir });
+    await ledger.record({
+      service: 'meeting',
+      fingerprint: 'a',
+      id: 'job_old',
+      lastStatus: 'COMPLETED',
+      title: 'Old',
+      createdAt: '2024-01-01T00:00:00.000Z',
+      request: { file: '/rec/old.wav' },
+    });
+    await ledger.record({
+      service: 'meeting',
+      fingerprint: 'b',
+      id: null,
+      receipt: 'r',
+      lastStatus: 'UPLOADED',
+      createdAt: '2024-02-01T00:00:00.000Z',
+    });
+    await ledger.record({ service: 'speech', fingerprint: 'c', id: 'other', lastStatus: 'PENDING' });
+
+    const server = new McpServer({ name: 't', version: '1' });
+    registerListJobsTool(server, { ledger, services: ['meeting'], secrets: [], getTool: 'get_meeting' });
+    const client = new Client({ name: 'c', version: '1' });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    await client.connect(clientTransport);
+
+    const { tools } = await client.listTools();
+    expect(tools[0]?.annotations?.readOnlyHint).toBe(true);
+    const result = await client.callTool({ name: 'list_jobs', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as {
+      jobs: { jobId: string | null; status: string }[];
+      count: number;
+    };
+    expect(structured.count).toBe(2);
+    expect(structured.jobs.map((job) => job.jobId)).toEqual([null, 'job_old']);
+    expect(structured.jobs[1]).toMatchObject({ status: 'COMPLETED', title: 'Old', file: '/rec/old.wav' });
+    const limited = await client.callTool({ name: 'list_jobs', arguments: { limit: 1 } });
+    expect((limited.structuredContent as { count: number }).count).toBe(1);
+    await client.close();
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Server logs. stdout of a stdio MCP server is the protocol channel, so every line goes to stderr; when a
+ * client is connected the same record is also sent as an MCP `notifications/message` so hosts can show it.
+ * Every message is redacted before it leaves the process.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { redactSecrets } from '@polymodal/core';
+
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+
+const LEVEL_ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warning: 2, error: 3 };
+
+export interface Logger {
+  debug(message: string, data?: Record<string, unknown>): void;
+  info(message: string, data?: Record<string, unknown>): void;
+  warning(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+  /** Also forward records to this server's client as MCP log notifications; returns a detach function. */
+  attach(server: McpServer): () => void;
+  /** Adds a value that must never appear in a log line (e.g. a key read later). */
+  addSecret(secret: string): void;
+}
+
+export interface LoggerOptions {
+  /** Name shown in front of each stderr line and used as the MCP logger name. */
+  name?: string;
+  secrets?: readonly string[];
+  /** Lowest level written to stderr (default `info`, or `POLYMODAL_LOG_LEVEL`). */
+  level?: LogLevel;
+  /** Where stderr lines go; injectable for tests. Must never be stdout. */
+  write?: (line: string) => void;
+}
+
+export function parseLogLevel(value: string | undefined): LogLevel | undefined {
+  const normalized = value?.trim().toLowerCase();
+  if (normalized === 'warn') return 'warning';
+  return normalized && normalized in LEVEL_ORDER ? (normalized as LogLevel) : undefined;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const name = options.name ?? 'polymodal';
+  const secrets = [...(options.secrets ?? [])].filter((secret) => secret.length > 0);
+  const threshold = LEVEL_ORDER[options.level ?? 'info'];
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const servers = new Set<McpServer>();
+
+  const log = (level: LogLevel, message: string, data?: Record<string, unknown>) => {
+    const redacted = redactSecrets(message, secrets);
+    const details = data === undefined ? undefined : redactSecrets(safeStringify(data), secrets);
+    if (LEVEL_ORDER[level] >= threshold) {
+      write(`[${name}] ${level}: ${redacted}${details ? ` ${details}` : ''}`);
+    }
+    for (const server of servers) {
+      if (!server.isConnected()) continue;
+      // The SDK drops records below the level the client set with logging/setLevel.
+      server
+        .sendLoggingMessage({
+          level,
+          logger: name,
+          data: details === undefined ? redacted : { message: redacted, details: JSON.parse(details) },
+        })
+        .catch(() => {
+          // A client that went away must not turn logging into a crash.
+        });
+    }
+  };
+
+  return {
+    debug: (message, data) => log('debug', message, data),
+    info: (message, data) => log('info', message, data),
+    warning: (message, data) => log('warning', message, data),
+    error: (message, data) => log('error', message, data),
+    attach(server) {
+      servers.add(server);
+      return () => servers.delete(server);
+    },
+    addSecret(secret) {
+      if (secret.length > 0) secrets.push(secret);
+    },
+  };
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_key, item: unknown) =>
+      item instanceof Error ? { name: item.name, message: item.message } : item,
+    );
+  } catch {
+    return '"[unserializable]"';
+  }
+}

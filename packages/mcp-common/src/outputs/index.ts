@@ -1,0 +1,1 @@
+export * from './output-link.js';

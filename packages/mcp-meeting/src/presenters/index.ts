@@ -1,0 +1,3 @@
+export * from './meeting-schemas.js';
+export * from './present-job.js';
+export * from './render-export.js';

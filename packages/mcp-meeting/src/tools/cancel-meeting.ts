@@ -1,0 +1,29 @@
+/**
+ * cancel_meeting: stops a job that is still processing (nothing is charged for it).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
+import { jobActionOutputSchema, runJobAction } from './run-job-action.js';
+
+export function registerCancelMeeting(server: McpServer, deps: MeetingToolDeps): void {
+  server.registerTool(
+    'cancel_meeting',
+    {
+      title: 'Cancel a meeting job',
+      description:
+        'Cancels a meeting job that is still processing (409 if it already stopped). Nothing is charged for a ' +
+        'cancelled job. The cancellation is asynchronous: poll with get_meeting until status is CANCELLED. ' +
+        'A cancelled job can be restarted with retry_meeting.',
+      inputSchema: { jobId: jobIdSchema },
+      outputSchema: jobActionOutputSchema,
+      annotations: {
+        title: 'Cancel a meeting job',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    async (args, extra) => runJobAction(deps, { action: 'cancel', jobId: args.jobId, waitSeconds: 0, extra }),
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * delete_meeting: permanently removes a stopped recording and its files. Without confirm=true it only
+ * shows what would be deleted, so a model cannot destroy a recording in one careless call.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { jobIdSchema, type MeetingToolDeps, meetingToolError, retrieveJob } from './meeting-tool-deps.js';
+
+export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps): void {
+  server.registerTool(
+    'delete_meeting',
+    {
+      title: 'Delete a meeting recording',
+      description:
+        'Permanently deletes a meeting recording, its transcript, translation and summary from the platform ' +
+        '(only once processing stopped: COMPLETED, FAILED or CANCELLED; else 409 — cancel it first). Cannot be ' +
+        'undone; exported files on this machine are kept. Call first without confirm to see what would be ' +
+        'deleted, then again with confirm=true.',
+      inputSchema: {
+        jobId: jobIdSchema,
+        confirm: z.boolean().default(false).describe('Must be true to actually delete.'),
+      },
+      outputSchema: {
+        jobId: z.string(),
+        deleted: z.boolean(),
+        status: z.string().optional(),
+        title: z.string().nullable().optional(),
+        next: z.string().optional(),
+      },
+      annotations: {
+        title: 'Delete a meeting recording',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
+    },
+    async (args, extra) => {
+      try {
+        if (!args.confirm) {
+          const job = await retrieveJob(deps, args.jobId, extra.signal);
+          const next = `call delete_meeting with jobId=${job.id} and confirm=true to delete it permanently`;
+          return {
+            content: [
+              {
+                type: 'text',
+                text:
+                  `Not deleted yet: meeting job ${job.id}${job.title ? ` "${job.title}"` : ''} (${job.status}). ` +
+                  `Deleting removes the recording and all its results for good. Next: ${next}.`,
+              },
+            ],
+            structuredContent: {
+              jobId: job.id,
+              deleted: false,
+              status: job.status,
+              title: job.title ?? null,
+              next,
+            },
+          };
+        }
+        await deps.context.polymodal.meeting.delete(args.jobId, { signal: extra.signal });
+        // The core client also marks the ledger entry DELETED, so the same file is not "resumed" later.
+        deps.context.log.info(`deleted meeting job ${args.jobId}`);
+        return {
+          content: [
+            { type: 'text', text: `Deleted meeting job ${args.jobId} and its files from the platform.` },
+          ],
+          structuredContent: { jobId: args.jobId, deleted: true },
+        };
+      } catch (error) {
+        return meetingToolError(error, deps, { jobId: args.jobId });
+      }
+    },
+  );
+}

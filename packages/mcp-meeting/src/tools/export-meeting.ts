@@ -1,0 +1,146 @@
+/**
+ * export_meeting: writes a transcript, translation or summary into the output directory (atomically) and
+ * returns the saved path and a resource_link — never the file's bytes inside the result.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type MeetingJob, ValidationError } from '@polymodal/core';
+import { outputLink } from '@polymodal/mcp-common';
+import { z } from 'zod';
+import {
+  EXPORT_MIME_TYPES,
+  type ExportFormat,
+  renderSummaryMarkdown,
+  renderTranscript,
+} from '../presenters/index.js';
+import { jobIdSchema, type MeetingToolDeps, meetingToolError, retrieveJob } from './meeting-tool-deps.js';
+
+type What = 'transcript' | 'translation' | 'summary';
+
+export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps): void {
+  server.registerTool(
+    'export_meeting',
+    {
+      title: 'Export a meeting to a file',
+      description:
+        'Saves a meeting transcript or translation as SRT or WebVTT subtitles or Markdown, or the summary as ' +
+        'Markdown (summary → md only), with speaker names applied, into the output directory ' +
+        '(POLYMODAL_OUTPUT_DIR). Returns the saved path and a file link. Free; the job must have the part ' +
+        '(transcript from TRANSCRIPT_READY, translation and summary once COMPLETED). An existing file of the same ' +
+        'name is replaced.',
+      inputSchema: {
+        jobId: jobIdSchema,
+        what: z.enum(['transcript', 'translation', 'summary']).describe('Which part to export.'),
+        format: z
+          .enum(['srt', 'vtt', 'md'])
+          .describe('srt or vtt (subtitles) or md (Markdown); summary: md only.'),
+        fileName: z
+          .string()
+          .trim()
+          .min(1)
+          .max(120)
+          .optional()
+          .describe(
+            'File name (no directories); the extension is added when missing. Default: <title>-<what>.<format>.',
+          ),
+      },
+      outputSchema: {
+        jobId: z.string(),
+        what: z.enum(['transcript', 'translation', 'summary']),
+        format: z.enum(['srt', 'vtt', 'md']),
+        path: z.string().describe('Absolute path of the saved file.'),
+        bytes: z.number().int(),
+        mimeType: z.string(),
+      },
+      annotations: {
+        title: 'Export a meeting to a file',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    async (args, extra) => {
+      try {
+        if (args.what === 'summary' && args.format !== 'md') {
+          throw new ValidationError(`a summary exports as md only (got ${args.format}); use format "md"`);
+        }
+        const job = await retrieveJob(deps, args.jobId, extra.signal);
+        const text = render(job, args.what, args.format);
+        const name = exportFileName(job, args.what, args.format, args.fileName);
+        const savedPath = await deps.context.files.writeOutput(name, text);
+        const bytes = Buffer.byteLength(text, 'utf8');
+        const mimeType = EXPORT_MIME_TYPES[args.format];
+        deps.context.log.info(`exported ${args.what} of meeting job ${job.id}`, { path: savedPath });
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `Saved the ${args.what} of meeting job ${job.id} (${bytes} bytes) to ${savedPath}`,
+            },
+            outputLink(savedPath, {
+              mimeType,
+              description: `${args.what} of meeting ${job.title ?? job.id}`,
+              size: bytes,
+            }),
+          ],
+          structuredContent: {
+            jobId: job.id,
+            what: args.what,
+            format: args.format,
+            path: savedPath,
+            bytes,
+            mimeType,
+          },
+        };
+      } catch (error) {
+        return meetingToolError(error, deps, { jobId: args.jobId });
+      }
+    },
+  );
+}
+
+function render(job: MeetingJob, what: What, format: ExportFormat): string {
+  const title = job.title?.trim() || `Meeting ${job.id}`;
+  if (what === 'summary') {
+    if (!job.summary) throw notYet(job, 'summary');
+    return renderSummaryMarkdown(job);
+  }
+  const segments = what === 'transcript' ? job.transcript : job.translatedTranscript;
+  if (!segments) throw notYet(job, what);
+  return renderTranscript(job, segments, {
+    format,
+    heading: `${title} — ${what === 'transcript' ? 'transcript' : 'translation'}`,
+  });
+}
+
+function notYet(job: MeetingJob, what: What): ValidationError {
+  return new ValidationError(
+    `job ${job.id} has no ${what} yet (status ${job.status}); wait with get_meeting until it is available`,
+  );
+}
+
+/** A single safe file name: no directories, no dots-only names, the right extension. */
+export function exportFileName(
+  job: MeetingJob,
+  what: What,
+  format: ExportFormat,
+  requested?: string,
+): string {
+  const extension = `.${format}`;
+  const base = requested
+    ? sanitize(
+        requested.toLowerCase().endsWith(extension) ? requested.slice(0, -extension.length) : requested,
+      )
+    : `${sanitize(job.title ?? '') || sanitize(job.id) || 'meeting'}-${what}`;
+  return `${base || `meeting-${what}`}${extension}`;
+}
+
+function sanitize(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(/[/\\:*?"<>|\u0000-\u001f]+/g, '-')
+    .replace(/\s+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 100);
+}

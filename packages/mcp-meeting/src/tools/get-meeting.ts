@@ -1,0 +1,210 @@
+/**
+ * get_meeting: status, summary and one page of transcript or translation of a job; optionally waits for
+ * a running job (the second half of the long-job contract).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type MeetingJob, ValidationError } from '@polymodal/core';
+import { createWaitSecondsSchema, jobStatusShape, keepWaitingHint, waitForJob } from '@polymodal/mcp-common';
+import { z } from 'zod';
+import {
+  countItems,
+  countsSchema,
+  jobDetails,
+  jobDetailsShape,
+  pageSegments,
+  presentSummary,
+  renderSegmentsText,
+  renderSummaryText,
+  type SegmentPageOutput,
+  type SegmentSelection,
+  segmentPageSchema,
+  summarySchema,
+} from '../presenters/index.js';
+import { nextAfterStop } from './job-result.js';
+import {
+  ANNOTATIONS_READ_ONLY,
+  describeJob,
+  isDone,
+  jobIdSchema,
+  type MeetingToolDeps,
+  meetingToolError,
+  recordStatus,
+  retrieveJob,
+} from './meeting-tool-deps.js';
+
+export const MAX_SEGMENTS_CAP = 200;
+
+const DESCRIPTION = `Reads a meeting job: status and progress (or errorMessage / warning), credits and whether they were charged, the structured summary (items reference transcript segment ids), and ONE PAGE of the transcript and/or translation (default 50 segments, at most 200; use nextSegment as segmentRange.from for the next page, or pick a timeRange). Free; does not change anything.
+With waitSeconds > 0 (max 50) it also waits for a running job, reporting progress — this is how to keep waiting after summarize_meeting (or retry/resummarize/retranslate) returned done=false. If still running afterwards, it returns done=false again: call it again.`;
+
+export function registerGetMeeting(server: McpServer, deps: MeetingToolDeps): void {
+  server.registerTool(
+    'get_meeting',
+    {
+      title: 'Get a meeting job',
+      description: DESCRIPTION,
+      inputSchema: {
+        jobId: jobIdSchema,
+        include: z
+          .array(z.enum(['summary', 'transcript', 'translation']))
+          .optional()
+          .describe('Parts to return (default ["summary", "transcript"]).'),
+        segmentRange: z
+          .object({
+            from: z.number().int().min(1).describe('1-based index of the first segment.'),
+            to: z.number().int().min(1).optional().describe('1-based index of the last segment (inclusive).'),
+          })
+          .optional()
+          .describe('Segments by position; use the previous result\'s nextSegment as "from" to page.'),
+        timeRange: z
+          .object({
+            startSeconds: z.number().min(0),
+            endSeconds: z.number().min(0).optional(),
+          })
+          .optional()
+          .describe('Segments overlapping this time span of the recording.'),
+        maxSegments: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_SEGMENTS_CAP)
+          .default(50)
+          .describe(`Largest page of segments (1..${MAX_SEGMENTS_CAP}).`),
+        waitSeconds: createWaitSecondsSchema(0),
+      },
+      outputSchema: {
+        ...jobStatusShape,
+        ...jobDetailsShape,
+        speakerNames: z.record(z.string(), z.string()).describe('Speaker id → display name.'),
+        counts: countsSchema,
+        summary: summarySchema.optional(),
+        transcript: segmentPageSchema.optional(),
+        translation: segmentPageSchema.optional(),
+      },
+      annotations: { title: 'Get a meeting job', ...ANNOTATIONS_READ_ONLY },
+    },
+    async (args, extra) => {
+      try {
+        const selection = checkSelection(args);
+        let job: MeetingJob;
+        let done: boolean;
+        if (args.waitSeconds > 0) {
+          ({ job, done } = await waitForJob({
+            extra,
+            waitSeconds: args.waitSeconds,
+            intervalMs: deps.pollIntervalMs,
+            poll: (signal) => deps.context.polymodal.meeting.retrieve(args.jobId, { signal }),
+            isDone,
+            describe: describeJob,
+          }));
+          await recordStatus(deps, job);
+        } else {
+          job = await retrieveJob(deps, args.jobId, extra.signal);
+          done = isDone(job);
+        }
+        const include = new Set(args.include ?? ['summary', 'transcript']);
+        const summary = include.has('summary') ? presentSummary(job) : undefined;
+        const transcript =
+          include.has('transcript') && job.transcript
+            ? pageSegments(job, job.transcript, selection)
+            : undefined;
+        const translation =
+          include.has('translation') && job.translatedTranscript
+            ? pageSegments(job, job.translatedTranscript, selection)
+            : undefined;
+        const next = chooseNext(job, done, transcript ?? translation);
+        const structured = {
+          jobId: job.id,
+          status: job.status,
+          progress: job.progress,
+          done,
+          next,
+          ...jobDetails(job),
+          speakerNames: job.speakerNames ?? {},
+          counts: countItems(job),
+          ...(summary ? { summary } : {}),
+          ...(transcript ? { transcript } : {}),
+          ...(translation ? { translation } : {}),
+        };
+        return {
+          content: [
+            {
+              type: 'text',
+              text: renderText(job, done, { include, summary, transcript, translation, next }),
+            },
+          ],
+          structuredContent: structured,
+        };
+      } catch (error) {
+        return meetingToolError(error, deps, { jobId: args.jobId });
+      }
+    },
+  );
+}
+
+function checkSelection(args: {
+  segmentRange?: { from: number; to?: number | undefined } | undefined;
+  timeRange?: { startSeconds: number; endSeconds?: number | undefined } | undefined;
+  maxSegments: number;
+}): SegmentSelection {
+  if (args.segmentRange && args.timeRange) {
+    throw new ValidationError('give segmentRange or timeRange, not both');
+  }
+  if (args.segmentRange?.to !== undefined && args.segmentRange.to < args.segmentRange.from) {
+    throw new ValidationError('segmentRange.to must not be smaller than segmentRange.from');
+  }
+  if (args.timeRange?.endSeconds !== undefined && args.timeRange.endSeconds < args.timeRange.startSeconds) {
+    throw new ValidationError('timeRange.endSeconds must not be smaller than timeRange.startSeconds');
+  }
+  return { segmentRange: args.segmentRange, timeRange: args.timeRange, maxSegments: args.maxSegments };
+}
+
+function chooseNext(job: MeetingJob, done: boolean, page: SegmentPageOutput | undefined): string {
+  if (!done) return keepWaitingHint('get_meeting', job.id);
+  if (page?.nextSegment) {
+    return `call get_meeting with jobId=${job.id} and segmentRange.from=${page.nextSegment} for the next page of segments`;
+  }
+  return nextAfterStop(job);
+}
+
+function renderText(
+  job: MeetingJob,
+  done: boolean,
+  parts: {
+    include: Set<string>;
+    summary: ReturnType<typeof presentSummary>;
+    transcript: SegmentPageOutput | undefined;
+    translation: SegmentPageOutput | undefined;
+    next: string;
+  },
+): string {
+  const title = job.title ? ` "${job.title}"` : '';
+  const lines = [
+    `Meeting job ${job.id}${title}: ${job.status} (${Math.round(job.progress)}%)${done ? '' : ', still running'}.`,
+  ];
+  if (job.errorMessage) lines.push(`Error: ${job.errorMessage}`);
+  if (job.warning) lines.push(`Warning: ${job.warning}`);
+  if (job.credits !== null && job.credits !== undefined) {
+    lines.push(`Credits: ${job.credits}${job.creditsCharged ? ' (charged)' : ' (not charged)'}.`);
+  }
+  if (parts.summary) lines.push(renderSummaryText(parts.summary));
+  else if (parts.include.has('summary')) lines.push('Summary: not available yet.');
+  for (const [name, page] of [
+    ['Transcript', parts.transcript],
+    ['Translation', parts.translation],
+  ] as const) {
+    if (!parts.include.has(name.toLowerCase())) continue;
+    if (!page) {
+      lines.push(`${name}: not available yet (status ${job.status}).`);
+      continue;
+    }
+    const shown =
+      page.returned > 0
+        ? `segments ${page.segments[0]?.index}–${page.segments[page.returned - 1]?.index} of ${page.total}`
+        : `no segments in the requested range (of ${page.total})`;
+    lines.push(`${name} (${shown}${page.nextSegment ? `, nextSegment=${page.nextSegment}` : ''}):`);
+    if (page.returned > 0) lines.push(renderSegmentsText(page));
+  }
+  lines.push(`Next: ${parts.next}.`);
+  return lines.join('\n');
+}

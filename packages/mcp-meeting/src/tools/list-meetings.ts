@@ -1,0 +1,72 @@
+/**
+ * list_meetings: the account's newest recordings on the platform, with the upload limit and pricing.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { MEETING_LIST_LIMIT } from '@polymodal/core';
+import { z } from 'zod';
+import {
+  ANNOTATIONS_READ_ONLY,
+  formatBytes,
+  type MeetingToolDeps,
+  meetingToolError,
+  minimumCredits,
+} from './meeting-tool-deps.js';
+
+const DESCRIPTION = `Lists the newest meeting recordings of this account on the platform (up to ${MEETING_LIST_LIMIT}, newest first: id, title, status and whatever else the platform reports), plus the effective maximum upload size and the current pricing (4 credits per started minute, with a platform minimum). Free and read-only. Use list_jobs instead for the jobs this installation started (for resuming), and get_meeting for one job's details.`;
+
+const headerSchema = z.looseObject({
+  id: z.string(),
+  title: z.string().nullable(),
+  status: z.string().nullable(),
+});
+
+export function registerListMeetings(server: McpServer, deps: MeetingToolDeps): void {
+  server.registerTool(
+    'list_meetings',
+    {
+      title: 'List meeting recordings',
+      description: DESCRIPTION,
+      inputSchema: {},
+      outputSchema: {
+        meetings: z.array(headerSchema),
+        count: z.number().int(),
+        maxUploadBytes: z.number().nullable().describe('Largest accepted upload, in bytes.'),
+        pricing: z.record(z.string(), z.unknown()).nullable().describe('Pricing as the platform reports it.'),
+      },
+      annotations: { title: 'List meeting recordings', ...ANNOTATIONS_READ_ONLY },
+    },
+    async (_args, extra) => {
+      try {
+        const list = await deps.context.polymodal.meeting.list({ signal: extra.signal });
+        const meetings = list.jobs.map((header) => ({
+          ...header,
+          title: header.title ?? null,
+          status: header.status ?? null,
+        }));
+        const pricing =
+          typeof list.pricing === 'object' && list.pricing !== null && !Array.isArray(list.pricing)
+            ? (list.pricing as Record<string, unknown>)
+            : null;
+        const maxUploadBytes = list.maxUploadBytes ?? null;
+        const minimum = minimumCredits(pricing);
+        const lines = [
+          meetings.length === 0
+            ? 'No meeting recordings on this account yet.'
+            : `${meetings.length} meeting recording(s), newest first:`,
+          ...meetings.map(
+            (meeting) =>
+              `- ${meeting.id} ${meeting.status ?? ''}${meeting.title ? ` "${meeting.title}"` : ''}`,
+          ),
+          `Upload limit: ${maxUploadBytes === null ? 'not reported' : formatBytes(maxUploadBytes)}. ` +
+            `Pricing: 4 credits per started minute${minimum !== undefined ? `, minimum ${minimum} credits` : ''}.`,
+        ];
+        return {
+          content: [{ type: 'text', text: lines.join('\n') }],
+          structuredContent: { meetings, count: meetings.length, maxUploadBytes, pricing },
+        };
+      } catch (error) {
+        return meetingToolError(error, deps);
+      }
+    },
+  );
+}

@@ -1,0 +1,25 @@
+/**
+ * resummarize_meeting: writes the summary again from the existing transcript, without a new charge.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
+import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
+
+export function registerResummarizeMeeting(server: McpServer, deps: MeetingToolDeps): void {
+  server.registerTool(
+    'resummarize_meeting',
+    {
+      title: 'Regenerate a meeting summary',
+      description:
+        'Writes the summary of a meeting again from its existing transcript (processing must have stopped and a ' +
+        'transcript must exist, else 409). No new charge for an already charged recording. Runs asynchronously: ' +
+        'poll with get_meeting, or give waitSeconds (max 50) to wait here.',
+      inputSchema: { jobId: jobIdSchema, waitSeconds: createWaitSecondsSchema(0) },
+      outputSchema: jobActionOutputSchema,
+      annotations: { title: 'Regenerate a meeting summary', ...JOB_ACTION_ANNOTATIONS },
+    },
+    async (args, extra) =>
+      runJobAction(deps, { action: 'resummarize', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),
+  );
+}

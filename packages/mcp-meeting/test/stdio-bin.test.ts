@@ -1,0 +1,87 @@
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHORT_SCRIPT } from './harness.js';
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
+
+describe('the built bin over stdio', () => {
+  let sandbox: Sandbox;
+  let root: string;
+  let client: Client;
+  let stderr = '';
+
+  beforeAll(async () => {
+    await access(BIN).catch(() => {
+      throw new Error(
+        `${BIN} is missing: build the package first (pnpm turbo run build --filter=@polymodal/mcp-meeting...)`,
+      );
+    });
+    sandbox = await startSandbox({ speed: 100 });
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-bin-'));
+    await mkdir(path.join(root, 'media'), { recursive: true });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN],
+      env: {
+        PATH: process.env.PATH ?? '',
+        POLYMODAL_BASE_URL: sandbox.url,
+        POLYMODAL_API_KEY: sandbox.apiKey,
+        POLYMODAL_STATE_DIR: path.join(root, 'state'),
+        POLYMODAL_ALLOWED_DIRS: path.join(root, 'media'),
+        POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+      },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    client = new Client({ name: 'bin-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await sandbox?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('summarizes a WAV whose summary items reference transcript segments', async () => {
+    const file = path.join(root, 'media', 'standup.wav');
+    await writeMeetingRecording(file, { script: SHORT_SCRIPT });
+    const summarized = await client.callTool(
+      { name: 'summarize_meeting', arguments: { path: file, waitSeconds: 30 } },
+      undefined,
+      { timeout: 40_000 },
+    );
+    expect(summarized.isError, JSON.stringify(summarized.content)).toBeFalsy();
+    const result = summarized.structuredContent as {
+      jobId: string;
+      status: string;
+      summary: Record<'topics' | 'decisions' | 'actionItems' | 'openQuestions', { segmentIds: string[] }[]>;
+    };
+    expect(result.status).toBe('COMPLETED');
+
+    const read = await client.callTool({
+      name: 'get_meeting',
+      arguments: { jobId: result.jobId, include: ['transcript'], maxSegments: 200 },
+    });
+    const ids = new Set(
+      (read.structuredContent as { transcript: { segments: { id: string }[] } }).transcript.segments.map(
+        (segment) => segment.id,
+      ),
+    );
+    const { topics, decisions, actionItems, openQuestions } = result.summary;
+    const referenced = [...topics, ...decisions, ...actionItems, ...openQuestions].flatMap(
+      (item) => item.segmentIds,
+    );
+    expect(referenced.length).toBeGreaterThan(0);
+    for (const id of referenced) expect(ids.has(id), id).toBe(true);
+    expect(stderr).not.toContain(sandbox.apiKey);
+  }, 45_000);
+});
