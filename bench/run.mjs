@@ -7,7 +7,7 @@
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
 import { spawn } from 'node:child_process';
-import { open, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -65,12 +65,17 @@ async function startSandboxProcess() {
 
 function runChild(args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
     });
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim())) : reject(new Error(`${args.join(' ')} exited ${code}`)),
+    );
   });
 }
 

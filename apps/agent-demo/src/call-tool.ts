@@ -59,7 +59,13 @@ export async function callTool(options: {
     return outcome;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    reporter.emit({ type: 'result', tool, ok: false, seconds: (performance.now() - started) / 1000, brief: message });
+    reporter.emit({
+      type: 'result',
+      tool,
+      ok: false,
+      seconds: (performance.now() - started) / 1000,
+      brief: message,
+    });
     return { ok: false, text: message, structured: undefined };
   }
 }

@@ -41,7 +41,12 @@ export async function runMeetingScenario(options: {
     if (!outcome.ok) return { ok: false, jobId, answer: outcome.text, files: [] };
   }
   if (outcome.structured?.done === false) {
-    return { ok: false, jobId, answer: `Job ${jobId} is still running; resume it later with get_meeting.`, files: [] };
+    return {
+      ok: false,
+      jobId,
+      answer: `Job ${jobId} is still running; resume it later with get_meeting.`,
+      files: [],
+    };
   }
   if (outcome.structured?.status !== 'COMPLETED') {
     return { ok: false, jobId, answer: outcome.text, files: [] };
@@ -79,10 +84,7 @@ export function renderSummary(structured: Record<string, unknown> | undefined): 
     lines.push(`\n  ${heading}`);
     for (const item of items) lines.push(`   • ${item}`);
   };
-  section(
-    'Decisions',
-    (summary.decisions ?? []).map((item) => item.text ?? '').filter(Boolean),
-  );
+  section('Decisions', (summary.decisions ?? []).map((item) => item.text ?? '').filter(Boolean));
   section(
     'Action items',
     (summary.actionItems ?? []).map((item) => {
@@ -91,9 +93,6 @@ export function renderSummary(structured: Record<string, unknown> | undefined): 
       return `${item.text ?? ''}${owner ? ` (${owner}${due})` : due ? ` (${due.slice(2)})` : ''}`;
     }),
   );
-  section(
-    'Open questions',
-    (summary.openQuestions ?? []).map((item) => item.text ?? '').filter(Boolean),
-  );
+  section('Open questions', (summary.openQuestions ?? []).map((item) => item.text ?? '').filter(Boolean));
   return lines.join('\n');
 }

@@ -34,7 +34,9 @@ export function briefArguments(args: Record<string, unknown>): string {
     .join(', ');
 }
 
-export function createConsoleReporter(write: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Reporter {
+export function createConsoleReporter(
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+): Reporter {
   let lastProgress = '';
   return {
     emit(event) {
@@ -48,23 +50,30 @@ export function createConsoleReporter(write: (line: string) => void = (line) => 
           break;
         case 'call':
           lastProgress = '';
-          write(`\n${bold('▸')} ${event.server} · ${bold(event.tool)} ${dim(briefArguments(event.arguments))}`);
+          write(
+            `\n${bold('▸')} ${event.server} · ${bold(event.tool)} ${dim(briefArguments(event.arguments))}`,
+          );
           break;
         case 'progress': {
-          const percent = event.total ? `${Math.round((event.progress / event.total) * 100)}%` : `${event.progress}`;
+          const percent = event.total
+            ? `${Math.round((event.progress / event.total) * 100)}%`
+            : `${event.progress}`;
           const line = `  … ${event.message ?? percent}`;
           if (line !== lastProgress) write(dim(line));
           lastProgress = line;
           break;
         }
         case 'result':
-          write(`  ${event.ok ? green('✓') : red('✗')} ${event.brief} ${dim(`(${event.seconds.toFixed(1)} s)`)}`);
+          write(
+            `  ${event.ok ? green('✓') : red('✗')} ${event.brief} ${dim(`(${event.seconds.toFixed(1)} s)`)}`,
+          );
           break;
         case 'answer':
           write(`\n${event.text}`);
           break;
         case 'files':
-          if (event.paths.length > 0) write(`\n${bold('Files')}\n${event.paths.map((p) => `  ${p}`).join('\n')}`);
+          if (event.paths.length > 0)
+            write(`\n${bold('Files')}\n${event.paths.map((p) => `  ${p}`).join('\n')}`);
           break;
       }
     },
@@ -72,7 +81,9 @@ export function createConsoleReporter(write: (line: string) => void = (line) => 
   };
 }
 
-export function createJsonReporter(write: (text: string) => void = (text) => process.stdout.write(text)): Reporter & {
+export function createJsonReporter(
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): Reporter & {
   events: TraceEvent[];
 } {
   const events: TraceEvent[] = [];

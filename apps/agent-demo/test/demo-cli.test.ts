@@ -1,0 +1,85 @@
+/**
+ * The demo as a newcomer runs it: the built CLI on the embedded sandbox, servers spawned over stdio.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+let outputDir: string;
+
+function runDemo(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(() => {
+  if (!existsSync(cli))
+    throw new Error('Build the demo first: pnpm turbo run build --filter=@polymodal/agent-demo...');
+});
+
+afterEach(async () => {
+  if (outputDir) await rm(outputDir, { recursive: true, force: true });
+});
+
+describe('pnpm demo on the embedded sandbox', () => {
+  it('summarises the sample meeting over stdio and exports the files', async () => {
+    outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
+    const run = await runDemo(['--json'], {
+      POLYMODAL_OUTPUT_DIR: outputDir,
+      POLYMODAL_SANDBOX_SPEED: '100',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const trace = JSON.parse(run.stdout) as { events: { type: string; [key: string]: unknown }[] };
+
+    const platform = trace.events.find((event) => event.type === 'platform');
+    expect(platform).toMatchObject({ embedded: true });
+    const summarized = trace.events.find(
+      (event) => event.type === 'result' && event.tool === 'summarize_meeting',
+    );
+    expect(summarized).toMatchObject({ ok: true, structured: { status: 'COMPLETED', done: true } });
+
+    const files = trace.events.find((event) => event.type === 'files') as { paths: string[] };
+    const summaryPath = files.paths.find((file) => file.endsWith('.md'));
+    expect(summaryPath && path.dirname(summaryPath)).toBe(outputDir);
+    const markdown = await readFile(summaryPath as string, 'utf8');
+    expect(markdown).toMatch(/Decisions/i);
+    expect(markdown).toMatch(/Action items/i);
+    const srt = await readFile(files.paths.find((file) => file.endsWith('.srt')) as string, 'utf8');
+    expect(srt).toMatch(/^1\r?\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}/);
+
+    const answer = trace.events.find((event) => event.type === 'answer') as { text: string };
+    expect(answer.text).toContain('Weekly product sync');
+  });
+
+  it('refuses a base URL without a key, naming both variables', async () => {
+    outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
+    const run = await runDemo([], {
+      POLYMODAL_OUTPUT_DIR: outputDir,
+      POLYMODAL_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('POLYMODAL_API_KEY');
+  });
+});
