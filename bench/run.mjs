@@ -98,8 +98,11 @@ const sandbox = await startSandboxProcess();
 try {
   const file = path.join(scratch, 'large-recording.wav');
   await writeLargeWav(file, UPLOAD_BYTES);
+  const smallFile = path.join(scratch, 'small-recording.wav');
+  await writeLargeWav(smallFile, UPLOAD_BYTES / 10);
   const uploadEnv = { POLYMODAL_API_KEY: sandbox.env.POLYMODAL_API_KEY };
   const uploader = path.join(here, 'upload-rss.mjs');
+  const streamedSmall = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, smallFile], uploadEnv);
   const streamed = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
   const fetched = await runChild([uploader, 'fetch-blob', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
 
@@ -130,12 +133,21 @@ Command: \`pnpm bench\`
 
 ### Peak RSS of a ${uploadMb} MB recording upload to the sandbox (separate process)
 
-| Client | Peak RSS (MB) | Time (s) | Peak RSS / file size |
-|---|---:|---:|---:|
-| @polymodal/core \`meeting.upload\` (undici request, streamed multipart) | ${streamed.peakMb.toFixed(0)} | ${streamed.seconds.toFixed(1)} | ${(streamed.peakMb / uploadMb).toFixed(2)} |
-| Node fetch + FormData(fs.openAsBlob) | ${fetched.peakMb.toFixed(0)} | ${fetched.seconds.toFixed(1)} | ${(fetched.peakMb / uploadMb).toFixed(2)} |
+| Client | File (MB) | RSS before (MB) | Peak RSS (MB) | Growth (MB) | Time (s) | Peak RSS / file size |
+|---|---:|---:|---:|---:|---:|---:|
+${[
+  ['@polymodal/core `meeting.upload` (undici request, streamed multipart)', uploadMb / 10, streamedSmall],
+  ['@polymodal/core `meeting.upload` (undici request, streamed multipart)', uploadMb, streamed],
+  ['Node fetch + FormData(fs.openAsBlob)', uploadMb, fetched],
+]
+  .map(
+    ([label, sizeMb, run]) =>
+      `| ${label} | ${sizeMb} | ${run.baselineMb.toFixed(0)} | ${run.peakMb.toFixed(0)} | ${(run.peakMb - run.baselineMb).toFixed(0)} | ${run.seconds.toFixed(1)} | ${(run.peakMb / sizeMb).toFixed(2)} |`,
+  )
+  .join('\n')}
 
-Ratio core / fetch peak RSS: **${(streamed.peakMb / fetched.peakMb).toFixed(2)}**.
+Ratio core / fetch peak RSS: **${(streamed.peakMb / fetched.peakMb).toFixed(2)}**. Growth of core's upload at
+${uploadMb} MB / at ${uploadMb / 10} MB: **${((streamed.peakMb - streamed.baselineMb) / (streamedSmall.peakMb - streamedSmall.baselineMb)).toFixed(2)}** (1.0 = flat).
 
 ### Spawn → initialize over stdio (median of ${STARTUP_RUNS}, alternated)
 
