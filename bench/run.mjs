@@ -102,7 +102,10 @@ try {
   await writeLargeWav(smallFile, UPLOAD_BYTES / 10);
   const uploadEnv = { POLYMODAL_API_KEY: sandbox.env.POLYMODAL_API_KEY };
   const uploader = path.join(here, 'upload-rss.mjs');
-  const streamedSmall = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, smallFile], uploadEnv);
+  const streamedSmall = await runChild(
+    [uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, smallFile],
+    uploadEnv,
+  );
   const streamed = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
   const fetched = await runChild([uploader, 'fetch-blob', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
 

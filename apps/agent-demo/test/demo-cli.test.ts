@@ -51,16 +51,18 @@ describe('pnpm demo on the embedded sandbox', () => {
       POLYMODAL_SANDBOX_SPEED: '100',
     });
     expect(run.code, run.stderr).toBe(0);
-    const trace = JSON.parse(run.stdout) as { events: { type: string; [key: string]: unknown }[] };
+    const trace = JSON.parse(run.stdout) as { events: Array<{ type: string } & Record<string, unknown>> };
+    const event = <T>(type: string) =>
+      trace.events.find((candidate) => candidate.type === type) as unknown as T;
 
-    const platform = trace.events.find((event) => event.type === 'platform');
+    const platform = event<unknown>('platform');
     expect(platform).toMatchObject({ embedded: true });
     const summarized = trace.events.find(
       (event) => event.type === 'result' && event.tool === 'summarize_meeting',
     );
     expect(summarized).toMatchObject({ ok: true, structured: { status: 'COMPLETED', done: true } });
 
-    const files = trace.events.find((event) => event.type === 'files') as { paths: string[] };
+    const files = event<{ paths: string[] }>('files');
     const summaryPath = files.paths.find((file) => file.endsWith('.md'));
     expect(summaryPath && path.dirname(summaryPath)).toBe(outputDir);
     const markdown = await readFile(summaryPath as string, 'utf8');
@@ -69,7 +71,7 @@ describe('pnpm demo on the embedded sandbox', () => {
     const srt = await readFile(files.paths.find((file) => file.endsWith('.srt')) as string, 'utf8');
     expect(srt).toMatch(/^1\r?\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}/);
 
-    const answer = trace.events.find((event) => event.type === 'answer') as { text: string };
+    const answer = event<{ text: string }>('answer');
     expect(answer.text).toContain('Weekly product sync');
   });
 
