@@ -12,6 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   type MeetingScriptLine,
   type Sandbox,
+  type SandboxConfig,
   startSandbox,
   writeMeetingRecording,
 } from '@polymodal/sandbox';
@@ -53,9 +54,17 @@ export interface ToolResult {
 }
 
 export async function startHarness(
-  options: { speed?: number; pollIntervalMs?: number; apiKey?: (sandbox: Sandbox) => string } = {},
+  options: {
+    speed?: number;
+    pollIntervalMs?: number;
+    apiKey?: (sandbox: Sandbox) => string;
+    config?: SandboxConfig;
+  } = {},
 ): Promise<Harness> {
-  const sandbox = await startSandbox({ speed: options.speed ?? 100 });
+  const sandbox = await startSandbox({
+    speed: options.speed ?? 100,
+    ...(options.config ? { config: options.config } : {}),
+  });
   const root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-'));
   const mediaDir = path.join(root, 'media');
   const outputDir = path.join(root, 'out');

@@ -55,7 +55,10 @@ function kindOf(stats: Stats): string {
   return 'not a regular file';
 }
 
+/** Human size with a unit that keeps small limits readable (a 50 000-byte limit is not "0.0 MB"). */
 function formatMegabytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 

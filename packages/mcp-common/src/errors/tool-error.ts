@@ -73,8 +73,8 @@ function rawDescription(error: unknown, hints: ToolErrorHints): ToolErrorInfo {
   if (ApiError.isInstance(error)) return describeApiError(error, hints);
   if (ValidationError.isInstance(error)) {
     const issues = error.issues
-      .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
-      .filter((line) => !error.message.includes(line));
+      .filter((issue) => !error.message.includes(issue.message))
+      .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
     return {
       kind: 'validation',
       message: `invalid input: ${error.message}${issues.length > 0 ? ` (${issues.join('; ')})` : ''}`,
