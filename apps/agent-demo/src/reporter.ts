@@ -7,6 +7,8 @@ export type TraceEvent =
   | { type: 'call'; server: string; tool: string; arguments: Record<string, unknown> }
   | { type: 'progress'; tool: string; progress: number; total?: number; message?: string }
   | { type: 'result'; tool: string; ok: boolean; seconds: number; brief: string; structured?: unknown }
+  | { type: 'model'; model: string }
+  | { type: 'note'; text: string }
   | { type: 'answer'; text: string }
   | { type: 'files'; paths: string[] };
 
@@ -67,6 +69,12 @@ export function createConsoleReporter(
           write(
             `  ${event.ok ? green('✓') : red('✗')} ${event.brief} ${dim(`(${event.seconds.toFixed(1)} s)`)}`,
           );
+          break;
+        case 'model':
+          write(`Model: ${event.model} (the platform's shared LLM)`);
+          break;
+        case 'note':
+          write(dim(`  · ${event.text}`));
           break;
         case 'answer':
           write(`\n${event.text}`);

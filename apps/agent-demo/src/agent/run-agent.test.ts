@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { createJsonReporter } from '../reporter.js';
+import type { ChatMessage, ChatModel, ModelTurn, ToolSpec } from './chat-types.js';
+import { parseJsonProtocol } from './json-protocol.js';
+import { type AgentTool, runAgent } from './run-agent.js';
+
+/** A model that plays back a script of raw text replies through the JSON protocol parser. */
+function scriptedTextModel(replies: string[]): ChatModel & { seen: ChatMessage[][] } {
+  const seen: ChatMessage[][] = [];
+  return {
+    id: 'scripted',
+    seen,
+    async next(messages, tools): Promise<ModelTurn> {
+      seen.push([...messages]);
+      const reply = replies.shift();
+      if (reply === undefined) throw new Error('script exhausted');
+      return parseJsonProtocol(reply, tools);
+    },
+  };
+}
+
+function tool(
+  name: string,
+  behaviour: (args: Record<string, unknown>) => { ok: boolean; text: string },
+): AgentTool & {
+  calls: Record<string, unknown>[];
+} {
+  const calls: Record<string, unknown>[] = [];
+  const spec: ToolSpec = { name, description: `${name} tool`, parameters: { type: 'object' } };
+  return {
+    spec,
+    server: 'test',
+    calls,
+    async call(args) {
+      calls.push(args);
+      return { ...behaviour(args), structured: undefined };
+    },
+  };
+}
+
+describe('runAgent', () => {
+  it('calls the tool the model asks for and hands the result back before the answer', async () => {
+    const echo = tool('echo', (args) => ({ ok: true, text: `echo: ${String(args.text)}` }));
+    const model = scriptedTextModel([
+      '{"tool": "echo", "arguments": {"text": "hello"}}',
+      '```json\n{"answer": "The tool said hello."}\n```',
+    ]);
+    const run = await runAgent({
+      model,
+      tools: [echo],
+      task: 'say hello',
+      maxSteps: 5,
+      reporter: createJsonReporter(() => {}),
+    });
+    expect(run).toMatchObject({ stopped: 'answer', answer: 'The tool said hello.', steps: 2 });
+    expect(echo.calls).toEqual([{ text: 'hello' }]);
+    const lastPrompt = model.seen[1] ?? [];
+    expect(lastPrompt.at(-1)).toMatchObject({
+      role: 'user',
+      content: expect.stringContaining('echo: hello'),
+    });
+  });
+
+  it('returns a tool error to the model, which can recover', async () => {
+    const flaky = tool('convert', (args) =>
+      args.format === 'srt'
+        ? { ok: true, text: 'saved out.srt' }
+        : { ok: false, text: 'format must be srt or vtt' },
+    );
+    const model = scriptedTextModel([
+      '{"tool": "convert", "arguments": {"format": "doc"}}',
+      '{"tool": "convert", "arguments": {"format": "srt"}}',
+      '{"answer": "Saved out.srt."}',
+    ]);
+    const run = await runAgent({
+      model,
+      tools: [flaky],
+      task: 'convert',
+      maxSteps: 5,
+      reporter: createJsonReporter(() => {}),
+    });
+    expect(run.stopped).toBe('answer');
+    expect(run.toolCalls.map((call) => call.ok)).toEqual([false, true]);
+    const afterError = model.seen[1]?.at(-1);
+    expect(afterError).toMatchObject({
+      content: expect.stringContaining('ERROR from convert: format must be srt or vtt'),
+    });
+  });
+
+  it('stops at the step limit', async () => {
+    const ping = tool('ping', () => ({ ok: true, text: 'pong' }));
+    const model = scriptedTextModel(Array.from({ length: 10 }, () => '{"tool": "ping", "arguments": {}}'));
+    const run = await runAgent({
+      model,
+      tools: [ping],
+      task: 'ping forever',
+      maxSteps: 3,
+      reporter: createJsonReporter(() => {}),
+    });
+    expect(run).toMatchObject({ stopped: 'step-limit', steps: 3 });
+    expect(ping.calls).toHaveLength(3);
+  });
+
+  it('asks again after a malformed reply and gives up after repeated ones', async () => {
+    const ping = tool('ping', () => ({ ok: true, text: 'pong' }));
+    const recovered = scriptedTextModel(['{"tool": "ping", "arguments": ', '{"answer": "done"}']);
+    const reporter = createJsonReporter(() => {});
+    const run = await runAgent({ model: recovered, tools: [ping], task: 't', maxSteps: 5, reporter });
+    expect(run).toMatchObject({ stopped: 'answer', answer: 'done' });
+    expect(recovered.seen[1]?.at(-1)).toMatchObject({ content: expect.stringContaining('not valid JSON') });
+    expect(reporter.events.some((event) => event.type === 'note')).toBe(true);
+
+    const hopeless = scriptedTextModel([
+      '{"tool": "nope"}',
+      '{"x": 1}',
+      '{"tool": "ping", "arguments": [1]}',
+      '{"answer": "late"}',
+    ]);
+    const stopped = await runAgent({ model: hopeless, tools: [ping], task: 't', maxSteps: 10, reporter });
+    expect(stopped.stopped).toBe('malformed');
+    expect(ping.calls).toHaveLength(0);
+  });
+
+  it('treats plain prose as the final answer', async () => {
+    const model = scriptedTextModel(['All done, nothing to call.']);
+    const run = await runAgent({
+      model,
+      tools: [],
+      task: 't',
+      maxSteps: 2,
+      reporter: createJsonReporter(() => {}),
+    });
+    expect(run).toMatchObject({ stopped: 'answer', answer: 'All done, nothing to call.', steps: 1 });
+  });
+});
