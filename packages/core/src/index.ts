@@ -5,6 +5,7 @@ export * from './errors/index.js';
 export * from './files/index.js';
 export * from './http/index.js';
 export * from './ledger/index.js';
+export * from './llm/index.js';
 export * from './meeting/index.js';
 export * from './polling/index.js';
 export * from './upload/index.js';

@@ -8,6 +8,7 @@ import { resolveConfig } from '../config/index.js';
 import type { FileAccess } from '../files/index.js';
 import { createHttpClient, type HttpClientOptions } from '../http/index.js';
 import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/index.js';
+import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
 
 export interface PolymodalOptions {
@@ -30,6 +31,7 @@ export interface PolymodalOptions {
 
 export interface Polymodal {
   meeting: MeetingClient;
+  llm: LlmClient;
   ledger: JobLedger | undefined;
   config: { baseUrl: string };
   /** Closes the connection pool. */
@@ -61,10 +63,20 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
     ...(options.files ? { files: options.files } : {}),
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
+  // The other services authenticate with `x-api-key`.
+  const keyHttp = createHttpClient({
+    ...options.http,
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    auth: 'x-api-key',
+  });
   return {
     meeting,
+    llm: createLlmClient({ http: keyHttp }),
     ledger,
     config: { baseUrl: config.baseUrl },
-    close: () => meetingHttp.close(),
+    close: async () => {
+      await Promise.all([meetingHttp.close(), keyHttp.close()]);
+    },
   };
 }

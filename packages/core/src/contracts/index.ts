@@ -1,1 +1,2 @@
+export * from './llm.js';
 export * from './meeting.js';
