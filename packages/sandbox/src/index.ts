@@ -39,4 +39,11 @@ export type { SandboxUser } from './framework/accounts.js';
 export type { Counters } from './framework/counters.js';
 export type { ActiveFault } from './framework/fault-engine.js';
 export { FAULT_KINDS, type FaultKind, FaultRule } from './framework/fault-rule.js';
+export {
+  LLM_BASE_PATH,
+  PLANNER_MODEL_ID,
+  type PlannerMessage,
+  type PlannerTurn,
+  planTurn,
+} from './services/llm/index.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './start-sandbox.js';

@@ -18,6 +18,7 @@ import { createFaultEngine } from './framework/fault-engine.js';
 import { createRouter } from './framework/router.js';
 import { createSandboxServer } from './framework/sandbox-server.js';
 import type { ServiceFactory } from './framework/sandbox-service.js';
+import { createLlmService } from './services/llm/llm-service.js';
 import { createMeetingService } from './services/meeting/meeting-service.js';
 
 export interface SandboxOptions {
@@ -50,7 +51,7 @@ export interface Sandbox {
 }
 
 /** Services of this release; later services register the same way. */
-const SERVICES: readonly ServiceFactory[] = [createMeetingService];
+const SERVICES: readonly ServiceFactory[] = [createMeetingService, createLlmService];
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const speed = options.speed ?? 1;

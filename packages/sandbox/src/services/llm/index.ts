@@ -1,0 +1,2 @@
+export * from './llm-service.js';
+export * from './planner-model.js';
