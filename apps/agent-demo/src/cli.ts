@@ -1,40 +1,64 @@
 #!/usr/bin/env node
 /**
- * `pnpm demo`: runs the built-in scenario through the Polymodal MCP servers over stdio, on the embedded
- * sandbox unless POLYMODAL_BASE_URL and POLYMODAL_API_KEY point at the real platform.
+ * `pnpm demo`: an agent on the platform's shared LLM that reaches the Polymodal MCP servers over stdio and
+ * runs the built-in scenario (or the task given in words), on the embedded sandbox unless
+ * POLYMODAL_BASE_URL and POLYMODAL_API_KEY point at the real platform.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { createPolymodal } from '@polymodal/core';
 import { SAMPLE_MEETING_SCRIPT, writeMeetingRecording } from '@polymodal/sandbox';
-import { runMeetingScenario } from './meeting-scenario.js';
+import { collectMcpTools } from './agent/mcp-tools.js';
+import { createPlatformModel } from './agent/platform-model.js';
+import { runAgent } from './agent/run-agent.js';
 import { openPlatform } from './platform.js';
 import { createConsoleReporter, createJsonReporter, type Reporter } from './reporter.js';
 import { connectServer, serverBin } from './servers.js';
 
-const HELP = `Usage: pnpm demo [-- --json]
+const HELP = `Usage: pnpm demo [-- [--json] [--verbose] [--max-steps N] ["<task in words>"]]
 
-Summarises the bundled sample meeting recording through the Polymodal meeting MCP server (spawned over
-stdio), then exports the summary and transcripts into ./demo-output.
+An agent on the platform's shared LLM uses the Polymodal meeting MCP server (spawned over stdio, as a desktop
+host does). Without a task it runs the built-in scenario: summarise the bundled sample meeting recording with a
+Thai translation and export the summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output.
 
 With no POLYMODAL_BASE_URL the demo starts the embedded sandbox (a local simulation of the platform: no key,
-no network). With POLYMODAL_BASE_URL and POLYMODAL_API_KEY set it runs unchanged against that platform.
+no network). With POLYMODAL_BASE_URL and POLYMODAL_API_KEY set it runs unchanged against that platform;
+POLYMODAL_LLM_MODEL picks the model (default: the first one listed).
 
 Options:
-  --json     print a machine-readable trace instead of the narrated run
-  --verbose  also show the servers' stderr logs
-  --help     show this text`;
+  --json         print a machine-readable trace instead of the narrated run
+  --verbose      also show the servers' stderr logs
+  --max-steps N  model turns allowed (default 12)
+  --help         show this text`;
+
+const DEFAULT_MAX_STEPS = 12;
+
+export function builtInTask(recordingPath: string): string {
+  return (
+    `Summarise the meeting recording at ${recordingPath} (spoken in English), titled "Weekly product sync", with a ` +
+    'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT, ' +
+    'then tell me the decisions and action items with their owners.'
+  );
+}
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: { json: { type: 'boolean' }, verbose: { type: 'boolean' }, help: { type: 'boolean' } },
+  const { values, positionals } = parseArgs({
+    options: {
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      help: { type: 'boolean' },
+      'max-steps': { type: 'string' },
+    },
     allowPositionals: true,
   });
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
+  const maxSteps = values['max-steps'] ? Number(values['max-steps']) : DEFAULT_MAX_STEPS;
+  if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error('--max-steps must be a positive integer');
   const reporter: Reporter = values.json ? createJsonReporter() : createConsoleReporter();
   const outputDir = path.resolve(process.env.POLYMODAL_OUTPUT_DIR ?? 'demo-output');
   const mediaDir = path.join(outputDir, 'media');
@@ -43,11 +67,14 @@ async function main(): Promise<number> {
   const platform = await openPlatform(process.env);
   // The embedded sandbox is new on every run, so its job ids are too: keep its job ledger per run.
   const scratch = platform.embedded ? await mkdtemp(path.join(os.tmpdir(), 'polymodal-demo-')) : undefined;
-  const stateDir = scratch ?? process.env.POLYMODAL_STATE_DIR ?? '';
+  const stateDir = scratch ?? process.env.POLYMODAL_STATE_DIR;
+  const polymodal = createPolymodal({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, ledger: false });
   try {
     reporter.emit({ type: 'platform', baseUrl: platform.baseUrl, embedded: platform.embedded });
     const recordingPath = path.join(mediaDir, 'sample-meeting.wav');
     await writeMeetingRecording(recordingPath, { script: SAMPLE_MEETING_SCRIPT });
+    const model = await createPlatformModel(polymodal, process.env);
+    reporter.emit({ type: 'model', model: model.id });
 
     const meeting = await connectServer({
       name: 'meeting',
@@ -62,15 +89,22 @@ async function main(): Promise<number> {
       onLog: values.verbose ? (line) => process.stderr.write(`[meeting] ${line}\n`) : undefined,
     });
     try {
-      const result = await runMeetingScenario({ client: meeting.client, recordingPath, reporter });
-      reporter.emit({ type: 'answer', text: result.answer });
-      reporter.emit({ type: 'files', paths: [recordingPath, ...result.files] });
-      return result.ok ? 0 : 1;
+      const tools = await collectMcpTools([meeting], reporter);
+      const task = positionals.join(' ').trim() || builtInTask(recordingPath);
+      reporter.emit({ type: 'task', text: task, tools: tools.length });
+      const run = await runAgent({ model, tools, task, maxSteps, reporter });
+      reporter.emit({ type: 'answer', text: run.answer });
+      const files = run.toolCalls
+        .map((call) => call.structured?.path)
+        .filter((value): value is string => typeof value === 'string');
+      reporter.emit({ type: 'files', paths: [recordingPath, ...files] });
+      return run.stopped === 'answer' && run.toolCalls.every((call) => call.ok) ? 0 : 1;
     } finally {
       await meeting.close();
     }
   } finally {
     reporter.finish();
+    await polymodal.close();
     await platform.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }

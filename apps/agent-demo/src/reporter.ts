@@ -8,6 +8,7 @@ export type TraceEvent =
   | { type: 'progress'; tool: string; progress: number; total?: number; message?: string }
   | { type: 'result'; tool: string; ok: boolean; seconds: number; brief: string; structured?: unknown }
   | { type: 'model'; model: string }
+  | { type: 'task'; text: string; tools: number }
   | { type: 'note'; text: string }
   | { type: 'answer'; text: string }
   | { type: 'files'; paths: string[] };
@@ -40,6 +41,7 @@ export function createConsoleReporter(
   write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Reporter {
   let lastProgress = '';
+  let answer = '';
   return {
     emit(event) {
       switch (event.type) {
@@ -73,16 +75,23 @@ export function createConsoleReporter(
         case 'model':
           write(`Model: ${event.model} (the platform's shared LLM)`);
           break;
+        case 'task':
+          write(`Task (${event.tools} tools available): ${event.text}`);
+          break;
         case 'note':
           write(dim(`  · ${event.text}`));
           break;
         case 'answer':
+          answer = event.text;
           write(`\n${event.text}`);
           break;
-        case 'files':
-          if (event.paths.length > 0)
-            write(`\n${bold('Files')}\n${event.paths.map((p) => `  ${p}`).join('\n')}`);
+        case 'files': {
+          // Files the answer already names are not listed twice.
+          const unnamed = event.paths.filter((file) => !answer.includes(file));
+          if (unnamed.length > 0)
+            write(`\n${bold('Other files')}\n${unnamed.map((file) => `  ${file}`).join('\n')}`);
           break;
+        }
       }
     },
     finish() {},

@@ -73,6 +73,25 @@ describe('pnpm demo on the embedded sandbox', () => {
 
     const answer = event<{ text: string }>('answer');
     expect(answer.text).toContain('Weekly product sync');
+    expect(answer.text).toMatch(/Action items:\n- .+\(Speaker \d/);
+    const model = event<{ model: string }>('model');
+    expect(model.model).toBe('sandbox-planner-1');
+  });
+
+  it('takes a task in words and does only what it asks', async () => {
+    outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
+    const recording = path.join(outputDir, 'media', 'sample-meeting.wav');
+    const task = `Summarise the meeting at ${recording} in French and export the summary as Markdown.`;
+    const run = await runDemo(['--json', task], {
+      POLYMODAL_OUTPUT_DIR: outputDir,
+      POLYMODAL_SANDBOX_SPEED: '100',
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const trace = JSON.parse(run.stdout) as { events: Array<{ type: string } & Record<string, unknown>> };
+    const calls = trace.events.filter((event) => event.type === 'call');
+    expect(calls.map((event) => event.tool)).toEqual(['summarize_meeting', 'export_meeting']);
+    expect(calls[0]).toMatchObject({ arguments: { targetLanguage: 'fr' } });
+    expect(trace.events.find((event) => event.type === 'task')).toMatchObject({ text: task });
   });
 
   it('refuses a base URL without a key, naming both variables', async () => {

@@ -8,7 +8,8 @@
  *     offered tool → call that tool with `{jobId, waitSeconds: 40}`.
  *  2. Summarise a meeting: the task names a recording path (wav, mp3, m4a, mp4, mov, mkv, avi) and
  *     `summarize_meeting` is offered and was not called yet → call it with that path, `sourceLanguage`
- *     `auto` and `targetLanguage` from the first language the task names (English if none).
+ *     `auto`, `targetLanguage` from the first language the task names (English if none) and `title` when
+ *     the task says `titled "..."`.
  *  3. Export: once a meeting job is COMPLETED and `export_meeting` is offered, export what the task asks
  *     for, each once: "markdown"/"summary" → summary as md, "srt" → transcript as srt, "vtt" → translation
  *     as vtt.
@@ -73,11 +74,17 @@ export function planTurn(messages: readonly PlannerMessage[], tools: readonly st
   }
 
   const recording = RECORDING_PATH.exec(task)?.[1];
+  const title = /\btitled\s+"([^"]{1,200})"/i.exec(task)?.[1];
   if (recording && offered.has('summarize_meeting') && called('summarize_meeting').length === 0) {
     return {
       kind: 'tool_call',
       name: 'summarize_meeting',
-      arguments: { path: recording, sourceLanguage: 'auto', targetLanguage: targetLanguage(task) },
+      arguments: {
+        path: recording,
+        sourceLanguage: 'auto',
+        targetLanguage: targetLanguage(task),
+        ...(title ? { title } : {}),
+      },
     };
   }
 
