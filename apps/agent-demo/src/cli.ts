@@ -19,8 +19,8 @@ import { connectServer, serverBin } from './servers.js';
 
 const HELP = `Usage: pnpm demo [-- [--json] [--verbose] [--max-steps N] ["<task in words>"]]
 
-An agent on the platform's shared LLM uses the Polymodal meeting MCP server (spawned over stdio, as a desktop
-host does). Without a task it runs the built-in scenario: summarise the bundled sample meeting recording with a
+An agent on the platform's shared LLM uses the Polymodal meeting and speech MCP servers (spawned over stdio,
+as a desktop host does). Without a task it runs the built-in scenario: summarise the bundled sample meeting recording with a
 Thai translation and export the summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output.
 
 With no POLYMODAL_BASE_URL the demo starts the embedded sandbox (a local simulation of the platform: no key,
@@ -34,6 +34,12 @@ Options:
   --help         show this text`;
 
 const DEFAULT_MAX_STEPS = 12;
+
+/** The servers the agent reaches, spawned over stdio: [name, package, bin]. */
+const SERVERS: readonly (readonly [string, string, string])[] = [
+  ['meeting', '@polymodal/mcp-meeting', 'polymodal-mcp-meeting'],
+  ['speech', '@polymodal/mcp-speech', 'polymodal-mcp-speech'],
+];
 
 export function builtInTask(recordingPath: string): string {
   return (
@@ -76,20 +82,25 @@ async function main(): Promise<number> {
     const model = await createPlatformModel(polymodal, process.env);
     reporter.emit({ type: 'model', model: model.id });
 
-    const meeting = await connectServer({
-      name: 'meeting',
-      bin: serverBin('@polymodal/mcp-meeting', 'polymodal-mcp-meeting'),
-      env: {
-        POLYMODAL_BASE_URL: platform.baseUrl,
-        POLYMODAL_API_KEY: platform.apiKey,
-        POLYMODAL_ALLOWED_DIRS: mediaDir,
-        POLYMODAL_OUTPUT_DIR: outputDir,
-        ...(stateDir ? { POLYMODAL_STATE_DIR: stateDir } : {}),
-      },
-      onLog: values.verbose ? (line) => process.stderr.write(`[meeting] ${line}\n`) : undefined,
-    });
+    const serverEnv = {
+      POLYMODAL_BASE_URL: platform.baseUrl,
+      POLYMODAL_API_KEY: platform.apiKey,
+      POLYMODAL_ALLOWED_DIRS: mediaDir,
+      POLYMODAL_OUTPUT_DIR: outputDir,
+      ...(stateDir ? { POLYMODAL_STATE_DIR: stateDir } : {}),
+    };
+    const servers = await Promise.all(
+      SERVERS.map(([name, packageName, binName]) =>
+        connectServer({
+          name,
+          bin: serverBin(packageName, binName),
+          env: serverEnv,
+          onLog: values.verbose ? (line) => process.stderr.write(`[${name}] ${line}\n`) : undefined,
+        }),
+      ),
+    );
     try {
-      const tools = await collectMcpTools([meeting], reporter);
+      const tools = await collectMcpTools(servers, reporter);
       const task = positionals.join(' ').trim() || builtInTask(recordingPath);
       reporter.emit({ type: 'task', text: task, tools: tools.length });
       const run = await runAgent({ model, tools, task, maxSteps, reporter });
@@ -100,7 +111,7 @@ async function main(): Promise<number> {
       reporter.emit({ type: 'files', paths: [recordingPath, ...files] });
       return run.stopped === 'answer' && run.toolCalls.every((call) => call.ok) ? 0 : 1;
     } finally {
-      await meeting.close();
+      await Promise.all(servers.map((server) => server.close()));
     }
   } finally {
     reporter.finish();
@@ -109,6 +120,12 @@ async function main(): Promise<number> {
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }
+
+// Output piped into `head` and the like: stop quietly when the reader goes away.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
 
 main().then(
   (code) => {

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+/**
+ * Bin of the speech and language MCP server: stdio by default (Claude Desktop, Claude Code, Cursor,
+ * VS Code), `--http` for Streamable HTTP. Configuration comes from POLYMODAL_* environment variables.
+ */
+import { runServerMain } from '@polymodal/mcp-common';
+import { createServer, SERVER_NAME } from './server.js';
+
+const HELP = `Environment:
+  POLYMODAL_BASE_URL      platform address (required)
+  POLYMODAL_API_KEY       API key (required; never logged)
+  POLYMODAL_LOG_LEVEL     debug | info | warning | error (stderr)`;
+
+void runServerMain({ name: SERVER_NAME, factory: () => createServer(), defaultPort: 3103, help: HELP });

@@ -1,0 +1,43 @@
+/**
+ * list_llm_models: the models of the platform's shared LLM pool, to pick one for ask_llm.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+
+const DESCRIPTION = `Lists the models of the Polymodal shared LLM (an OpenAI-compatible pool of local models): their ids and owners. Free, read-only and quick. Pass one of the ids as "model" to ask_llm; without it ask_llm uses the first model listed here.`;
+
+export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): void {
+  server.registerTool(
+    'list_llm_models',
+    {
+      title: 'List shared LLM models',
+      description: DESCRIPTION,
+      inputSchema: {},
+      outputSchema: {
+        models: z.array(z.object({ id: z.string(), ownedBy: z.string().nullable() })),
+        count: z.number().int(),
+      },
+      annotations: {
+        title: 'List shared LLM models',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
+    },
+    async (_args, extra) => {
+      try {
+        const { data } = await deps.context.polymodal.llm.models({ signal: extra.signal });
+        const models = data.map((model) => ({ id: model.id, ownedBy: model.owned_by ?? null }));
+        const text =
+          models.length === 0
+            ? 'The shared LLM lists no models.'
+            : `${models.length} model(s): ${models.map((model) => model.id).join(', ')}. Use one as "model" in ask_llm.`;
+        return { content: [{ type: 'text', text }], structuredContent: { models, count: models.length } };
+      } catch (error) {
+        return speechToolError(error, deps);
+      }
+    },
+  );
+}

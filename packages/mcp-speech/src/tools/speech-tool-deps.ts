@@ -1,0 +1,13 @@
+/**
+ * What every tool of the speech server receives, and the error result they share.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type ServerContext, toolError } from '@polymodal/mcp-common';
+
+export interface SpeechToolDeps {
+  context: ServerContext;
+}
+
+export function speechToolError(error: unknown, deps: SpeechToolDeps): CallToolResult {
+  return toolError(error, { secrets: deps.context.secrets });
+}
