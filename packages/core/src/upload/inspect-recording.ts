@@ -5,7 +5,6 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
-import { parseFile } from 'music-metadata';
 import { MEETING_EXTENSIONS, MEETING_MAX_DURATION_SECONDS } from '../contracts/index.js';
 import { ValidationError } from '../errors/index.js';
 import {
@@ -164,10 +163,20 @@ export async function inspectRecording(
  */
 async function readDuration(file: string): Promise<number | undefined> {
   try {
-    const metadata = await parseFile(file, { duration: true, skipCovers: true });
+    const metadata = await (await loadMusicMetadata()).parseFile(file, { duration: true, skipCovers: true });
     const duration = metadata.format.duration;
     return typeof duration === 'number' && Number.isFinite(duration) && duration >= 0 ? duration : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * music-metadata is loaded on the first recording inspected, not at import: it is a good part of a
+ * server's start-up time and only uploads need it.
+ */
+let musicMetadata: Promise<typeof import('music-metadata')> | undefined;
+function loadMusicMetadata(): Promise<typeof import('music-metadata')> {
+  musicMetadata ??= import('music-metadata');
+  return musicMetadata;
 }
