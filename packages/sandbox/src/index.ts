@@ -30,6 +30,12 @@ export {
   writeMeetingRecording,
 } from './fixtures/create-meeting-recording.js';
 export {
+  createReadingRecording,
+  type ReadingRecordingOptions,
+  SAMPLE_READING_TEXT,
+  writeReadingRecording,
+} from './fixtures/create-reading-recording.js';
+export {
   parseRecordingScript,
   type RecordingScript,
   readRecordingScript,
@@ -46,4 +52,5 @@ export {
   type PlannerTurn,
   planTurn,
 } from './services/llm/index.js';
+export { LEGACY_READING_SCORE_PATH, READING_SCORE_PATH } from './services/reading-score/index.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './start-sandbox.js';

@@ -20,6 +20,7 @@ import { createSandboxServer } from './framework/sandbox-server.js';
 import type { ServiceFactory } from './framework/sandbox-service.js';
 import { createLlmService } from './services/llm/llm-service.js';
 import { createMeetingService } from './services/meeting/meeting-service.js';
+import { createReadingScoreService } from './services/reading-score/reading-score-service.js';
 
 export interface SandboxOptions {
   /** Default 0: a free port. */
@@ -51,7 +52,11 @@ export interface Sandbox {
 }
 
 /** Services of this release; later services register the same way. */
-const SERVICES: readonly ServiceFactory[] = [createMeetingService, createLlmService];
+const SERVICES: readonly ServiceFactory[] = [
+  createMeetingService,
+  createLlmService,
+  createReadingScoreService,
+];
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const speed = options.speed ?? 1;
