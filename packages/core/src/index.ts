@@ -8,5 +8,6 @@ export * from './ledger/index.js';
 export * from './llm/index.js';
 export * from './meeting/index.js';
 export * from './polling/index.js';
+export * from './reading-score/index.js';
 export * from './upload/index.js';
 export * from './util/index.js';

@@ -10,6 +10,7 @@ import { createHttpClient, type HttpClientOptions } from '../http/index.js';
 import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/index.js';
 import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
+import { createReadingScoreClient, type ReadingScoreClient } from '../reading-score/index.js';
 
 export interface PolymodalOptions {
   /** Default: `POLYMODAL_BASE_URL`. */
@@ -32,6 +33,7 @@ export interface PolymodalOptions {
 export interface Polymodal {
   meeting: MeetingClient;
   llm: LlmClient;
+  readingScore: ReadingScoreClient;
   ledger: JobLedger | undefined;
   config: { baseUrl: string };
   /** Closes the connection pool. */
@@ -73,6 +75,10 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
   return {
     meeting,
     llm: createLlmClient({ http: keyHttp }),
+    readingScore: createReadingScoreClient({
+      http: keyHttp,
+      ...(options.files ? { files: options.files } : {}),
+    }),
     ledger,
     config: { baseUrl: config.baseUrl },
     close: async () => {

@@ -1,2 +1,3 @@
 export * from './llm.js';
 export * from './meeting.js';
+export * from './reading-score.js';

@@ -1,5 +1,5 @@
 /**
- * A streamed multipart/form-data body for one file. The file is read chunk by chunk as the socket takes
+ * A streamed multipart/form-data body for one file (and optionally more, e.g. a reference recording). The file is read chunk by chunk as the socket takes
  * it, so uploading 500 MB keeps memory flat, and the exact Content-Length is known up front (no chunked
  * encoding, which some upload front ends refuse).
  */
@@ -19,8 +19,16 @@ export interface MultipartFileBodyOptions {
   contentType: string;
   /** Extra text fields, sent before the file. */
   fields?: Record<string, string>;
-  /** File bytes handed to the connection so far, and the file size. */
+  /** Further files, sent after the first one. */
+  additionalFiles?: readonly { field: string; path: string; filename: string; contentType: string }[];
+  /** File bytes handed to the connection so far, and the size of all files. */
   onProgress?: (sentBytes: number, totalBytes: number) => void;
+}
+
+interface FilePart {
+  path: string;
+  head: Buffer;
+  stats: Stats;
 }
 
 const CHUNK_BYTES = 64 * 1024;
@@ -45,59 +53,71 @@ function changed(file: string): ValidationError {
   );
 }
 
-export function createMultipartFileBody(options: MultipartFileBodyOptions): MultipartBody {
-  const boundary = `----polymodal-${randomBytes(16).toString('hex')}`;
-  let stats: Stats;
+function statForUpload(file: string): Stats {
   try {
-    stats = statSync(options.path);
+    return statSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ValidationError(
-      `${options.path} cannot be read for upload (${code}). Check the path and try again.`,
-      [{ path: 'file', message: `unreadable (${code})` }],
-    );
+    throw new ValidationError(`${file} cannot be read for upload (${code}). Check the path and try again.`, [
+      { path: 'file', message: `unreadable (${code})` },
+    ]);
   }
-  const size = stats.size;
-  let preamble = '';
+}
+
+export function createMultipartFileBody(options: MultipartFileBodyOptions): MultipartBody {
+  const boundary = `----polymodal-${randomBytes(16).toString('hex')}`;
+  let fieldText = '';
   for (const [name, value] of Object.entries(options.fields ?? {})) {
-    preamble += `--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`;
+    fieldText += `--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`;
   }
-  preamble +=
-    `--${boundary}\r\nContent-Disposition: ${fileDisposition(options.field, options.filename)}\r\n` +
-    `Content-Type: ${options.contentType}\r\n\r\n`;
-  const head = Buffer.from(preamble, 'utf8');
+  const files = [options, ...(options.additionalFiles ?? [])];
+  const parts: FilePart[] = files.map((file, index) => ({
+    path: file.path,
+    stats: statForUpload(file.path),
+    head: Buffer.from(
+      `${index === 0 ? fieldText : '\r\n'}--${boundary}\r\nContent-Disposition: ${fileDisposition(file.field, file.filename)}\r\n` +
+        `Content-Type: ${file.contentType}\r\n\r\n`,
+      'utf8',
+    ),
+  }));
+  const total = parts.reduce((sum, part) => sum + part.stats.size, 0);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
 
   async function* generate(): AsyncGenerator<Buffer> {
-    yield head;
-    // Opened lazily: a body that is built but never sent holds no descriptor.
-    const handle = await open(options.path, 'r');
-    try {
-      let sent = 0;
-      options.onProgress?.(0, size);
-      for (;;) {
-        // One byte more than expected is requested at the end, to notice a file that grew.
-        const want = Math.min(CHUNK_BYTES, size - sent + 1);
-        const buffer = Buffer.allocUnsafe(want);
-        const { bytesRead } = await handle.read(buffer, 0, want, sent);
-        if (bytesRead === 0) break;
-        if (sent + bytesRead > size) throw changed(options.path);
-        sent += bytesRead;
-        yield buffer.subarray(0, bytesRead);
-        options.onProgress?.(sent, size);
+    let sentTotal = 0;
+    options.onProgress?.(0, total);
+    for (const part of parts) {
+      yield part.head;
+      const size = part.stats.size;
+      // Opened lazily: a body that is built but never sent holds no descriptor.
+      const handle = await open(part.path, 'r');
+      try {
+        let sent = 0;
+        for (;;) {
+          // One byte more than expected is requested at the end, to notice a file that grew.
+          const want = Math.min(CHUNK_BYTES, size - sent + 1);
+          const buffer = Buffer.allocUnsafe(want);
+          const { bytesRead } = await handle.read(buffer, 0, want, sent);
+          if (bytesRead === 0) break;
+          if (sent + bytesRead > size) throw changed(part.path);
+          sent += bytesRead;
+          sentTotal += bytesRead;
+          yield buffer.subarray(0, bytesRead);
+          options.onProgress?.(sentTotal, total);
+        }
+        const after = await handle.stat();
+        if (sent !== size || after.size !== size || after.mtimeMs !== part.stats.mtimeMs)
+          throw changed(part.path);
+      } finally {
+        await handle.close();
       }
-      const after = await handle.stat();
-      if (sent !== size || after.size !== size || after.mtimeMs !== stats.mtimeMs)
-        throw changed(options.path);
-    } finally {
-      await handle.close();
     }
     yield tail;
   }
 
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
-    contentLength: head.length + size + tail.length,
+    contentLength: parts.reduce((sum, part) => sum + part.head.length, 0) + total + tail.length,
     body: Readable.from(generate(), { objectMode: false }),
   };
 }

@@ -1,0 +1,95 @@
+/**
+ * Wire contracts of the reading score service (`/api/reading-score`, legacy
+ * `/api/low-latency-asr/reading-score`), from spec/speech-and-language.md. Responses are lenient; the
+ * fields current callers read (`student.selectedAttempt`, `feedback.*`, `comparison.wordResults[]`,
+ * `scores`, `assessment`) are typed.
+ */
+import { z } from 'zod';
+
+export const READING_SCORE_API_PATH = '/api/reading-score';
+export const LEGACY_READING_SCORE_API_PATH = '/api/low-latency-asr/reading-score';
+export const READING_SCORE_ENGINES = ['engine_t', 'engine_w'] as const;
+export const ReadingScoreEngine = z.enum(READING_SCORE_ENGINES);
+export type ReadingScoreEngine = z.infer<typeof ReadingScoreEngine>;
+
+export const ReadingWordResult = z.looseObject({
+  referenceIndex: z.number().nullable(),
+  studentIndex: z.number().nullable(),
+  status: z.string(),
+  referenceToken: z.string().nullable(),
+  studentToken: z.string().nullable(),
+  pronunciationConfidence: z.number().nullable().optional(),
+});
+export type ReadingWordResult = z.infer<typeof ReadingWordResult>;
+
+export const ReadingScoreResult = z.looseObject({
+  success: z.boolean(),
+  assessment: z.looseObject({
+    passed: z.boolean(),
+    status: z.string(),
+    displayScoreMin: z.number().optional(),
+    usedBestAttemptSelection: z.boolean().optional(),
+  }),
+  request: z.looseObject({}).optional(),
+  reference: z
+    .looseObject({ text: z.string().optional(), tokens: z.array(z.string()).optional() })
+    .optional(),
+  student: z
+    .looseObject({
+      transcript: z.string().nullish(),
+      fullTranscript: z.string().nullish(),
+      tokens: z.array(z.string()).optional(),
+      selectedAttempt: z.looseObject({ mode: z.string() }).nullish(),
+      meta: z.looseObject({}).optional(),
+    })
+    .optional(),
+  scores: z.looseObject({
+    overall: z.number().nullable(),
+    textAccuracy: z.number().nullable(),
+    pronunciation: z.number().nullable(),
+    levenshteinSimilarity: z.number().nullable(),
+  }),
+  comparison: z.looseObject({
+    correctTokenCount: z.number(),
+    referenceTokenCount: z.number(),
+    studentTokenCount: z.number().optional(),
+    missingTokenCount: z.number().optional(),
+    extraTokenCount: z.number().optional(),
+    substitutionCount: z.number().optional(),
+    wordResults: z.array(ReadingWordResult).default([]),
+  }),
+  feedback: z
+    .looseObject({
+      pronunciationFocusWords: z.array(z.string()).default([]),
+      missingWords: z.array(z.string()).default([]),
+      extraWords: z.array(z.string()).default([]),
+      substitutions: z.array(z.looseObject({ expected: z.string(), actual: z.string() })).default([]),
+    })
+    .optional(),
+  diagnostics: z.looseObject({}).optional(),
+  alignment: z.looseObject({ used: z.boolean() }).optional(),
+});
+export type ReadingScoreResult = z.infer<typeof ReadingScoreResult>;
+
+export const ReadingScoreQueued = z.looseObject({
+  queued: z.literal(true),
+  taskId: z.string().min(1),
+  statusPath: z.string().min(1),
+  state: z.string().optional(),
+  ready: z.boolean().optional(),
+});
+export type ReadingScoreQueued = z.infer<typeof ReadingScoreQueued>;
+
+/** 200 carries the result, 202 the queued object: told apart by `queued`. */
+export const ReadingScoreAnswer = z.union([ReadingScoreQueued, ReadingScoreResult]);
+
+export const ReadingScoreTask = z.looseObject({
+  taskId: z.string(),
+  state: z.string(),
+  ready: z.boolean(),
+  successful: z.boolean().nullish(),
+  result: ReadingScoreResult.optional(),
+  /** A string or an object: the spec does not show which. */
+  error: z.unknown().optional(),
+});
+export type ReadingScoreTask = z.infer<typeof ReadingScoreTask>;

@@ -1,0 +1,246 @@
+/**
+ * Client of the reading score service. `score` answers with the result whether the service replies at
+ * once (200) or queues the work (202 with `taskId` and `statusPath`, then polled with the same key until
+ * `ready=true`). `submit` never waits.
+ *
+ * Choices where the spec is silent: exactly one of reference text and reference audio is accepted (the
+ * spec requires one; sending both would leave which one counts to the server); the task route is polled
+ * every 2 s with a 10-minute default deadline; a scoring POST is not idempotent, so it is repeated only when
+ * it provably never arrived or after an explicit 429.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  LEGACY_READING_SCORE_API_PATH,
+  READING_SCORE_API_PATH,
+  ReadingScoreAnswer,
+  ReadingScoreEngine,
+  ReadingScoreQueued,
+  type ReadingScoreResult,
+  ReadingScoreTask,
+} from '../contracts/reading-score.js';
+import { JobFailedError, ValidationError } from '../errors/index.js';
+import type { FileAccess } from '../files/index.js';
+import type { HttpClient } from '../http/index.js';
+import { pollUntil } from '../polling/index.js';
+import { createMultipartFileBody } from '../upload/index.js';
+
+export const READING_SCORE_SERVICE = 'reading-score';
+export const READING_SCORE_POLL_INTERVAL_MS = 2_000;
+export const READING_SCORE_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
+
+export interface ReadingScoreOptions {
+  /** The student's recording (local path). */
+  studentAudio: string;
+  /** What the student should have read; or give `referenceAudio`. */
+  referenceText?: string;
+  /** A recording of the reference reading (local path); or give `referenceText`. */
+  referenceAudio?: string;
+  engine?: ReadingScoreEngine;
+  studentId?: string;
+  lessonId?: string;
+  /** Default true (the service's default). */
+  includePronunciation?: boolean;
+  /** Use the older `/api/low-latency-asr/reading-score` route. */
+  legacyRoute?: boolean;
+  signal?: AbortSignal;
+}
+
+export type ReadingScoreSubmission =
+  | { kind: 'result'; result: ReadingScoreResult }
+  | { kind: 'queued'; taskId: string; statusPath: string };
+
+export interface ReadingScoreWaitOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  intervalMs?: number;
+  onProgress?: (task: ReadingScoreTask) => void;
+}
+
+export interface ReadingScoreClient {
+  submit(options: ReadingScoreOptions): Promise<ReadingScoreSubmission>;
+  /** One look at a queued task (by its `statusPath` or `taskId`). */
+  task(statusPathOrTaskId: string, options?: { signal?: AbortSignal }): Promise<ReadingScoreTask>;
+  /** Polls a queued task until ready; a failed task → JobFailedError. */
+  wait(statusPathOrTaskId: string, options?: ReadingScoreWaitOptions): Promise<ReadingScoreResult>;
+  /** submit + wait when queued. */
+  score(options: ReadingScoreOptions & Omit<ReadingScoreWaitOptions, 'signal'>): Promise<ReadingScoreResult>;
+}
+
+const AUDIO_TYPES: Record<string, string> = {
+  '.wav': 'audio/wav',
+  '.mp3': 'audio/mpeg',
+  '.m4a': 'audio/mp4',
+  '.ogg': 'audio/ogg',
+  '.webm': 'audio/webm',
+  '.flac': 'audio/flac',
+};
+
+export function createReadingScoreClient(options: {
+  http: HttpClient;
+  files?: FileAccess;
+  pollIntervalMs?: number;
+}): ReadingScoreClient {
+  const { http, files } = options;
+
+  async function checkedAudio(input: string, field: string): Promise<string> {
+    const real = files ? await files.resolveReadable(input) : path.resolve(input);
+    let info: Awaited<ReturnType<typeof stat>>;
+    try {
+      info = await stat(real);
+    } catch {
+      throw new ValidationError(`${field}: ${real} does not exist. Nothing was sent.`, [
+        { path: field, message: 'not found' },
+      ]);
+    }
+    if (!info.isFile()) {
+      throw new ValidationError(`${field}: ${real} is not a regular file. Nothing was sent.`, [
+        { path: field, message: 'not a file' },
+      ]);
+    }
+    if (info.size === 0) {
+      throw new ValidationError(`${field}: ${real} is empty. Nothing was sent.`, [
+        { path: field, message: 'empty' },
+      ]);
+    }
+    return real;
+  }
+
+  function taskPath(statusPathOrTaskId: string): string {
+    if (statusPathOrTaskId.startsWith('/')) {
+      const allowed = [READING_SCORE_API_PATH, LEGACY_READING_SCORE_API_PATH].some((base) =>
+        statusPathOrTaskId.startsWith(`${base}/task/`),
+      );
+      if (!allowed || statusPathOrTaskId.includes('..')) {
+        throw new ValidationError(`Not a reading-score status path: ${statusPathOrTaskId}`, [
+          { path: 'statusPath', message: 'unexpected path' },
+        ]);
+      }
+      return statusPathOrTaskId;
+    }
+    if (!/^[A-Za-z0-9_.:-]{1,200}$/.test(statusPathOrTaskId)) {
+      throw new ValidationError(`Invalid reading-score task id: ${statusPathOrTaskId}`, [
+        { path: 'taskId', message: 'invalid' },
+      ]);
+    }
+    return `${READING_SCORE_API_PATH}/task/${statusPathOrTaskId}`;
+  }
+
+  async function submit(request: ReadingScoreOptions): Promise<ReadingScoreSubmission> {
+    const hasText = request.referenceText !== undefined && request.referenceText.trim() !== '';
+    if (hasText === (request.referenceAudio !== undefined)) {
+      throw new ValidationError(
+        'Give either referenceText or referenceAudio (exactly one). Nothing was sent.',
+        [{ path: 'referenceText', message: 'exactly one of referenceText and referenceAudio' }],
+      );
+    }
+    if (request.engine !== undefined && !ReadingScoreEngine.safeParse(request.engine).success) {
+      throw new ValidationError(
+        `Unknown engine ${request.engine}: use engine_t (default) or engine_w. Nothing was sent.`,
+        [{ path: 'engine', message: 'engine_t or engine_w' }],
+      );
+    }
+    const student = await checkedAudio(request.studentAudio, 'studentAudio');
+    const reference = request.referenceAudio
+      ? await checkedAudio(request.referenceAudio, 'referenceAudio')
+      : undefined;
+    const fields: Record<string, string> = { language: 'th' };
+    if (hasText) fields.reference_text = (request.referenceText as string).trim();
+    if (request.engine) fields.asr_engine = request.engine;
+    if (request.studentId) fields.student_id = request.studentId;
+    if (request.lessonId) fields.lesson_id = request.lessonId;
+    if (request.includePronunciation !== undefined)
+      fields.include_pronunciation = String(request.includePronunciation);
+    const typeOf = (file: string) =>
+      AUDIO_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+
+    const response = await http.request({
+      method: 'POST',
+      path: request.legacyRoute ? LEGACY_READING_SCORE_API_PATH : READING_SCORE_API_PATH,
+      multipart: () =>
+        createMultipartFileBody({
+          field: 'student_audio',
+          path: student,
+          filename: path.basename(student),
+          contentType: typeOf(student),
+          fields,
+          ...(reference
+            ? {
+                additionalFiles: [
+                  {
+                    field: 'reference_audio',
+                    path: reference,
+                    filename: path.basename(reference),
+                    contentType: typeOf(reference),
+                  },
+                ],
+              }
+            : {}),
+        }),
+      schema: ReadingScoreAnswer,
+      idempotent: false,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    const queued = ReadingScoreQueued.safeParse(response.data);
+    if (queued.success)
+      return { kind: 'queued', taskId: queued.data.taskId, statusPath: queued.data.statusPath };
+    return { kind: 'result', result: response.data as ReadingScoreResult };
+  }
+
+  async function task(
+    statusPathOrTaskId: string,
+    call: { signal?: AbortSignal } = {},
+  ): Promise<ReadingScoreTask> {
+    const response = await http.request({
+      method: 'GET',
+      path: taskPath(statusPathOrTaskId),
+      schema: ReadingScoreTask,
+      idempotent: true,
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    return response.data;
+  }
+
+  async function wait(
+    statusPathOrTaskId: string,
+    call: ReadingScoreWaitOptions = {},
+  ): Promise<ReadingScoreResult> {
+    const finished = await pollUntil({
+      retrieve: (signal) => task(statusPathOrTaskId, { signal }),
+      isDone: (current) => current.ready,
+      intervalMs: call.intervalMs ?? options.pollIntervalMs ?? READING_SCORE_POLL_INTERVAL_MS,
+      timeoutMs: call.timeoutMs ?? READING_SCORE_WAIT_TIMEOUT_MS,
+      ...(call.signal ? { signal: call.signal } : {}),
+      ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      service: READING_SCORE_SERVICE,
+      jobId: statusPathOrTaskId,
+      describeStatus: (current) => current.state,
+    });
+    if (finished.successful === false || !finished.result) {
+      const error = finished.error;
+      throw new JobFailedError({
+        service: READING_SCORE_SERVICE,
+        jobId: finished.taskId,
+        status: finished.state,
+        errorMessage: typeof error === 'string' ? error : error === undefined ? null : JSON.stringify(error),
+      });
+    }
+    return finished.result;
+  }
+
+  return {
+    submit,
+    task,
+    wait,
+    async score(request) {
+      const submitted = await submit(request);
+      if (submitted.kind === 'result') return submitted.result;
+      return wait(submitted.statusPath, {
+        ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
+        ...(request.intervalMs ? { intervalMs: request.intervalMs } : {}),
+        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export * from './create-reading-score-client.js';

@@ -1,0 +1,157 @@
+/**
+ * The reading score client against a loopback server: 200 and 202 answered alike, what goes on the wire,
+ * and what is refused before it.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPolymodal, JobFailedError, type Polymodal, ValidationError } from '../src/index.js';
+import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
+
+const KEY = 'pm_live_readingkey';
+const RESULT = {
+  success: true,
+  assessment: { passed: true, status: 'passed' },
+  scores: { overall: 95, textAccuracy: 96, pronunciation: 94, levenshteinSimilarity: 97 },
+  comparison: { correctTokenCount: 6, referenceTokenCount: 7, wordResults: [] },
+};
+let server: TestServer | undefined;
+let polymodal: Polymodal | undefined;
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'reading-'));
+  await writeFile(path.join(dir, 'student.wav'), Buffer.from('RIFF----WAVEstudent-audio'));
+  await writeFile(path.join(dir, 'teacher.wav'), Buffer.from('RIFF----WAVEteacher-audio'));
+  await writeFile(path.join(dir, 'empty.wav'), '');
+});
+afterEach(async () => {
+  await polymodal?.close();
+  await server?.close();
+  polymodal = undefined;
+  server = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+const open = (url: string) => {
+  polymodal = createPolymodal({
+    baseUrl: url,
+    apiKey: KEY,
+    ledger: false,
+    http: { baseDelayMs: 1, maxDelayMs: 5 },
+  });
+  return polymodal.readingScore;
+};
+
+describe('reading score client', () => {
+  it('sends the canonical multipart fields and returns a 200 result', async () => {
+    let body = '';
+    server = await startServer(async (request, response) => {
+      body = await readBody(request);
+      sendJson(response, 200, RESULT);
+    });
+    const result = await open(server.url).score({
+      studentAudio: path.join(dir, 'student.wav'),
+      referenceText: 'ฉันชอบอ่าน',
+      engine: 'engine_w',
+      studentId: 's1',
+      includePronunciation: false,
+    });
+    expect(result.scores.overall).toBe(95);
+    expect(server.requests[0]).toMatchObject({ method: 'POST', url: '/api/reading-score' });
+    expect(server.requests[0]?.headers['x-api-key']).toBe(KEY);
+    expect(body).toContain('name="student_audio"; filename="student.wav"');
+    expect(body).toContain('student-audio');
+    for (const [field, value] of [
+      ['reference_text', 'ฉันชอบอ่าน'],
+      ['asr_engine', 'engine_w'],
+      ['student_id', 's1'],
+      ['language', 'th'],
+      ['include_pronunciation', 'false'],
+    ]) {
+      expect(body).toContain(`name="${field}"\r\n\r\n${value}\r\n`);
+    }
+  });
+
+  it('follows a 202 to the status path with the same key until ready', async () => {
+    let polls = 0;
+    server = await startServer(async (request, response) => {
+      if (request.method === 'POST') {
+        const body = await readBody(request);
+        expect(body).toContain('name="reference_audio"; filename="teacher.wav"');
+        sendJson(response, 202, {
+          success: true,
+          queued: true,
+          taskId: 't1',
+          state: 'PENDING',
+          ready: false,
+          statusPath: '/api/low-latency-asr/reading-score/task/t1',
+        });
+        return;
+      }
+      polls += 1;
+      sendJson(
+        response,
+        200,
+        polls < 3
+          ? { taskId: 't1', state: 'PENDING', ready: false }
+          : { taskId: 't1', state: 'SUCCESS', ready: true, successful: true, result: RESULT },
+      );
+    });
+    const states: string[] = [];
+    const result = await open(server.url).score({
+      studentAudio: path.join(dir, 'student.wav'),
+      referenceAudio: path.join(dir, 'teacher.wav'),
+      legacyRoute: true,
+      intervalMs: 5,
+      onProgress: (task) => states.push(task.state),
+    });
+    expect(result.comparison.correctTokenCount).toBe(6);
+    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST /api/low-latency-asr/reading-score',
+      'GET /api/low-latency-asr/reading-score/task/t1',
+      'GET /api/low-latency-asr/reading-score/task/t1',
+      'GET /api/low-latency-asr/reading-score/task/t1',
+    ]);
+    expect(server.requests.every((request) => request.headers['x-api-key'] === KEY)).toBe(true);
+    expect(states).toEqual(['PENDING', 'PENDING', 'SUCCESS']);
+  });
+
+  it('reports a failed task as JobFailedError with its error', async () => {
+    server = await startServer((_request, response) =>
+      sendJson(response, 200, {
+        taskId: 't2',
+        state: 'FAILURE',
+        ready: true,
+        successful: false,
+        error: 'decode failed',
+      }),
+    );
+    const wait = open(server.url).wait('t2', { intervalMs: 5 });
+    await expect(wait).rejects.toSatisfy(JobFailedError.isInstance);
+    await expect(wait).rejects.toThrow(/decode failed/);
+  });
+
+  it('refuses bad input before sending anything', async () => {
+    server = await startServer((_request, response) => sendJson(response, 200, RESULT));
+    const client = open(server.url);
+    const student = path.join(dir, 'student.wav');
+    const attempts = [
+      () => client.submit({ studentAudio: student }),
+      () =>
+        client.submit({
+          studentAudio: student,
+          referenceText: 'x',
+          referenceAudio: path.join(dir, 'teacher.wav'),
+        }),
+      () => client.submit({ studentAudio: path.join(dir, 'missing.wav'), referenceText: 'x' }),
+      () => client.submit({ studentAudio: path.join(dir, 'empty.wav'), referenceText: 'x' }),
+      () => client.submit({ studentAudio: dir, referenceText: 'x' }),
+      () => client.submit({ studentAudio: student, referenceText: 'x', engine: 'engine_z' as never }),
+      () => client.task('/etc/passwd'),
+    ];
+    for (const attempt of attempts) await expect(attempt()).rejects.toSatisfy(ValidationError.isInstance);
+    expect(server.requests).toHaveLength(0);
+  });
+});
