@@ -9,6 +9,8 @@ import { createServer, SERVER_NAME } from './server.js';
 const HELP = `Environment:
   POLYMODAL_BASE_URL      platform address (required)
   POLYMODAL_API_KEY       API key (required; never logged)
+  POLYMODAL_ALLOWED_DIRS  directories recordings may be read from (path-list); MCP roots add to them
+  POLYMODAL_STATE_DIR     where queued reading scores are recorded (list_jobs)
   POLYMODAL_LOG_LEVEL     debug | info | warning | error (stderr)`;
 
 void runServerMain({ name: SERVER_NAME, factory: () => createServer(), defaultPort: 3103, help: HELP });

@@ -1,10 +1,16 @@
 /**
- * The Polymodal speech and language MCP server: tools for the platform's shared LLM, with the error
- * results and logging of mcp-common.
+ * The Polymodal speech and language MCP server: reading scores and the platform's shared LLM, with the
+ * long-job contract, file confinement, error results and logging of mcp-common.
  */
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createServerContext, type ServerContext, type ServerInstance } from '@polymodal/mcp-common';
+import { READING_SCORE_POLL_INTERVAL_MS } from '@polymodal/core';
+import {
+  createServerContext,
+  type ServerContext,
+  type ServerInstance,
+  syncRoots,
+} from '@polymodal/mcp-common';
 import { registerSpeechTools } from './tools/index.js';
 
 export const SERVER_NAME = 'polymodal-mcp-speech';
@@ -13,12 +19,14 @@ const require = createRequire(import.meta.url);
 /** Same file from src/ (tests) and dist/ (published): both sit one level below the package root. */
 const { version } = require('../package.json') as { version: string };
 
-const INSTRUCTIONS = `Polymodal speech and language services. list_llm_models shows the shared LLM's models; ask_llm sends a prompt or a conversation to one of them and returns the text.`;
+const INSTRUCTIONS = `Polymodal speech and language services. score_reading scores a student's Thai reading against reference text or audio (if it returns done=false, call get_reading_score with the jobId). list_llm_models shows the shared LLM's models; ask_llm sends a prompt or a conversation to one of them and returns the text.`;
 
 export interface SpeechServerDeps {
   /** Shared context; when absent one is built from `env` and closed by cleanup(). */
   context?: ServerContext;
   env?: NodeJS.ProcessEnv;
+  /** Pause between polls of a queued reading score (default 2000 ms). */
+  pollIntervalMs?: number;
 }
 
 export function createServer(deps: SpeechServerDeps = {}): ServerInstance {
@@ -29,7 +37,12 @@ export function createServer(deps: SpeechServerDeps = {}): ServerInstance {
     { capabilities: { logging: {} }, instructions: INSTRUCTIONS },
   );
   const detachLog = context.log.attach(server);
-  registerSpeechTools(server, { context });
+  const roots = syncRoots(server, context.files, { log: context.log });
+  registerSpeechTools(server, {
+    context,
+    roots,
+    pollIntervalMs: deps.pollIntervalMs ?? READING_SCORE_POLL_INTERVAL_MS,
+  });
   return {
     server,
     async cleanup() {

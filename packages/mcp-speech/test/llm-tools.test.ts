@@ -3,7 +3,7 @@
  * built bin over stdio, as a desktop host runs it.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
 
@@ -27,6 +27,7 @@ beforeAll(async () => {
     POLYMODAL_API_KEY: sandbox.apiKey,
     POLYMODAL_STATE_DIR: path.join(root, 'state'),
     POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+    POLYMODAL_ALLOWED_DIRS: root,
     POLYMODAL_LOG_LEVEL: 'error',
   };
 });
@@ -132,7 +133,7 @@ describe('shared LLM tools', () => {
     }
   });
 
-  it('answers over stdio from the built bin', async () => {
+  it('answers and scores a reading over stdio from the built bin', async () => {
     const bin = fileURLToPath(new URL('../dist/index.js', import.meta.url));
     if (!existsSync(bin))
       throw new Error('Build first: pnpm turbo run build --filter=@polymodal/mcp-speech...');
@@ -152,6 +153,17 @@ describe('shared LLM tools', () => {
       })) as CallToolResult;
       expect(result.isError).toBeFalsy();
       expect((result.structuredContent as { text: string }).text).toContain('hello over stdio');
+      const student = path.join(root, 'stdio-reading.wav');
+      await writeFile(student, createReadingRecording({ attempts: ['ฉันชอบเขียนหนังสือที่ห้องสมุด'] }));
+      const reading = (await client.callTool({
+        name: 'score_reading',
+        arguments: { studentAudioPath: student, referenceText: SAMPLE_READING_TEXT },
+      })) as CallToolResult;
+      expect(reading.isError).toBeFalsy();
+      expect(reading.structuredContent).toMatchObject({
+        correctWords: 6,
+        feedback: { substitutions: [{ expected: 'อ่าน', actual: 'เขียน' }] },
+      });
     } finally {
       await client.close();
     }

@@ -1,0 +1,40 @@
+/**
+ * get_reading_score: the state or result of a queued reading score, optionally waiting for it.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createWaitSecondsSchema, jobStatusShape } from '@polymodal/mcp-common';
+import { z } from 'zod';
+import { readingOutcomeShape } from './reading-result.js';
+import { waitForTask } from './score-reading.js';
+import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+
+const DESCRIPTION = `Reads a queued reading score by the jobId that score_reading returned with done=false: its state, or the full result once ready. Waits up to waitSeconds (default 0: just look). Free and read-only.`;
+
+export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps): void {
+  server.registerTool(
+    'get_reading_score',
+    {
+      title: 'Get a queued reading score',
+      description: DESCRIPTION,
+      inputSchema: {
+        jobId: z.string().min(1).describe('The jobId (task id) from score_reading.'),
+        waitSeconds: createWaitSecondsSchema(0),
+      },
+      outputSchema: { ...jobStatusShape, ...readingOutcomeShape },
+      annotations: {
+        title: 'Get a queued reading score',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
+    },
+    async (args, extra) => {
+      try {
+        return await waitForTask(deps, args.jobId, args.waitSeconds, extra);
+      } catch (error) {
+        return speechToolError(error, deps);
+      }
+    },
+  );
+}
