@@ -9,7 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPolymodal } from '@polymodal/core';
-import { SAMPLE_MEETING_SCRIPT, writeMeetingRecording } from '@polymodal/sandbox';
+import {
+  SAMPLE_MEETING_SCRIPT,
+  SAMPLE_READING_TEXT,
+  writeMeetingRecording,
+  writeReadingRecording,
+} from '@polymodal/sandbox';
 import { collectMcpTools } from './agent/mcp-tools.js';
 import { createPlatformModel } from './agent/platform-model.js';
 import { runAgent } from './agent/run-agent.js';
@@ -21,7 +26,8 @@ const HELP = `Usage: pnpm demo [-- [--json] [--verbose] [--max-steps N] ["<task 
 
 An agent on the platform's shared LLM uses the Polymodal meeting and speech MCP servers (spawned over stdio,
 as a desktop host does). Without a task it runs the built-in scenario: summarise the bundled sample meeting recording with a
-Thai translation and export the summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output.
+Thai translation, export the summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output,
+and score a bundled sample of a student's Thai reading.
 
 With no POLYMODAL_BASE_URL the demo starts the embedded sandbox (a local simulation of the platform: no key,
 no network). With POLYMODAL_BASE_URL and POLYMODAL_API_KEY set it runs unchanged against that platform;
@@ -41,11 +47,12 @@ const SERVERS: readonly (readonly [string, string, string])[] = [
   ['speech', '@polymodal/mcp-speech', 'polymodal-mcp-speech'],
 ];
 
-export function builtInTask(recordingPath: string): string {
+export function builtInTask(recordingPath: string, readingPath: string): string {
   return (
     `Summarise the meeting recording at ${recordingPath} (spoken in English), titled "Weekly product sync", with a ` +
-    'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT, ' +
-    'then tell me the decisions and action items with their owners.'
+    'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT. ' +
+    `Then score the student's Thai reading at ${readingPath} against "${SAMPLE_READING_TEXT}". ` +
+    'Finally tell me the decisions, the action items with their owners, and what the student should practise.'
   );
 }
 
@@ -79,6 +86,9 @@ async function main(): Promise<number> {
     reporter.emit({ type: 'platform', baseUrl: platform.baseUrl, embedded: platform.embedded });
     const recordingPath = path.join(mediaDir, 'sample-meeting.wav');
     await writeMeetingRecording(recordingPath, { script: SAMPLE_MEETING_SCRIPT });
+    // A student who read one word wrong: "write" (เขียน) instead of "read" (อ่าน).
+    const readingPath = path.join(mediaDir, 'sample-reading.wav');
+    await writeReadingRecording(readingPath, { attempts: ['ฉันชอบเขียนหนังสือที่ห้องสมุด'] });
     const model = await createPlatformModel(polymodal, process.env);
     reporter.emit({ type: 'model', model: model.id });
 
@@ -101,14 +111,14 @@ async function main(): Promise<number> {
     );
     try {
       const tools = await collectMcpTools(servers, reporter);
-      const task = positionals.join(' ').trim() || builtInTask(recordingPath);
+      const task = positionals.join(' ').trim() || builtInTask(recordingPath, readingPath);
       reporter.emit({ type: 'task', text: task, tools: tools.length });
       const run = await runAgent({ model, tools, task, maxSteps, reporter });
       reporter.emit({ type: 'answer', text: run.answer });
       const files = run.toolCalls
         .map((call) => call.structured?.path)
         .filter((value): value is string => typeof value === 'string');
-      reporter.emit({ type: 'files', paths: [recordingPath, ...files] });
+      reporter.emit({ type: 'files', paths: [recordingPath, readingPath, ...files] });
       return run.stopped === 'answer' && run.toolCalls.every((call) => call.ok) ? 0 : 1;
     } finally {
       await Promise.all(servers.map((server) => server.close()));

@@ -44,7 +44,7 @@ afterEach(async () => {
 });
 
 describe('pnpm demo on the embedded sandbox', () => {
-  it('summarises the sample meeting over stdio and exports the files', async () => {
+  it('summarises the sample meeting, exports the files and scores the sample reading over stdio', async () => {
     outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
     const run = await runDemo(['--json'], {
       POLYMODAL_OUTPUT_DIR: outputDir,
@@ -61,6 +61,12 @@ describe('pnpm demo on the embedded sandbox', () => {
       (event) => event.type === 'result' && event.tool === 'summarize_meeting',
     );
     expect(summarized).toMatchObject({ ok: true, structured: { status: 'COMPLETED', done: true } });
+
+    const reading = trace.events.find(
+      (candidate) => candidate.type === 'result' && candidate.tool === 'score_reading',
+    );
+    expect(reading).toMatchObject({ ok: true, structured: { correctWords: 6, referenceWords: 7 } });
+    expect(reading?.brief).toMatch(/^6 of 7 words correct; practise: อ่าน/);
 
     const files = event<{ paths: string[] }>('files');
     const summaryPath = files.paths.find((file) => file.endsWith('.md'));

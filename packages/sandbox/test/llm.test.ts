@@ -121,6 +121,42 @@ describe('shared LLM service', () => {
     expect(last.message.content).toContain('/out/sync-summary.md');
   });
 
+  it('finds the meeting and the reading in one task and scores the reading after the meeting work', async () => {
+    const task =
+      'Score the Thai reading at /m/student.wav against "ฉันชอบอ่าน" after you summarise the meeting at /m/sync.mp4.';
+    const tools = ['summarize_meeting', 'score_reading'].map((name) => ({
+      type: 'function',
+      function: { name },
+    }));
+    const first = await post({
+      model: 'sandbox-planner-1',
+      messages: [{ role: 'user', content: task }],
+      tools,
+    });
+    const call = first.body.choices[0].message.tool_calls[0];
+    expect(call.function.name).toBe('summarize_meeting');
+    expect(JSON.parse(call.function.arguments).path).toBe('/m/sync.mp4');
+    const second = await post({
+      model: 'sandbox-planner-1',
+      tools,
+      messages: [
+        { role: 'user', content: task },
+        { role: 'assistant', content: null, tool_calls: [call] },
+        {
+          role: 'tool',
+          tool_call_id: call.id,
+          content: 'ok\nstructuredContent: {"jobId":"m9","status":"COMPLETED","done":true}',
+        },
+      ],
+    });
+    const reading = second.body.choices[0].message.tool_calls[0];
+    expect(reading.function.name).toBe('score_reading');
+    expect(JSON.parse(reading.function.arguments)).toEqual({
+      studentAudioPath: '/m/student.wav',
+      referenceText: 'ฉันชอบอ่าน',
+    });
+  });
+
   it('speaks the JSON tool-call protocol when the tools are described in the system prompt', async () => {
     const system =
       'Reply with {"tool": "<tool name>", "arguments": {...}} or {"answer": "..."}.\nTools:\n- summarize_meeting: Summarizes.\n- get_meeting: Reads.';

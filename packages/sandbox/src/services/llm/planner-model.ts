@@ -6,14 +6,17 @@
  * system message as lines `- <tool name>: ...`), each turn it picks the first rule that applies:
  *  1. Keep waiting: the latest tool result says `done: false`, carries a `jobId` and its `next` names an
  *     offered tool → call that tool with `{jobId, waitSeconds: 40}`.
- *  2. Summarise a meeting: the task names a recording path (wav, mp3, m4a, mp4, mov, mkv, avi) and
- *     `summarize_meeting` is offered and was not called yet → call it with that path, `sourceLanguage`
+ *  2. Summarise a meeting: the task names a recording path (wav, mp3, m4a, mp4, mov, mkv, avi) — the first
+ *     one after the word "meeting" when there is one — and `summarize_meeting` is offered and was not
+ *     called yet → call it with that path, `sourceLanguage`
  *     `auto`, `targetLanguage` from the first language the task names (English if none) and `title` when
  *     the task says `titled "..."`.
  *  3. Export: once a meeting job is COMPLETED and `export_meeting` is offered, export what the task asks
  *     for, each once: "markdown"/"summary" → summary as md, "srt" → transcript as srt, "vtt" → translation
  *     as vtt.
- *  4. Otherwise answer: what each tool reported (first line), the summary's decisions, action items and open
+ *  4. Score a reading: the task names an audio path after the word "reading" and a quoted reference text
+ *     (`against "..."`), and `score_reading` is offered and was not called yet → call it with them.
+ *  5. Otherwise answer: what each tool reported (first line), the summary's decisions, action items and open
  *     questions when a meeting result carries them, and the files written.
  * Without tools it answers plain text that says what it is and echoes the request briefly.
  */
@@ -73,7 +76,9 @@ export function planTurn(messages: readonly PlannerMessage[], tools: readonly st
       return { kind: 'tool_call', name: tool, arguments: { jobId: latest.result.jobId, waitSeconds: 40 } };
   }
 
-  const recording = RECORDING_PATH.exec(task)?.[1];
+  const meetingAt = task.search(/\bmeeting\b/i);
+  const recording =
+    RECORDING_PATH.exec(meetingAt >= 0 ? task.slice(meetingAt) : task)?.[1] ?? RECORDING_PATH.exec(task)?.[1];
   const title = /\btitled\s+"([^"]{1,200})"/i.exec(task)?.[1];
   if (recording && offered.has('summarize_meeting') && called('summarize_meeting').length === 0) {
     return {
@@ -107,6 +112,17 @@ export function planTurn(messages: readonly PlannerMessage[], tools: readonly st
         };
       }
     }
+  }
+
+  const readingAt = task.search(/\breading\b/i);
+  const readingPath = readingAt >= 0 ? RECORDING_PATH.exec(task.slice(readingAt))?.[1] : undefined;
+  const referenceText = /\bagainst (?:the text )?"([^"]{1,500})"/i.exec(task)?.[1];
+  if (readingPath && referenceText && offered.has('score_reading') && called('score_reading').length === 0) {
+    return {
+      kind: 'tool_call',
+      name: 'score_reading',
+      arguments: { studentAudioPath: readingPath, referenceText },
+    };
   }
 
   return { kind: 'answer', text: composeAnswer(exchanges) };
