@@ -1,3 +1,4 @@
+export * from './audio/index.js';
 export * from './client/index.js';
 export * from './config/index.js';
 export * from './contracts/index.js';
