@@ -53,4 +53,5 @@ export {
   planTurn,
 } from './services/llm/index.js';
 export { LEGACY_READING_SCORE_PATH, READING_SCORE_PATH } from './services/reading-score/index.js';
+export { createThaiSpeech, THAI_ASR_PATH, THAI_PHRASES } from './services/thai-asr/index.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './start-sandbox.js';

@@ -21,6 +21,7 @@ import type { ServiceFactory } from './framework/sandbox-service.js';
 import { createLlmService } from './services/llm/llm-service.js';
 import { createMeetingService } from './services/meeting/meeting-service.js';
 import { createReadingScoreService } from './services/reading-score/reading-score-service.js';
+import { createThaiAsrService } from './services/thai-asr/thai-asr-service.js';
 
 export interface SandboxOptions {
   /** Default 0: a free port. */
@@ -56,6 +57,7 @@ const SERVICES: readonly ServiceFactory[] = [
   createMeetingService,
   createLlmService,
   createReadingScoreService,
+  createThaiAsrService,
 ];
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
