@@ -10,5 +10,7 @@ export * from './llm/index.js';
 export * from './meeting/index.js';
 export * from './polling/index.js';
 export * from './reading-score/index.js';
+export * from './streaming/index.js';
+export * from './thai-asr/index.js';
 export * from './upload/index.js';
 export * from './util/index.js';

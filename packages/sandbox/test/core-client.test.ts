@@ -2,7 +2,7 @@
  * @polymodal/core's meeting client against the sandbox over real HTTP: the lifecycle, receipts, another
  * user's recording, credits, and a connection reset after the job was created (exactly one job).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -14,7 +14,13 @@ import {
   type Polymodal,
 } from '@polymodal/core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox, writeMeetingRecording } from '../src/index.js';
+import {
+  createThaiSpeech,
+  type Sandbox,
+  startSandbox,
+  THAI_PHRASES,
+  writeMeetingRecording,
+} from '../src/index.js';
 import { SHORT_SCRIPT } from './support/sandbox-client.js';
 
 let sandbox: Sandbox;
@@ -117,5 +123,29 @@ describe('core meeting client against the sandbox', () => {
     expect(resumed).toMatchObject({ id: submitted.id, resumed: true });
     expect(jobsCreated()).toBe(1);
     expect(Object.values(sandbox.control.counters().uploads).reduce((a, b) => a + b, 0)).toBe(1);
+  });
+
+  it('transcribes a 44.1 kHz WAV through the streaming recogniser, with captions on the way', async () => {
+    const audio = path.join(dir, 'thai.wav');
+    const phrases = [THAI_PHRASES[0], THAI_PHRASES[3]];
+    await writeFile(audio, createThaiSpeech({ phrases, sampleRate: 44_100 }));
+    const captions: string[] = [];
+    const result = await client().thaiAsr.transcribe({
+      file: audio,
+      speed: 0,
+      onCaption: (text) => captions.push(text),
+    });
+    expect(result.text).toBe(phrases.join(' '));
+    expect(result.segments.map((segment) => segment.text)).toEqual(phrases);
+    expect(captions[0]).toBe(phrases[0]);
+    expect(captions.at(-1)).toBe(phrases.join(' '));
+    expect(result.audioSeconds).toBeGreaterThan(2);
+  });
+
+  it('creates sessions on the platform host and checks session fields before sending', async () => {
+    const polymodal = client();
+    const session = await polymodal.thaiAsr.createSession();
+    expect(session.ws_url).toContain(new URL(sandbox.url).host);
+    await expect(polymodal.thaiAsr.createSession({ sample_rate: 1 })).rejects.toThrow(/sample_rate/);
   });
 });

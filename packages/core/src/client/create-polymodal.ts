@@ -11,6 +11,7 @@ import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/inde
 import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
 import { createReadingScoreClient, type ReadingScoreClient } from '../reading-score/index.js';
+import { createThaiAsrClient, type ThaiAsrClient } from '../thai-asr/index.js';
 
 export interface PolymodalOptions {
   /** Default: `POLYMODAL_BASE_URL`. */
@@ -34,6 +35,7 @@ export interface Polymodal {
   meeting: MeetingClient;
   llm: LlmClient;
   readingScore: ReadingScoreClient;
+  thaiAsr: ThaiAsrClient;
   ledger: JobLedger | undefined;
   config: { baseUrl: string };
   /** Closes the connection pool. */
@@ -75,6 +77,11 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
   return {
     meeting,
     llm: createLlmClient({ http: keyHttp }),
+    thaiAsr: createThaiAsrClient({
+      http: keyHttp,
+      apiKey: config.apiKey,
+      ...(options.files ? { files: options.files } : {}),
+    }),
     readingScore: createReadingScoreClient({
       http: keyHttp,
       ...(options.files ? { files: options.files } : {}),

@@ -1,0 +1,2 @@
+export * from './create-thai-asr-client.js';
+export * from './decode-audio-file.js';
