@@ -1,6 +1,7 @@
 /**
- * The Polymodal speech and language MCP server: reading scores and the platform's shared LLM, with the
- * long-job contract, file confinement, error results and logging of mcp-common.
+ * The Polymodal speech and language MCP server: streaming Thai recognition, reading scores and the
+ * platform's shared LLM, with the long-job contract, file confinement, error results and logging of
+ * mcp-common.
  */
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -19,7 +20,7 @@ const require = createRequire(import.meta.url);
 /** Same file from src/ (tests) and dist/ (published): both sit one level below the package root. */
 const { version } = require('../package.json') as { version: string };
 
-const INSTRUCTIONS = `Polymodal speech and language services. score_reading scores a student's Thai reading against reference text or audio (if it returns done=false, call get_reading_score with the jobId). list_llm_models shows the shared LLM's models; ask_llm sends a prompt or a conversation to one of them and returns the text.`;
+const INSTRUCTIONS = `Polymodal speech and language services. transcribe_thai turns a Thai audio file into text with timed segments (real-time pace by default; use speed for long files). score_reading scores a student's Thai reading against reference text or audio (if it returns done=false, call get_reading_score with the jobId). list_llm_models shows the shared LLM's models; ask_llm sends a prompt or a conversation to one of them and returns the text.`;
 
 export interface SpeechServerDeps {
   /** Shared context; when absent one is built from `env` and closed by cleanup(). */

@@ -6,9 +6,11 @@ import { READING_SCORE_SERVICE } from '@polymodal/core';
 import { registerListJobsTool } from '@polymodal/mcp-common';
 import { registerAskLlm } from './ask-llm.js';
 import { registerGetReadingScore } from './get-reading-score.js';
+import { registerGetThaiAsrConfig } from './get-thai-asr-config.js';
 import { registerListLlmModels } from './list-llm-models.js';
 import { registerScoreReading } from './score-reading.js';
 import type { SpeechToolDeps } from './speech-tool-deps.js';
+import { registerTranscribeThai } from './transcribe-thai.js';
 
 export type { SpeechToolDeps } from './speech-tool-deps.js';
 
@@ -17,6 +19,8 @@ export function registerSpeechTools(server: McpServer, deps: SpeechToolDeps): vo
   registerAskLlm(server, deps);
   registerScoreReading(server, deps);
   registerGetReadingScore(server, deps);
+  registerTranscribeThai(server, deps);
+  registerGetThaiAsrConfig(server, deps);
   registerListJobsTool(server, {
     ledger: deps.context.ledger,
     services: [READING_SCORE_SERVICE],

@@ -1,0 +1,57 @@
+/**
+ * get_thai_asr_config: the streaming recogniser's defaults and this key's limits and usage.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+
+const DESCRIPTION = `Shows the streaming Thai recogniser's configuration: language, engine, defaults (sample rate, frame and partial intervals, VAD) and this key's limits (requests per minute, concurrent sessions, daily audio seconds and how many were used today). Free and read-only.`;
+
+export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps): void {
+  server.registerTool(
+    'get_thai_asr_config',
+    {
+      title: 'Thai recognition configuration',
+      description: DESCRIPTION,
+      inputSchema: {},
+      outputSchema: {
+        language: z.string().nullable(),
+        engine: z.string().nullable(),
+        defaults: z.record(z.string(), z.unknown()).nullable(),
+        limits: z.record(z.string(), z.unknown()).nullable(),
+      },
+      annotations: {
+        title: 'Thai recognition configuration',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
+    },
+    async (_args, extra) => {
+      try {
+        const config = await deps.context.polymodal.thaiAsr.config({ signal: extra.signal });
+        const limits = (config.limits ?? null) as Record<string, unknown> | null;
+        const used = limits?.today_audio_seconds_used;
+        const daily = limits?.daily_audio_seconds;
+        const text =
+          `Thai recognition (${config.engine ?? 'engine?'}), ${String(config.defaults?.sample_rate ?? '?')} Hz. ` +
+          (daily !== undefined ? `Audio today: ${String(used ?? 0)} of ${String(daily)} s. ` : '') +
+          (limits?.concurrent_sessions !== undefined
+            ? `Concurrent sessions: ${String(limits.concurrent_sessions)}.`
+            : '');
+        return {
+          content: [{ type: 'text', text: text.trim() }],
+          structuredContent: {
+            language: config.language ?? null,
+            engine: config.engine ?? null,
+            defaults: (config.defaults ?? null) as Record<string, unknown> | null,
+            limits,
+          },
+        };
+      } catch (error) {
+        return speechToolError(error, deps);
+      }
+    },
+  );
+}

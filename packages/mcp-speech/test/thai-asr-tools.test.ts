@@ -1,0 +1,120 @@
+/**
+ * transcribe_thai and get_thai_asr_config through an MCP client against the sandbox, with captions as
+ * progress notifications; and transcribe_thai once through the built bin over stdio.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createThaiSpeech, type Sandbox, startSandbox, THAI_PHRASES } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../src/server.js';
+
+let sandbox: Sandbox;
+let root: string;
+let env: Record<string, string>;
+let client: Client;
+let cleanup: () => Promise<void>;
+const PHRASES = [THAI_PHRASES[1], THAI_PHRASES[4]];
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+  root = await mkdtemp(path.join(os.tmpdir(), 'mcp-thai-asr-'));
+  await writeFile(path.join(root, 'thai.wav'), createThaiSpeech({ phrases: PHRASES, sampleRate: 22_050 }));
+  env = {
+    POLYMODAL_BASE_URL: sandbox.url,
+    POLYMODAL_API_KEY: sandbox.apiKey,
+    POLYMODAL_STATE_DIR: path.join(root, 'state'),
+    POLYMODAL_ALLOWED_DIRS: root,
+    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+    POLYMODAL_LOG_LEVEL: 'error',
+  };
+  const instance = createServer({ env });
+  client = new Client({ name: 'test', version: '1.0.0' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await instance.server.connect(serverSide);
+  await client.connect(clientSide);
+  cleanup = async () => {
+    await client.close();
+    await instance.cleanup();
+  };
+});
+afterAll(async () => {
+  await cleanup();
+  await sandbox.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('Thai recognition tools', () => {
+  it("transcribes a file with captions as progress, then reports today's usage", async () => {
+    const captions: string[] = [];
+    const result = (await client.callTool(
+      { name: 'transcribe_thai', arguments: { audioPath: path.join(root, 'thai.wav'), speed: 4 } },
+      undefined,
+      { onprogress: (progress) => captions.push(progress.message ?? '') },
+    )) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      text: PHRASES.join(' '),
+      segments: [{ text: PHRASES[0] }, { text: PHRASES[1] }],
+    });
+    expect(captions).toContain(PHRASES[0]);
+    expect(JSON.stringify(result)).not.toContain(sandbox.apiKey);
+
+    const config = (await client.callTool({ name: 'get_thai_asr_config', arguments: {} })) as CallToolResult;
+    expect(config.structuredContent).toMatchObject({
+      language: 'th',
+      engine: 'engine_t',
+      limits: { concurrent_sessions: 3 },
+    });
+    expect(
+      (config.structuredContent as { limits: { today_audio_seconds_used: number } }).limits
+        .today_audio_seconds_used,
+    ).toBeGreaterThan(2);
+  });
+
+  it('refuses a file outside the allowed directories, and a file that is not WAV points to ffmpeg', async () => {
+    const outside = (await client.callTool({
+      name: 'transcribe_thai',
+      arguments: { audioPath: '/etc/hostname' },
+    })) as CallToolResult;
+    expect(outside.isError).toBe(true);
+    expect(JSON.stringify(outside.content)).toMatch(/outside the allowed directories/);
+    await writeFile(path.join(root, 'notes.txt'), 'not audio');
+    const notAudio = (await client.callTool({
+      name: 'transcribe_thai',
+      arguments: { audioPath: path.join(root, 'notes.txt') },
+    })) as CallToolResult;
+    expect(notAudio.isError).toBe(true);
+    expect(JSON.stringify(notAudio.content)).toMatch(/ffmpeg/);
+  });
+
+  it('transcribes over stdio from the built bin', async () => {
+    const bin = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    if (!existsSync(bin))
+      throw new Error('Build first: pnpm turbo run build --filter=@polymodal/mcp-speech...');
+    const stdio = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bin],
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = (await stdio.callTool({
+        name: 'transcribe_thai',
+        arguments: { audioPath: path.join(root, 'thai.wav'), speed: 0 },
+      })) as CallToolResult;
+      expect((result.structuredContent as { text: string }).text).toBe(PHRASES.join(' '));
+    } finally {
+      await stdio.close();
+    }
+  });
+});
