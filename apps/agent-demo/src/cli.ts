@@ -4,14 +4,16 @@
  * runs the built-in scenario (or the task given in words), on the embedded sandbox unless
  * POLYMODAL_BASE_URL and POLYMODAL_API_KEY point at the real platform.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPolymodal } from '@polymodal/core';
 import {
+  createThaiSpeech,
   SAMPLE_MEETING_SCRIPT,
   SAMPLE_READING_TEXT,
+  THAI_PHRASES,
   writeMeetingRecording,
   writeReadingRecording,
 } from '@polymodal/sandbox';
@@ -27,7 +29,8 @@ const HELP = `Usage: pnpm demo [-- [--json] [--verbose] [--max-steps N] ["<task 
 An agent on the platform's shared LLM uses the Polymodal meeting and speech MCP servers (spawned over stdio,
 as a desktop host does). Without a task it runs the built-in scenario: summarise the bundled sample meeting recording with a
 Thai translation, export the summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output,
-and score a bundled sample of a student's Thai reading.
+score a bundled sample of a student's Thai reading, and transcribe a Thai speech sample with the streaming
+recogniser.
 
 With no POLYMODAL_BASE_URL the demo starts the embedded sandbox (a local simulation of the platform: no key,
 no network). With POLYMODAL_BASE_URL and POLYMODAL_API_KEY set it runs unchanged against that platform;
@@ -47,12 +50,13 @@ const SERVERS: readonly (readonly [string, string, string])[] = [
   ['speech', '@polymodal/mcp-speech', 'polymodal-mcp-speech'],
 ];
 
-export function builtInTask(recordingPath: string, readingPath: string): string {
+export function builtInTask(recordingPath: string, readingPath: string, speechPath: string): string {
   return (
     `Summarise the meeting recording at ${recordingPath} (spoken in English), titled "Weekly product sync", with a ` +
     'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT. ' +
-    `Then score the student's Thai reading at ${readingPath} against "${SAMPLE_READING_TEXT}". ` +
-    'Finally tell me the decisions, the action items with their owners, and what the student should practise.'
+    `Then score the student's Thai reading at ${readingPath} against "${SAMPLE_READING_TEXT}", and transcribe ` +
+    `the Thai speech at ${speechPath}. Finally tell me the decisions, the action items with their owners, what ` +
+    'the student should practise, and what the Thai speech says.'
   );
 }
 
@@ -89,6 +93,12 @@ async function main(): Promise<number> {
     // A student who read one word wrong: "write" (เขียน) instead of "read" (อ่าน).
     const readingPath = path.join(mediaDir, 'sample-reading.wav');
     await writeReadingRecording(readingPath, { attempts: ['ฉันชอบเขียนหนังสือที่ห้องสมุด'] });
+    // "Hello" and "The meeting starts at nine", at 44.1 kHz: the client resamples before streaming.
+    const speechPath = path.join(mediaDir, 'sample-thai-speech.wav');
+    await writeFile(
+      speechPath,
+      createThaiSpeech({ phrases: [THAI_PHRASES[0], THAI_PHRASES[4]], sampleRate: 44_100 }),
+    );
     const model = await createPlatformModel(polymodal, process.env);
     reporter.emit({ type: 'model', model: model.id });
 
@@ -111,14 +121,14 @@ async function main(): Promise<number> {
     );
     try {
       const tools = await collectMcpTools(servers, reporter);
-      const task = positionals.join(' ').trim() || builtInTask(recordingPath, readingPath);
+      const task = positionals.join(' ').trim() || builtInTask(recordingPath, readingPath, speechPath);
       reporter.emit({ type: 'task', text: task, tools: tools.length });
       const run = await runAgent({ model, tools, task, maxSteps, reporter });
       reporter.emit({ type: 'answer', text: run.answer });
       const files = run.toolCalls
         .map((call) => call.structured?.path)
         .filter((value): value is string => typeof value === 'string');
-      reporter.emit({ type: 'files', paths: [recordingPath, readingPath, ...files] });
+      reporter.emit({ type: 'files', paths: [recordingPath, readingPath, speechPath, ...files] });
       return run.stopped === 'answer' && run.toolCalls.every((call) => call.ok) ? 0 : 1;
     } finally {
       await Promise.all(servers.map((server) => server.close()));

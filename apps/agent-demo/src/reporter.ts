@@ -30,7 +30,8 @@ export function briefArguments(args: Record<string, unknown>): string {
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
       let text = typeof value === 'string' ? value : JSON.stringify(value);
-      if (key === 'path' && typeof value === 'string') text = value.split(/[\\/]/).pop() ?? value;
+      if ((key === 'path' || key.endsWith('Path')) && typeof value === 'string')
+        text = value.split(/[\\/]/).pop() ?? value;
       if (text.length > 40) text = `${text.slice(0, 37)}...`;
       return `${key}=${text}`;
     })

@@ -44,7 +44,7 @@ afterEach(async () => {
 });
 
 describe('pnpm demo on the embedded sandbox', () => {
-  it('summarises the sample meeting, exports the files and scores the sample reading over stdio', async () => {
+  it('summarises the meeting, exports the files, scores the reading and transcribes the Thai sample over stdio', async () => {
     outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
     const run = await runDemo(['--json'], {
       POLYMODAL_OUTPUT_DIR: outputDir,
@@ -67,6 +67,14 @@ describe('pnpm demo on the embedded sandbox', () => {
     );
     expect(reading).toMatchObject({ ok: true, structured: { correctWords: 6, referenceWords: 7 } });
     expect(reading?.brief).toMatch(/^6 of 7 words correct; practise: อ่าน/);
+    const transcribed = trace.events.find(
+      (candidate) => candidate.type === 'result' && candidate.tool === 'transcribe_thai',
+    );
+    expect(transcribed).toMatchObject({ ok: true, structured: { text: 'สวัสดีครับ ประชุมเริ่มตอนเก้าโมง' } });
+    const captions = trace.events.filter(
+      (candidate) => candidate.type === 'progress' && candidate.tool === 'transcribe_thai',
+    );
+    expect(captions.length).toBeGreaterThan(0);
 
     const files = event<{ paths: string[] }>('files');
     const summaryPath = files.paths.find((file) => file.endsWith('.md'));

@@ -16,7 +16,9 @@
  *     as vtt.
  *  4. Score a reading: the task names an audio path after the word "reading" and a quoted reference text
  *     (`against "..."`), and `score_reading` is offered and was not called yet → call it with them.
- *  5. Otherwise answer: what each tool reported (first line), the summary's decisions, action items and open
+ *  5. Transcribe: the task names an audio path after the word "transcribe" and `transcribe_thai` is offered
+ *     and was not called yet → call it with that path.
+ *  6. Otherwise answer: what each tool reported (first line), the summary's decisions, action items and open
  *     questions when a meeting result carries them, and the files written.
  * Without tools it answers plain text that says what it is and echoes the request briefly.
  */
@@ -123,6 +125,12 @@ export function planTurn(messages: readonly PlannerMessage[], tools: readonly st
       name: 'score_reading',
       arguments: { studentAudioPath: readingPath, referenceText },
     };
+  }
+
+  const transcribeAt = task.search(/\btranscribe\b/i);
+  const speechPath = transcribeAt >= 0 ? RECORDING_PATH.exec(task.slice(transcribeAt))?.[1] : undefined;
+  if (speechPath && offered.has('transcribe_thai') && called('transcribe_thai').length === 0) {
+    return { kind: 'tool_call', name: 'transcribe_thai', arguments: { audioPath: speechPath } };
   }
 
   return { kind: 'answer', text: composeAnswer(exchanges) };
