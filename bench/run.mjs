@@ -3,7 +3,9 @@
  * `pnpm bench`: measures, side by side in one run,
  *  1. peak RSS of a 500 MB recording upload to the sandbox (separate process) through @polymodal/core's
  *     streaming upload, beside Node's fetch + FormData(openAsBlob);
- *  2. spawn → initialize time of the meeting MCP server beside a one-tool server built with the same SDK.
+ *  2. spawn → initialize time of the meeting MCP server beside a one-tool server built with the same SDK;
+ *  3. client CPU per 20 ms frame of streamed Thai recognition, and the first-partial latency the client
+ *     sees beside the latency the sandbox reports.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
 import { spawn } from 'node:child_process';
@@ -126,6 +128,7 @@ try {
     meetingTimes.push(await timeInitialize(process.execPath, [meetingBin], serverEnv));
     baselineTimes.push(await timeInitialize(process.execPath, [oneTool], serverEnv));
   }
+  const asr = await runChild([path.join(here, 'asr-client.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv);
   const meetingMs = median(meetingTimes);
   const baselineMs = median(baselineTimes);
 
@@ -160,6 +163,18 @@ ${uploadMb} MB / at ${uploadMb / 10} MB: **${((streamed.peakMb - streamed.baseli
 | one-tool server, same SDK | ${baselineMs.toFixed(0)} |
 
 Ratio meeting / one-tool: **${(meetingMs / baselineMs).toFixed(2)}**.
+
+### Streaming Thai recognition through @polymodal/core (sandbox in a separate process)
+
+| Measure | Value |
+|---|---:|
+| Client CPU per 20 ms frame (unpaced, ${asr.audioSeconds.toFixed(1)} s of 44.1 kHz audio resampled to 16 kHz, ${asr.correct ? 'all phrases recognised' : 'RECOGNITION MISMATCH'}) | ${(asr.cpuPerFrameMs * 1000).toFixed(0)} µs |
+| Client CPU / real time of the audio | ${((asr.cpuPerFrameMs / 20) * 100).toFixed(2)} % |
+| First partial, latency seen by the client (real-time pacing) | ${asr.firstPartial.observedMs.toFixed(1)} ms |
+| First partial, latency reported by the sandbox (\`latency_ms\`) | ${asr.firstPartial.reportedMs} ms |
+
+Client-observed / server-reported first-partial latency: **${(asr.firstPartial.observedMs / Math.max(0.1, asr.firstPartial.reportedMs)).toFixed(1)}** (the server's figure is floored at 0.1 ms); the difference is transport and event handling in both processes.
+Client CPU includes decoding and resampling the WAV; the sandbox's CPU is not counted.
 `;
   process.stdout.write(`${report}\n`);
 } finally {

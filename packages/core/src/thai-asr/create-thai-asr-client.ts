@@ -148,12 +148,14 @@ export function createThaiAsrClient(options: {
         const began = performance.now();
         for (let offset = 0; offset < samples.length; offset += frame) {
           request.signal?.throwIfAborted();
-          await stream.sendAudio(samples.subarray(offset, offset + frame));
+          const chunk = samples.subarray(offset, offset + frame);
           if (speed > 0) {
-            const due = (((offset + frame) / sampleRate) * 1000) / speed;
-            const ahead = due - (performance.now() - began);
-            if (ahead > 0) await delay(ahead, undefined, request.signal ? { signal: request.signal } : {});
+            // Like a live microphone: a frame goes out once its last sample would have been captured.
+            const due = ((offset + chunk.length) / sampleRate) * (1000 / speed);
+            const wait = due - (performance.now() - began);
+            if (wait > 0) await delay(wait, undefined, request.signal ? { signal: request.signal } : {});
           }
+          await stream.sendAudio(chunk);
         }
         const finalEvent = stream.next('final', request.finalTimeoutMs ?? 30_000);
         stream.sendJson({ type: 'end' });

@@ -181,7 +181,7 @@ export function createThaiAsrService(context: ServiceContext): SandboxService {
       if (!heard.text) return;
       const timing = {
         audio_ms: Math.round(recognizer.audioMs),
-        latency_ms: Math.round(performance.now() - received),
+        latency_ms: Math.round((performance.now() - received) * 10) / 10,
         queue_ms: 0,
         decode_ms: Math.round(decodeMs),
       };
@@ -212,7 +212,7 @@ export function createThaiAsrService(context: ServiceContext): SandboxService {
         send({
           type: 'speech_start',
           offset_ms: Math.round((recognizer.speechStartSample * 1000) / config.sample_rate),
-          latency_ms: Math.round(performance.now() - received),
+          latency_ms: Math.round((performance.now() - received) * 10) / 10,
         });
       }
       if (recognizer.audioMs - lastPartialAudioMs >= config.partial_interval_ms) {
