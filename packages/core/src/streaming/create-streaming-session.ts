@@ -5,7 +5,7 @@
  * uncaught. The URL carries the key as `api_key` (browsers cannot set headers on WebSockets), so the URL
  * and the socket are never logged or put in an error: errors name only the host and path.
  */
-import { WebSocket } from 'ws';
+import type { WebSocket as WebSocketType } from 'ws';
 import { ThaiAsrEvent } from '../contracts/thai-asr.js';
 import { StreamingError } from '../errors/index.js';
 
@@ -39,7 +39,12 @@ export interface StreamingSession {
   close(): Promise<void>;
 }
 
+/** ws is loaded on the first session, not when core is imported: servers that never stream start faster. */
+let wsModule: Promise<typeof import('ws')> | undefined;
+
 export async function createStreamingSession(options: StreamingSessionOptions): Promise<StreamingSession> {
+  wsModule ??= import('ws');
+  const { WebSocket } = await wsModule;
   const url = new URL(options.wsUrl);
   const where = `${url.host}${url.pathname}`;
   url.searchParams.set('api_key', options.apiKey);
@@ -50,7 +55,7 @@ export async function createStreamingSession(options: StreamingSessionOptions): 
   const closeListeners = new Set<(reason: StreamingError) => void>();
   let closedWith: StreamingError | undefined;
 
-  const socket = new WebSocket(url, { handshakeTimeout: options.readyTimeoutMs ?? 10_000 });
+  const socket: WebSocketType = new WebSocket(url, { handshakeTimeout: options.readyTimeoutMs ?? 10_000 });
   // Errors are reported through `closedWith`; an 'error' listener keeps them from being thrown.
   socket.on('error', (error: Error & { code?: string }) => {
     closedWith ??= new StreamingError(
