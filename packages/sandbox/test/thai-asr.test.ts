@@ -34,29 +34,35 @@ async function openStream(session?: Record<string, unknown>, key = sandbox.apiKe
   const socket = new WebSocket(`${created.body.ws_url}&api_key=${encodeURIComponent(key)}`);
   const events: Record<string, any>[] = [];
   const waiters: { type: string; resolve: (event: Record<string, any>) => void }[] = [];
+  // Events handed out by next(), so that each is returned once.
+  const taken = new Set<Record<string, any>>();
+  const take = (event: Record<string, any>) => {
+    taken.add(event);
+    return event;
+  };
   socket.on('message', (data) => {
     const event = JSON.parse(String(data)) as Record<string, any>;
     events.push(event);
     const index = waiters.findIndex((waiter) => waiter.type === event.type);
-    if (index >= 0) waiters.splice(index, 1)[0]?.resolve(event);
+    if (index >= 0) waiters.splice(index, 1)[0]?.resolve(take(event));
   });
   const stream: Stream = {
     socket,
     events,
     next: (type) =>
       new Promise((resolve, reject) => {
-        const seen = events.find((event) => event.type === type && !(event as { _taken?: boolean })._taken);
+        const seen = events.find((event) => event.type === type && !taken.has(event));
         if (seen) {
-          (seen as { _taken?: boolean })._taken = true;
-          resolve(seen);
+          resolve(take(seen));
           return;
         }
         const timer = setTimeout(() => reject(new Error(`no ${type} event`)), 3000);
         waiters.push({
           type,
-          resolve: (event) => (
-            clearTimeout(timer), ((event as { _taken?: boolean })._taken = true), resolve(event)
-          ),
+          resolve: (event) => {
+            clearTimeout(timer);
+            resolve(event);
+          },
         });
       }),
     close: () => socket.terminate(),
