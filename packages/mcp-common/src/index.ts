@@ -1,3 +1,4 @@
+export * from './annotations/index.js';
 /**
  * @polymodal/mcp-common: the MCP glue every Polymodal server shares — context from the environment,
  * error results, the long-job contract, roots, output links, subtitle writers and the stdio/HTTP runners.

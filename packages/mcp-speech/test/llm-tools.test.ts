@@ -3,68 +3,30 @@
  * built bin over stdio, as a desktop host runs it.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from '../src/server.js';
+import { type SpeechHarness, startSpeechHarness } from './harness.js';
 
+let harness: SpeechHarness;
 let sandbox: Sandbox;
 let root: string;
-let env: NodeJS.ProcessEnv;
+let env: Record<string, string>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  root = await mkdtemp(path.join(os.tmpdir(), 'mcp-speech-'));
-  env = {
-    POLYMODAL_BASE_URL: sandbox.url,
-    POLYMODAL_API_KEY: sandbox.apiKey,
-    POLYMODAL_STATE_DIR: path.join(root, 'state'),
-    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-    POLYMODAL_ALLOWED_DIRS: root,
-    POLYMODAL_LOG_LEVEL: 'error',
-  };
+  harness = await startSpeechHarness();
+  ({ sandbox, root, env } = harness);
 });
-afterAll(async () => {
-  await sandbox.close();
-  await rm(root, { recursive: true, force: true });
-});
-
-async function connect(serverEnv: NodeJS.ProcessEnv) {
-  const instance = createServer({ env: serverEnv });
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await instance.server.connect(serverSide);
-  await client.connect(clientSide);
-  const call = async (name: string, args: Record<string, unknown> = {}) => {
-    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    expect(JSON.stringify(result)).not.toContain(sandbox.apiKey);
-    const text = result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
-    return {
-      isError: result.isError === true,
-      text,
-      structured: result.structuredContent as Record<string, any>,
-    };
-  };
-  return {
-    client,
-    call,
-    close: async () => {
-      await client.close();
-      await instance.cleanup();
-    },
-  };
-}
+afterAll(() => harness.close());
 
 describe('shared LLM tools', () => {
   it('lists models and asks one, by prompt and by messages, with correct annotations', async () => {
-    const session = await connect(env);
+    const session = await harness.connect();
     try {
       const { tools } = await session.client.listTools();
       const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
@@ -104,7 +66,7 @@ describe('shared LLM tools', () => {
   });
 
   it('refuses bad input before any call, and reports platform errors an agent can act on', async () => {
-    const session = await connect(env);
+    const session = await harness.connect();
     try {
       const before = sandbox.control.counters().llmCompletions?.[sandbox.users[0]!.id] ?? 0;
       const both = await session.call('ask_llm', { prompt: 'x', messages: [{ role: 'user', content: 'y' }] });
@@ -121,7 +83,7 @@ describe('shared LLM tools', () => {
     } finally {
       await session.close();
     }
-    const revoked = await connect({ ...env, POLYMODAL_API_KEY: sandbox.keys.revoked as string });
+    const revoked = await harness.connect({ POLYMODAL_API_KEY: sandbox.keys.revoked as string });
     try {
       const denied = await revoked.call('list_llm_models');
       expect(denied.isError).toBe(true);

@@ -3,52 +3,27 @@
  * progress notifications; and transcribe_thai once through the built bin over stdio.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createThaiSpeech, type Sandbox, startSandbox, THAI_PHRASES } from '@polymodal/sandbox';
+import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer } from '../src/server.js';
+import { type SpeechHarness, startSpeechHarness } from './harness.js';
 
-let sandbox: Sandbox;
-let root: string;
-let env: Record<string, string>;
-let client: Client;
-let cleanup: () => Promise<void>;
 const PHRASES = [THAI_PHRASES[1], THAI_PHRASES[4]];
+let harness: SpeechHarness;
+let client: Client;
+let root: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
-  root = await mkdtemp(path.join(os.tmpdir(), 'mcp-thai-asr-'));
+  harness = await startSpeechHarness();
+  ({ client, root } = harness);
   await writeFile(path.join(root, 'thai.wav'), createThaiSpeech({ phrases: PHRASES, sampleRate: 22_050 }));
-  env = {
-    POLYMODAL_BASE_URL: sandbox.url,
-    POLYMODAL_API_KEY: sandbox.apiKey,
-    POLYMODAL_STATE_DIR: path.join(root, 'state'),
-    POLYMODAL_ALLOWED_DIRS: root,
-    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-    POLYMODAL_LOG_LEVEL: 'error',
-  };
-  const instance = createServer({ env });
-  client = new Client({ name: 'test', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await instance.server.connect(serverSide);
-  await client.connect(clientSide);
-  cleanup = async () => {
-    await client.close();
-    await instance.cleanup();
-  };
 });
-afterAll(async () => {
-  await cleanup();
-  await sandbox.close();
-  await rm(root, { recursive: true, force: true });
-});
+afterAll(() => harness.close());
 
 describe('Thai recognition tools', () => {
   it("transcribes a file with captions as progress, then reports today's usage", async () => {
@@ -64,7 +39,7 @@ describe('Thai recognition tools', () => {
       segments: [{ text: PHRASES[0] }, { text: PHRASES[1] }],
     });
     expect(captions).toContain(PHRASES[0]);
-    expect(JSON.stringify(result)).not.toContain(sandbox.apiKey);
+    expect(JSON.stringify(result)).not.toContain(harness.env.POLYMODAL_API_KEY);
 
     const config = (await client.callTool({ name: 'get_thai_asr_config', arguments: {} })) as CallToolResult;
     expect(config.structuredContent).toMatchObject({
@@ -103,7 +78,7 @@ describe('Thai recognition tools', () => {
       new StdioClientTransport({
         command: process.execPath,
         args: [bin],
-        env: { PATH: process.env.PATH ?? '', ...env },
+        env: { PATH: process.env.PATH ?? '', ...harness.env },
         stderr: 'pipe',
       }),
     );

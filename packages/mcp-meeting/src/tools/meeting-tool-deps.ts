@@ -131,9 +131,4 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${bytes} bytes` : `${value.toFixed(value >= 10 ? 0 : 1)} ${units[unit]}`;
 }
 
-export const ANNOTATIONS_READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: true,
-} as const;
+export { READ_ONLY_ANNOTATIONS as ANNOTATIONS_READ_ONLY } from '@polymodal/mcp-common';

@@ -3,6 +3,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ValidationError } from '@polymodal/core';
+import { PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -42,10 +43,7 @@ export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
       },
       annotations: {
         title: 'Ask the shared LLM',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
+        ...PLATFORM_WORK_ANNOTATIONS,
       },
     },
     async (args, extra) => {

@@ -2,7 +2,7 @@
  * get_reading_score: the state or result of a queued reading score, optionally waiting for it.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createWaitSecondsSchema, jobStatusShape } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, jobStatusShape, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { readingOutcomeShape } from './reading-result.js';
 import { waitForTask } from './score-reading.js';
@@ -23,10 +23,7 @@ export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps)
       outputSchema: { ...jobStatusShape, ...readingOutcomeShape },
       annotations: {
         title: 'Get a queued reading score',
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: true,
+        ...READ_ONLY_ANNOTATIONS,
       },
     },
     async (args, extra) => {

@@ -2,6 +2,7 @@
  * get_thai_asr_config: the streaming recogniser's defaults and this key's limits and usage.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -22,10 +23,7 @@ export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps
       },
       annotations: {
         title: 'Thai recognition configuration',
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: true,
+        ...READ_ONLY_ANNOTATIONS,
       },
     },
     async (_args, extra) => {

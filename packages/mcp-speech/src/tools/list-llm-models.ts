@@ -2,6 +2,7 @@
  * list_llm_models: the models of the platform's shared LLM pool, to pick one for ask_llm.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -20,10 +21,7 @@ export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): 
       },
       annotations: {
         title: 'List shared LLM models',
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: true,
+        ...READ_ONLY_ANNOTATIONS,
       },
     },
     async (_args, extra) => {

@@ -4,7 +4,13 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { READING_SCORE_SERVICE, type ReadingScoreTask, ValidationError } from '@polymodal/core';
-import { createJobHandle, createWaitSecondsSchema, jobStatusShape, waitForJob } from '@polymodal/mcp-common';
+import {
+  createJobHandle,
+  createWaitSecondsSchema,
+  jobStatusShape,
+  PLATFORM_WORK_ANNOTATIONS,
+  waitForJob,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { readingOutcome, readingOutcomeShape, readingSummary } from './reading-result.js';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
@@ -37,10 +43,7 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
       outputSchema: { ...jobStatusShape, ...readingOutcomeShape },
       annotations: {
         title: 'Score a Thai reading',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
+        ...PLATFORM_WORK_ANNOTATIONS,
       },
     },
     async (args, extra) => {

@@ -3,7 +3,7 @@
  * final text and segments; captions (partials) go out as progress notifications while it runs.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createProgressReporter } from '@polymodal/mcp-common';
+import { createProgressReporter, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -40,10 +40,7 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
       },
       annotations: {
         title: 'Transcribe Thai speech',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
+        ...PLATFORM_WORK_ANNOTATIONS,
       },
     },
     async (args, extra) => {
