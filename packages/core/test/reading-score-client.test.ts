@@ -6,7 +6,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPolymodal, JobFailedError, type Polymodal, ValidationError } from '../src/index.js';
+import {
+  createPolymodal,
+  isNoSpeechResult,
+  JobFailedError,
+  type Polymodal,
+  type ReadingScoreOptions,
+  ValidationError,
+} from '../src/index.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
 
 const KEY = 'pm_live_readingkey';
@@ -153,5 +160,157 @@ describe('reading score client', () => {
     ];
     for (const attempt of attempts) await expect(attempt()).rejects.toSatisfy(ValidationError.isInstance);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends scoring_options as a JSON string and form fields given by alias under canonical names', async () => {
+    let body = '';
+    server = await startServer(async (request, response) => {
+      body = await readBody(request);
+      sendJson(response, 200, RESULT);
+    });
+    await open(server.url).score({
+      studentAudio: path.join(dir, 'student.wav'),
+      scoringOptions: { include_pronunciation: false, asr_engine: 'engine_w', rubric: 'strict' },
+      formFields: { referenceText: 'ฉันชอบอ่าน', studentId: 's9', lessonId: 'l2', asrEngine: 'engine_w' },
+    });
+    expect(body).toContain(
+      `name="scoring_options"\r\n\r\n${JSON.stringify({ include_pronunciation: false, asr_engine: 'engine_w', rubric: 'strict' })}\r\n`,
+    );
+    for (const [field, value] of [
+      ['reference_text', 'ฉันชอบอ่าน'],
+      ['student_id', 's9'],
+      ['lesson_id', 'l2'],
+      ['asr_engine', 'engine_w'],
+    ]) {
+      expect(body).toContain(`name="${field}"\r\n\r\n${value}\r\n`);
+    }
+    for (const alias of ['referenceText', 'studentId', 'lessonId', 'asrEngine']) {
+      expect(body).not.toContain(`name="${alias}"`);
+    }
+  });
+
+  it('refuses unknown, duplicate or conflicting fields before sending anything', async () => {
+    server = await startServer((_request, response) => sendJson(response, 200, RESULT));
+    const client = open(server.url);
+    const studentAudio = path.join(dir, 'student.wav');
+    const attempts: Omit<ReadingScoreOptions, 'studentAudio'>[] = [
+      { formFields: { reference_text: 'x', referenceText: 'y' } },
+      { referenceText: 'x', formFields: { referenceText: 'x' } },
+      { referenceText: 'x', formFields: { colour: 'blue' } },
+      { referenceText: 'x', formFields: { audio_file: 'student.wav' } },
+      { referenceText: 'x', formFields: { language: 'en' } },
+      { referenceText: 'x', formFields: { asrEngine: 'engine_q' } },
+      {
+        referenceText: 'x',
+        engine: 'engine_t' as const,
+        scoringOptions: { asr_engine: 'engine_w' as const },
+      },
+      { referenceText: 'x', includePronunciation: true, scoringOptions: { include_pronunciation: false } },
+      { referenceText: 'x', scoringOptions: { asr_engine: 'engine_z' as never } },
+      { referenceText: 'x', formFields: { scoring_options: '{not json' } },
+    ];
+    for (const attempt of attempts) {
+      await expect(client.submit({ studentAudio, ...attempt })).rejects.toSatisfy(ValidationError.isInstance);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('parses the no-speech exception as the spec shows it', async () => {
+    const noSpeech = {
+      success: true,
+      assessment: {
+        passed: false,
+        status: 'no_speech',
+        displayScoreMin: 0.0,
+        usedBestAttemptSelection: false,
+      },
+      request: {
+        language: 'th',
+        asrEngine: 'engine_t',
+        studentId: null,
+        lessonId: null,
+        includePronunciation: true,
+      },
+      student: {
+        transcript: '',
+        fullTranscript: '',
+        tokens: [],
+        tokenCount: 0,
+        selectedAttempt: {
+          mode: 'no_speech_detected',
+          applied: false,
+          candidateCount: 0,
+          multipleAttemptsDetected: false,
+          start: null,
+          end: null,
+          durationSeconds: null,
+          tokenStartIndex: null,
+          tokenEndIndex: null,
+          hasTiming: false,
+        },
+        meta: {
+          noSpeechDetected: true,
+          voiceActivityChecked: true,
+          voiceActivityDetected: false,
+          audioDuration: 3.2,
+        },
+      },
+      scores: { overall: 0.0, textAccuracy: 0.0, pronunciation: 0.0, levenshteinSimilarity: 0.0 },
+      comparison: {
+        correctTokenCount: 0,
+        referenceTokenCount: 2,
+        studentTokenCount: 0,
+        missingTokenCount: 2,
+        extraTokenCount: 0,
+        substitutionCount: 0,
+        wordResults: [
+          {
+            referenceIndex: 0,
+            studentIndex: null,
+            status: 'missing',
+            referenceToken: 'ฉัน',
+            studentToken: null,
+            pronunciationConfidence: null,
+          },
+          {
+            referenceIndex: 1,
+            studentIndex: null,
+            status: 'missing',
+            referenceToken: 'ชอบ',
+            studentToken: null,
+            pronunciationConfidence: null,
+          },
+        ],
+      },
+      feedback: {
+        pronunciationFocusWords: [],
+        missingWords: ['ฉัน', 'ชอบ'],
+        extraWords: [],
+        substitutions: [],
+      },
+      diagnostics: {
+        rawScores: { overall: 0, textAccuracy: 0, pronunciation: null, levenshteinSimilarity: 0 },
+      },
+      alignment: { used: false, averageConfidence: null, words: [], meta: { reason: 'no_speech_detected' } },
+    };
+    server = await startServer((_request, response) => sendJson(response, 200, noSpeech));
+    const result = await open(server.url).score({
+      studentAudio: path.join(dir, 'student.wav'),
+      referenceText: 'ฉันชอบ',
+    });
+    expect(isNoSpeechResult(result)).toBe(true);
+    expect(result.assessment.passed).toBe(false);
+    expect(result.scores).toEqual({
+      overall: 0,
+      textAccuracy: 0,
+      pronunciation: 0,
+      levenshteinSimilarity: 0,
+    });
+    expect(result.student?.selectedAttempt?.mode).toBe('no_speech_detected');
+    expect(result.student?.meta?.voiceActivityDetected).toBe(false);
+    expect(result.alignment).toMatchObject({ used: false, meta: { reason: 'no_speech_detected' } });
+    expect(result.comparison.wordResults.every((word) => word.pronunciationConfidence === null)).toBe(true);
+    expect(result.feedback?.missingWords).toEqual(['ฉัน', 'ชอบ']);
+    expect(isNoSpeechResult({ ...result, assessment: { passed: true, status: 'passed' } })).toBe(false);
   });
 });

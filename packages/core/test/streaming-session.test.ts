@@ -3,7 +3,7 @@
  * are StreamingErrors that never show the key, and nothing escapes uncaught.
  */
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { createStreamingSession, StreamingError } from '../src/index.js';
 
@@ -123,5 +123,152 @@ describe('streaming session', () => {
     const started = Date.now();
     await session.close();
     expect(Date.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('streaming session protocol', () => {
+  it('runs start → binary audio → flush → end → final, then reset → reset_ok on the same socket', async () => {
+    const received: (string | number[])[] = [];
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready', sample_rate: 16000, limits: { concurrent_sessions: 3 } }));
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) {
+          const bytes = data as Buffer;
+          received.push(
+            Array.from(new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length))),
+          );
+          return;
+        }
+        const message = JSON.parse(String(data)) as { type: string };
+        received.push(message.type);
+        const reply: Record<string, object> = {
+          start: { type: 'started' },
+          flush: { type: 'partial', text: 'สวัส', audio_ms: 40 },
+          end_utterance: { type: 'final', text: 'สวัสดี', segments: [{ start: 0, end: 0.5, text: 'สวัสดี' }] },
+          reset: { type: 'reset_ok' },
+        };
+        if (reply[message.type]) socket.send(JSON.stringify(reply[message.type]));
+      });
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY });
+    expect(session.ready.limits?.concurrent_sessions).toBe(3);
+    const partials: string[] = [];
+    session.onEvent((event) => {
+      if (event.type === 'partial') partials.push(event.text ?? '');
+    });
+    await session.start({ sample_rate: 16000, vad: true });
+    await session.sendAudio(Int16Array.from([1, -2, 32767]));
+    session.flush();
+    const final = await session.end({ message: 'end_utterance' });
+    expect(final.text).toBe('สวัสดี');
+    expect(final.segments?.[0]).toEqual({ start: 0, end: 0.5, text: 'สวัสดี' });
+    expect(partials).toEqual(['สวัส']);
+    expect((await session.reset()).type).toBe('reset_ok');
+    expect(received).toEqual(['start', [1, -2, 32767], 'flush', 'end_utterance', 'reset']);
+    await session.close();
+  });
+
+  it('sends audio as JSON audio_b64 when asked (the fallback)', async () => {
+    const messages: { type: string; audio_b64?: string }[] = [];
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      socket.on('message', (data, isBinary) => {
+        expect(isBinary).toBe(false);
+        messages.push(JSON.parse(String(data)));
+        if (messages.length === 2) socket.send(JSON.stringify({ type: 'final', text: 'ok' }));
+      });
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY, audioEncoding: 'base64' });
+    const final = session.next('final', 2000);
+    await session.sendAudio(Int16Array.from([256, -1]));
+    session.sendJson({ type: 'end' });
+    await final;
+    expect(messages[0]).toEqual({
+      type: 'audio',
+      audio_b64: Buffer.from([0, 1, 255, 255]).toString('base64'),
+    });
+    await session.close();
+  });
+
+  it('reports a server error event as a StreamingError with its code, at the next wait or send', async () => {
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      socket.on('message', () =>
+        socket.send(JSON.stringify({ type: 'error', code: 'bad_audio', error: 'odd bytes' })),
+      );
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY });
+    const started = session.start();
+    const error = await expectStreamingError(started, 'bad_audio');
+    expect(error.message).toContain('odd bytes');
+    // An error that arrives while nobody waits surfaces at the next send.
+    const errors: string[] = [];
+    session.onEvent((event) => {
+      if (event.type === 'error') errors.push(event.code ?? '');
+    });
+    session.sendJson({ type: 'flush' });
+    await vi.waitFor(() => expect(errors).toEqual(['bad_audio']));
+    await expectStreamingError(session.sendAudio(new Int16Array(4)), 'bad_audio');
+    await session.close();
+  });
+
+  it('survives binary and non-event frames and a throwing listener without an uncaught error', async () => {
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      socket.on('message', () => {
+        socket.send(Buffer.from([1, 2, 3]));
+        socket.send(JSON.stringify({ text: 'no type' }));
+        socket.send(JSON.stringify({ type: 'partial', text: 'x' }));
+      });
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY });
+    const codes: string[] = [];
+    session.onEvent((event) => {
+      if (event.type === 'error') codes.push(event.code ?? '');
+      if (event.type === 'partial') throw new Error('listener bug');
+    });
+    session.sendJson({ type: 'flush' });
+    await vi.waitFor(() => expect(codes).toEqual(['malformed_frame', 'malformed_frame']));
+    await expectStreamingError(session.next('final', 2000), /malformed_frame|listener_error|close/);
+    await session.close();
+  });
+
+  it('pings while open to keep the connection alive, and stops after close', async () => {
+    let pings = 0;
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      socket.on('ping', () => {
+        pings++;
+      });
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY, keepaliveMs: 40 });
+    await vi.waitFor(() => expect(pings).toBeGreaterThanOrEqual(2), { timeout: 2000 });
+    await session.close();
+    const afterClose = pings;
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(pings).toBe(afterClose);
+  });
+
+  it('aborting the signal ends a wait at once with the caller reason', async () => {
+    const url = await serve((socket) => socket.send(JSON.stringify({ type: 'ready' })));
+    const controller = new AbortController();
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY, signal: controller.signal });
+    const waiting = session.next('final', 10_000);
+    controller.abort(new Error('user cancelled'));
+    await expect(waiting).rejects.toThrow('user cancelled');
+    await session.close();
+  });
+
+  it('never puts the key in an error, even for a refused connection', async () => {
+    const error = await expectStreamingError(
+      createStreamingSession({
+        wsUrl: 'ws://127.0.0.1:1/api/thai-asr/stream?session_id=s',
+        apiKey: KEY,
+        readyTimeoutMs: 1000,
+      }),
+      /socket_error|close|timeout/,
+    );
+    expect(JSON.stringify(error)).not.toContain(KEY);
+    expect(String(error.stack)).not.toContain(KEY);
   });
 });

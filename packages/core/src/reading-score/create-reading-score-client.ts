@@ -3,6 +3,9 @@
  * once (200) or queues the work (202 with `taskId` and `statusPath`, then polled with the same key until
  * `ready=true`). `submit` never waits.
  *
+ * Requests go out with the canonical field names; callers holding form fields under any accepted alias
+ * pass them as `formFields`, and `scoring_options` is sent as a JSON string.
+ *
  * Choices where the spec is silent: exactly one of reference text and reference audio is accepted (the
  * spec requires one; sending both would leave which one counts to the server); the task route is polled
  * every 2 s with a 10-minute default deadline; a scoring POST is not idempotent, so it is repeated only when
@@ -11,6 +14,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  canonicalReadingScoreField,
   LEGACY_READING_SCORE_API_PATH,
   READING_SCORE_API_PATH,
   ReadingScoreAnswer,
@@ -18,6 +22,7 @@ import {
   ReadingScoreQueued,
   type ReadingScoreResult,
   ReadingScoreTask,
+  ReadingScoringOptions,
 } from '../contracts/reading-score.js';
 import { JobFailedError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
@@ -41,6 +46,14 @@ export interface ReadingScoreOptions {
   lessonId?: string;
   /** Default true (the service's default). */
   includePronunciation?: boolean;
+  /** Sent as the JSON string `scoring_options` (`include_pronunciation`, `asr_engine`, further keys as is). */
+  scoringOptions?: ReadingScoringOptions;
+  /**
+   * Further text fields as a form would send them, by canonical name or any accepted alias (`referenceText`,
+   * `studentId`, `lessonId`, `asrEngine`); they are sent under the canonical name. Files go through
+   * `studentAudio`/`referenceAudio`, and a field given twice is refused.
+   */
+  formFields?: Readonly<Record<string, string>>;
   /** Use the older `/api/low-latency-asr/reading-score` route. */
   legacyRoute?: boolean;
   signal?: AbortSignal;
@@ -126,7 +139,66 @@ export function createReadingScoreClient(options: {
     return `${READING_SCORE_API_PATH}/task/${statusPathOrTaskId}`;
   }
 
-  async function submit(request: ReadingScoreOptions): Promise<ReadingScoreSubmission> {
+  /** Folds `formFields` (canonical names or aliases) into the typed options; conflicts are refused. */
+  function withFormFields(request: ReadingScoreOptions): ReadingScoreOptions {
+    const merged: ReadingScoreOptions = { ...request };
+    const refuse = (name: string, message: string) => {
+      throw new ValidationError(`formFields.${name}: ${message}. Nothing was sent.`, [
+        { path: `formFields.${name}`, message },
+      ]);
+    };
+    const setOnce = <K extends keyof ReadingScoreOptions>(
+      name: string,
+      key: K,
+      value: ReadingScoreOptions[K],
+    ) => {
+      if (merged[key] !== undefined) refuse(name, `${String(key)} is already given`);
+      merged[key] = value;
+    };
+    for (const [name, value] of Object.entries(request.formFields ?? {})) {
+      const field = canonicalReadingScoreField(name);
+      if (field === undefined) refuse(name, 'not a field of the reading score service');
+      switch (field) {
+        case 'student_audio':
+        case 'reference_audio':
+          refuse(name, 'files are given as studentAudio / referenceAudio paths');
+          break;
+        case 'reference_text':
+          setOnce(name, 'referenceText', value);
+          break;
+        case 'student_id':
+          setOnce(name, 'studentId', value);
+          break;
+        case 'lesson_id':
+          setOnce(name, 'lessonId', value);
+          break;
+        case 'asr_engine':
+          setOnce(name, 'engine', value as ReadingScoreEngine);
+          break;
+        case 'language':
+          if (value !== 'th') refuse(name, 'only Thai (th) is supported');
+          break;
+        case 'include_pronunciation':
+          if (value !== 'true' && value !== 'false') refuse(name, 'true or false');
+          setOnce(name, 'includePronunciation', value === 'true');
+          break;
+        case 'scoring_options': {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(value);
+          } catch {
+            refuse(name, 'not JSON');
+          }
+          setOnce(name, 'scoringOptions', parsed as ReadingScoringOptions);
+          break;
+        }
+      }
+    }
+    return merged;
+  }
+
+  async function submit(input: ReadingScoreOptions): Promise<ReadingScoreSubmission> {
+    const request = withFormFields(input);
     const hasText = request.referenceText !== undefined && request.referenceText.trim() !== '';
     if (hasText === (request.referenceAudio !== undefined)) {
       throw new ValidationError(
@@ -140,6 +212,39 @@ export function createReadingScoreClient(options: {
         [{ path: 'engine', message: 'engine_t or engine_w' }],
       );
     }
+    let scoringOptions: string | undefined;
+    if (request.scoringOptions !== undefined) {
+      const parsed = ReadingScoringOptions.safeParse(request.scoringOptions);
+      if (!parsed.success) {
+        const issues = parsed.error.issues.map((issue) => ({
+          path: ['scoringOptions', ...issue.path.map(String)].join('.'),
+          message: issue.message,
+        }));
+        throw new ValidationError(
+          `Invalid scoringOptions: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
+          issues,
+        );
+      }
+      const inner = parsed.data;
+      // The same setting twice with different values would leave the choice to the server.
+      if (inner.asr_engine && request.engine && inner.asr_engine !== request.engine) {
+        throw new ValidationError(
+          `engine ${request.engine} and scoringOptions.asr_engine ${inner.asr_engine} disagree. Nothing was sent.`,
+          [{ path: 'scoringOptions.asr_engine', message: 'differs from engine' }],
+        );
+      }
+      if (
+        inner.include_pronunciation !== undefined &&
+        request.includePronunciation !== undefined &&
+        inner.include_pronunciation !== request.includePronunciation
+      ) {
+        throw new ValidationError(
+          'includePronunciation and scoringOptions.include_pronunciation disagree. Nothing was sent.',
+          [{ path: 'scoringOptions.include_pronunciation', message: 'differs from includePronunciation' }],
+        );
+      }
+      scoringOptions = JSON.stringify(inner);
+    }
     const student = await checkedAudio(request.studentAudio, 'studentAudio');
     const reference = request.referenceAudio
       ? await checkedAudio(request.referenceAudio, 'referenceAudio')
@@ -151,6 +256,7 @@ export function createReadingScoreClient(options: {
     if (request.lessonId) fields.lesson_id = request.lessonId;
     if (request.includePronunciation !== undefined)
       fields.include_pronunciation = String(request.includePronunciation);
+    if (scoringOptions !== undefined) fields.scoring_options = scoringOptions;
     const typeOf = (file: string) =>
       AUDIO_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 

@@ -1,0 +1,316 @@
+/**
+ * The Thai recognition client against a loopback platform double (HTTP routes + WebSocket on one port):
+ * fields checked before sending, the transcribe flow on the wire, the caption rule, and the key kept to
+ * the platform host and out of errors.
+ */
+
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { createPolymodal, type Polymodal, StreamingError, ValidationError } from '../src/index.js';
+import { toneWav } from './helpers/make-wav.js';
+
+const KEY = 'pm_live_thaiasrsecret';
+
+interface Platform {
+  url: string;
+  requests: { method: string; url: string; key: string | undefined; body: unknown }[];
+  wsUrls: string[];
+  close(): Promise<void>;
+}
+
+let platform: Platform | undefined;
+let polymodal: Polymodal | undefined;
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'thai-asr-'));
+});
+afterEach(async () => {
+  await polymodal?.close();
+  await platform?.close();
+  polymodal = undefined;
+  platform = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function startPlatform(options: {
+  onSocket: (socket: WebSocket) => void;
+  wsUrl?: (port: number) => string;
+}): Promise<Platform> {
+  const requests: Platform['requests'] = [];
+  const wsUrls: string[] = [];
+  const wss = new WebSocketServer({ noServer: true });
+  let port = 0;
+  const server: Server = createServer(async (request, response) => {
+    const body = await readJson(request);
+    requests.push({
+      method: request.method ?? '',
+      url: request.url ?? '',
+      key: request.headers['x-api-key'] as string | undefined,
+      body,
+    });
+    const reply =
+      request.url === '/api/thai-asr/config'
+        ? {
+            language: 'th',
+            engine: 'engine_t',
+            defaults: { sample_rate: 16000, frame_ms: 20, stream_chunk_ms: 80, vad: true },
+            limits: {
+              requests_per_minute: 120,
+              concurrent_sessions: 3,
+              daily_audio_seconds: 3600,
+              today_audio_seconds_used: 0,
+            },
+          }
+        : {
+            session_id: 'sess-1',
+            engine: 'engine_t',
+            ws_url: options.wsUrl?.(port) ?? `ws://127.0.0.1:${port}/api/thai-asr/stream?session_id=sess-1`,
+            config: body,
+          };
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(reply));
+  });
+  server.on('upgrade', (request, socket, head) => {
+    wsUrls.push(request.url ?? '');
+    wss.handleUpgrade(request, socket, head, (ws) => options.onSocket(ws));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    wsUrls,
+    close: async () => {
+      for (const client of wss.clients) client.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const open = (url: string) => {
+  polymodal = createPolymodal({
+    baseUrl: url,
+    apiKey: KEY,
+    ledger: false,
+    http: { baseDelayMs: 1, maxDelayMs: 5 },
+  });
+  return polymodal.thaiAsr;
+};
+
+/** A recogniser double: acknowledges start, counts samples, answers partials and a final. */
+function recogniser(log: { messages: string[]; samples: number; frames: number[] }) {
+  return (socket: WebSocket) => {
+    socket.send(JSON.stringify({ type: 'ready', sample_rate: 16000 }));
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) {
+        const count = (data as Buffer).length / 2;
+        log.samples += count;
+        log.frames.push(count);
+        if (log.frames.length === 1) {
+          for (const event of [
+            { type: 'speech_start', offset_ms: 0, latency_ms: 3 },
+            { type: 'partial', text: 'สวัส' },
+            { type: 'stabilized_partial', text: 'สวัส' },
+            { type: 'partial', text: 'สวัส' },
+            { type: 'partial', text: 'สวัสดี' },
+          ]) {
+            socket.send(JSON.stringify(event));
+          }
+        }
+        return;
+      }
+      const message = JSON.parse(String(data)) as { type: string };
+      log.messages.push(String(data));
+      if (message.type === 'start') socket.send(JSON.stringify({ type: 'started' }));
+      if (message.type === 'end') {
+        socket.send(
+          JSON.stringify({
+            type: 'final',
+            session_id: 'sess-1',
+            text: 'สวัสดีครับ',
+            segments: [{ start: 0, end: 0.3, text: 'สวัสดีครับ' }],
+            audio_ms: 300,
+            latency_ms: 12,
+          }),
+        );
+      }
+    });
+  };
+}
+
+describe('thai-asr client', () => {
+  it('reads the config and refuses out-of-range session fields before sending anything', async () => {
+    platform = await startPlatform({ onSocket: () => {} });
+    const thaiAsr = open(platform.url);
+    const config = await thaiAsr.config();
+    expect(config.limits?.daily_audio_seconds).toBe(3600);
+    expect(config.defaults?.stream_chunk_ms).toBe(80);
+    for (const bad of [
+      { sample_rate: 7999 },
+      { sample_rate: 48_001 },
+      { frame_ms: 9 },
+      { frame_ms: 201 },
+      { partial_interval_ms: 19 },
+      { partial_interval_ms: 1001 },
+      { min_decode_audio_ms: 99 },
+      { min_decode_audio_ms: 5001 },
+      { decode_window_ms: 199 },
+      { decode_window_ms: 15_001 },
+      { sample_rate: 16000.5 },
+      { benchmark_label: 'x'.repeat(201) },
+      { vad: 'yes' as never },
+      { language: 'en' } as never,
+    ]) {
+      await expect(thaiAsr.createSession(bad)).rejects.toThrow(ValidationError);
+    }
+    await expect(thaiAsr.createSession({ frame_ms: 5 })).rejects.toThrow(/frame_ms: .*Nothing was sent/);
+    expect(platform.requests.map((request) => request.url)).toEqual(['/api/thai-asr/config']);
+    const session = await thaiAsr.createSession({
+      sample_rate: 8000,
+      frame_ms: 10,
+      partial_interval_ms: 1000,
+      min_decode_audio_ms: 100,
+      decode_window_ms: 15_000,
+      vad: false,
+      benchmark_label: 'x'.repeat(200),
+    });
+    expect(session.session_id).toBe('sess-1');
+    expect(platform.requests[1]).toMatchObject({ method: 'POST', url: '/api/thai-asr/sessions', key: KEY });
+  });
+
+  it('transcribes a 44.1 kHz stereo WAV: config, session, api_key, start, 80 ms frames, end, final', async () => {
+    const log = { messages: [] as string[], samples: 0, frames: [] as number[] };
+    platform = await startPlatform({ onSocket: recogniser(log) });
+    const file = path.join(dir, 'speech.wav');
+    await writeFile(file, toneWav({ rate: 44_100, channels: 2, bits: 16, seconds: 0.3, hz: 300 }));
+    const captions: string[] = [];
+    const types: string[] = [];
+    const started = performance.now();
+    const result = await open(platform.url).transcribe({
+      file,
+      session: { partial_interval_ms: 40 },
+      onPartial: (text) => captions.push(text),
+      onEvent: (event) => types.push(event.type),
+    });
+    // Real-time pacing: 0.3 s of audio cannot go out much faster than 0.3 s.
+    expect(performance.now() - started).toBeGreaterThan(250);
+    expect(result).toMatchObject({ sessionId: 'sess-1', text: 'สวัสดีครับ', audioSeconds: 0.3 });
+    expect(result.segments).toEqual([{ start: 0, end: 0.3, text: 'สวัสดีครับ' }]);
+    expect(result.final.latency_ms).toBe(12);
+    expect(platform.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'GET /api/thai-asr/config',
+      'POST /api/thai-asr/sessions',
+    ]);
+    expect(platform.requests[1]?.body).toEqual({ partial_interval_ms: 40, sample_rate: 16000 });
+    expect(platform.wsUrls[0]).toBe(`/api/thai-asr/stream?session_id=sess-1&api_key=${KEY}`);
+    expect(JSON.parse(log.messages[0] ?? '{}')).toEqual({
+      type: 'start',
+      partial_interval_ms: 40,
+      sample_rate: 16000,
+    });
+    expect(JSON.parse(log.messages.at(-1) ?? '{}')).toEqual({ type: 'end' });
+    expect(log.samples).toBe(4800);
+    expect(log.frames).toEqual([1280, 1280, 1280, 960]);
+    // Caption rule: the stabilized partial replaces the repeated partial; the transcript only from final.
+    expect(captions).toEqual(['สวัส', 'สวัส', 'สวัสดี']);
+    expect(captions).not.toContain('สวัสดีครับ');
+    expect(types.slice(0, 2)).toEqual(['started', 'speech_start']);
+    expect(types.at(-1)).toBe('final');
+  });
+
+  it('streams given samples unpaced, through the audio_b64 fallback when asked', async () => {
+    const audio: string[] = [];
+    platform = await startPlatform({
+      onSocket: (socket) => {
+        socket.send(JSON.stringify({ type: 'ready' }));
+        socket.on('message', (data) => {
+          const message = JSON.parse(String(data)) as { type: string; audio_b64?: string };
+          if (message.type === 'start') socket.send(JSON.stringify({ type: 'started' }));
+          if (message.type === 'audio') audio.push(message.audio_b64 ?? '');
+          if (message.type === 'end')
+            socket.send(JSON.stringify({ type: 'final', text: 'ok', segments: [] }));
+        });
+      },
+    });
+    const started = performance.now();
+    const result = await open(platform.url).transcribe({
+      samples: new Int16Array(16_000 * 2),
+      speed: 0,
+      audioEncoding: 'base64',
+    });
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(result.text).toBe('ok');
+    expect(audio).toHaveLength(25);
+    expect(Buffer.from(audio[0] ?? '', 'base64').length).toBe(1280 * 2);
+  });
+
+  it('refuses a ws_url on another host, so the key never leaves the platform', async () => {
+    let connections = 0;
+    platform = await startPlatform({
+      onSocket: () => {
+        connections++;
+      },
+      wsUrl: () => 'wss://collector.example/api/thai-asr/stream?session_id=sess-1',
+    });
+    const attempt = open(platform.url).transcribe({ samples: new Int16Array(1600), speed: 0 });
+    await expect(attempt).rejects.toThrow(/not the platform's host; refusing to send the key/);
+    expect(connections).toBe(0);
+  });
+
+  it('fails with a StreamingError, without the key, when the server drops mid-stream', async () => {
+    platform = await startPlatform({
+      onSocket: (socket) => {
+        socket.send(JSON.stringify({ type: 'ready' }));
+        socket.on('message', (data, isBinary) => {
+          if (!isBinary && JSON.parse(String(data)).type === 'start')
+            socket.send(JSON.stringify({ type: 'started' }));
+          if (isBinary) socket.terminate();
+        });
+      },
+    });
+    const error = await open(platform.url)
+      .transcribe({ samples: new Int16Array(16_000), speed: 0, finalTimeoutMs: 2000 })
+      .then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+    expect(StreamingError.isInstance(error)).toBe(true);
+    expect(String((error as Error).message)).not.toContain(KEY);
+    expect(String((error as Error).stack)).not.toContain(KEY);
+  });
+
+  it('rejects within the bound when ready never comes, and checks its inputs first', async () => {
+    platform = await startPlatform({ onSocket: () => {} });
+    const thaiAsr = open(platform.url);
+    const started = Date.now();
+    await expect(
+      thaiAsr.transcribe({ samples: new Int16Array(1600), speed: 0, readyTimeoutMs: 200 }),
+    ).rejects.toThrow(/No ready event/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    await expect(thaiAsr.transcribe({ speed: 0 })).rejects.toThrow(/either file or samples/);
+    await expect(thaiAsr.transcribe({ samples: new Int16Array(10), speed: -1 })).rejects.toThrow(/speed/);
+    await expect(
+      thaiAsr.transcribe({ samples: new Int16Array(10), session: { sample_rate: 100 } }),
+    ).rejects.toThrow(/sample_rate/);
+    const notAudio = path.join(dir, 'notes.wav');
+    await writeFile(notAudio, 'RIFF....WAVEjunk');
+    await expect(thaiAsr.transcribe({ file: notAudio, speed: 0 })).rejects.toThrow(/Not a usable WAV/);
+    // Only the transcription that reached the socket created a session; bad input created none.
+    expect(platform.requests.filter((request) => request.url.endsWith('/sessions'))).toHaveLength(1);
+  });
+});
