@@ -46,6 +46,32 @@ export type { Counters } from './framework/counters.js';
 export type { ActiveFault } from './framework/fault-engine.js';
 export { FAULT_KINDS, type FaultKind, FaultRule } from './framework/fault-rule.js';
 export {
+  MediaConfig,
+  type ParsedMediaConfig,
+  PublicMediaEntry,
+} from './media/media-config.js';
+export { readMediaFixture, SAMPLE_VIDEO_SECONDS, sampleVideo } from './media/media-fixtures.js';
+export { CANCEL_MARKER, FAIL_MARKER, MAX_SAFE_SEED } from './media/media-request.js';
+export { synthesizeVoice, type VoiceOptions, voiceDurationSeconds } from './media/synthesize-voice.js';
+export {
+  CATALOG_MODELS,
+  CATALOG_PROVIDER,
+  CATALOG_VIDEO_API_PATH,
+  type CatalogModel,
+  type CatalogParameter,
+} from './services/catalog-video/index.js';
+export {
+  FLASHCARDS_API_PATH,
+  LEARNING_DIRECTIONS,
+  type LearningDirection,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+} from './services/flashcards/index.js';
+export {
+  IMAGE_TO_VIDEO_API_PATH,
+  IMAGE_TO_VIDEO_DEFAULT_MODEL,
+  IMAGE_TO_VIDEO_MODELS,
+} from './services/image-to-video/index.js';
+export {
   LLM_BASE_PATH,
   PLANNER_MODEL_ID,
   type PlannerMessage,
@@ -53,5 +79,14 @@ export {
   planTurn,
 } from './services/llm/index.js';
 export { LEGACY_READING_SCORE_PATH, READING_SCORE_PATH } from './services/reading-score/index.js';
+export {
+  BUILT_IN_SPEAKERS,
+  defaultModelFor,
+  LEGACY_MODEL,
+  MAX_TEXT_CHARACTERS,
+  TTS_API_PATH,
+  TTS_LANGUAGES,
+  TTS_MODELS,
+} from './services/speech-synthesis/index.js';
 export { createThaiSpeech, THAI_ASR_PATH, THAI_PHRASES } from './services/thai-asr/index.js';
 export { type Sandbox, type SandboxOptions, startSandbox } from './start-sandbox.js';

@@ -18,9 +18,13 @@ import { createFaultEngine } from './framework/fault-engine.js';
 import { createRouter } from './framework/router.js';
 import { createSandboxServer } from './framework/sandbox-server.js';
 import type { ServiceFactory } from './framework/sandbox-service.js';
+import { createCatalogVideoService } from './services/catalog-video/catalog-video-service.js';
+import { createFlashcardsService } from './services/flashcards/flashcards-service.js';
+import { createImageToVideoService } from './services/image-to-video/image-to-video-service.js';
 import { createLlmService } from './services/llm/llm-service.js';
 import { createMeetingService } from './services/meeting/meeting-service.js';
 import { createReadingScoreService } from './services/reading-score/reading-score-service.js';
+import { createSpeechSynthesisService } from './services/speech-synthesis/speech-synthesis-service.js';
 import { createThaiAsrService } from './services/thai-asr/thai-asr-service.js';
 
 export interface SandboxOptions {
@@ -58,6 +62,10 @@ const SERVICES: readonly ServiceFactory[] = [
   createLlmService,
   createReadingScoreService,
   createThaiAsrService,
+  createSpeechSynthesisService,
+  createImageToVideoService,
+  createCatalogVideoService,
+  createFlashcardsService,
 ];
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { FaultRule } from '../framework/fault-rule.js';
+import { MediaConfig } from '../media/media-config.js';
 
 /** Fixed prefix of every API key; the secret part follows an underscore. */
 export const KEY_PREFIX = 'pm_live';
@@ -32,6 +33,8 @@ export const SandboxUserConfig = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 _ . -'),
   name: z.string().min(1).default('Sandbox user'),
   site: z.string().min(1).default('default'),
+  /** Team of the user's keys (media services); defaults to the site. */
+  team: z.string().min(1).optional(),
   credits: z.number().finite().min(0).default(DEFAULT_USER_CREDITS),
   keys: z.array(SandboxKeyConfig).min(1, 'each user needs at least one key'),
   features: SandboxFeatures.optional(),
@@ -59,6 +62,8 @@ export const SandboxConfig = z
     /** Seed of the pseudo-random choices (fault rates); same seed, same run. */
     seed: z.number().int().default(1),
     faults: z.array(FaultRule).default([]),
+    /** Limits and simulated public media of the media services (see media/media-config.ts). */
+    media: MediaConfig.prefault({}),
   })
   .superRefine((config, context) => {
     const userIds = new Set<string>();

@@ -8,6 +8,8 @@ export interface SandboxUser {
   id: string;
   name: string;
   site: string;
+  /** The team the user's keys belong to (media services record usage under it); defaults to the site. */
+  team: string;
   features: SandboxFeatures;
 }
 
@@ -44,7 +46,13 @@ export function createAccounts(configured: readonly SandboxUserConfig[]): Accoun
   const users = new Map<string, SandboxUser>(
     configured.map((user) => [
       user.id,
-      { id: user.id, name: user.name, site: user.site, features: user.features ?? {} },
+      {
+        id: user.id,
+        name: user.name,
+        site: user.site,
+        team: user.team ?? user.site,
+        features: user.features ?? {},
+      },
     ]),
   );
   const keys = new Map<string, KeyRecord>();

@@ -1,0 +1,269 @@
+/**
+ * Validation of the speech request (`POST /api/tts/v1/audio/speech`) with every rule of the platform:
+ * text length, languages and the model_d rule for Thai, Malay and Lao, the legacy model routed to model_d,
+ * the seed range, model-specific fields (expression, speaker, instruct, legacy sample), clone audio forms
+ * with consent for public HTTPS references, and clone_text rules.
+ */
+import { HttpError } from '../../framework/http-error.js';
+import type { PublicMediaEntry } from '../../media/media-config.js';
+import { rejectUnknownFields } from '../../media/media-request.js';
+import { lookUpRemote } from '../../media/resolve-media-url.js';
+
+export const TTS_LANGUAGES = ['en', 'zh', 'vi', 'th', 'ms', 'lo', 'ja', 'ko'] as const;
+export type TtsLanguage = (typeof TTS_LANGUAGES)[number];
+export const TTS_MODELS = ['model_a', 'model_b', 'model_c', 'model_d'] as const;
+export type TtsModel = (typeof TTS_MODELS)[number];
+/** The legacy model name; requests with it are routed to model_d. */
+export const LEGACY_MODEL = 'legacy_model';
+export const MAX_TEXT_CHARACTERS = 200;
+export const MAX_TTS_SEED = 2_147_483_647;
+export const MODEL_D_LANGUAGES: readonly TtsLanguage[] = ['th', 'ms', 'lo'];
+export const MODEL_A_EXPRESSIONS = ['natural', 'storytelling'] as const;
+/** Built-in speakers and their base pitch (Hz); the platform's list is not published. */
+export const BUILT_IN_SPEAKERS: Record<'model_b' | 'model_c', Record<string, number>> = {
+  model_b: { aria: 210, ben: 115, chloe: 228, daniel: 104 },
+  model_c: { mei: 220, kenji: 122, sora: 190, lin: 140 },
+};
+
+const FIELDS = [
+  'text',
+  'language',
+  'model',
+  'seed',
+  'legacy_sample',
+  'model_a_expression',
+  'speaker',
+  'instruct',
+  'clone_audio',
+  'legacy_clone_audio',
+  'consent',
+  'clone_text',
+  'legacy_clone_text',
+] as const;
+
+/** Default model per language (not published; documented choice). */
+export function defaultModelFor(language: TtsLanguage): TtsModel {
+  if (MODEL_D_LANGUAGES.includes(language)) return 'model_d';
+  if (language === 'vi') return 'model_a';
+  return 'model_b';
+}
+
+export function isTruthy(value: unknown): boolean {
+  if (value === true) return true;
+  if (typeof value === 'number') return value === 1;
+  return typeof value === 'string' && ['true', '1', 'yes', 'on'].includes(value.trim().toLowerCase());
+}
+
+export type CloneReference =
+  | { kind: 'custom'; path: string }
+  | { kind: 'saved'; path: string }
+  | { kind: 'url'; url: string; entry: PublicMediaEntry };
+
+export interface SpeechRequest {
+  text: string;
+  language: TtsLanguage;
+  model: TtsModel;
+  /** Set when the legacy model name was sent (routed to model_d). */
+  requestedModel: string | undefined;
+  /** A seed 0..2147483647, or undefined for random generation. */
+  seed: number | undefined;
+  expression: (typeof MODEL_A_EXPRESSIONS)[number] | undefined;
+  speaker: string | undefined;
+  instruct: string | undefined;
+  legacySample: string | undefined;
+  clone: CloneReference | undefined;
+  cloneText: string | undefined;
+}
+
+function optionalString(body: Record<string, unknown>, field: string): string | undefined {
+  const value = body[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new HttpError(400, `${field} must be a string`);
+  return value;
+}
+
+/** Reads a field and its legacy alias; both given with different values is a 400. */
+function withAlias(body: Record<string, unknown>, field: string, alias: string): string | undefined {
+  const value = optionalString(body, field);
+  const legacy = optionalString(body, alias);
+  if (value !== undefined && legacy !== undefined && value !== legacy) {
+    throw new HttpError(400, `${field} and its legacy alias ${alias} differ; send one of them`);
+  }
+  return value ?? legacy;
+}
+
+function parseCloneAudio(
+  value: string,
+  consent: unknown,
+  publicMedia: Record<string, PublicMediaEntry>,
+): CloneReference {
+  const trimmed = value.trim();
+  if (trimmed === '') throw new HttpError(400, 'clone_audio must not be empty');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) {
+    if (!/^https:\/\//i.test(trimmed)) {
+      throw new HttpError(400, 'clone_audio URLs must be public https:// URLs');
+    }
+    if (!isTruthy(consent)) {
+      throw new HttpError(
+        400,
+        'consent is required: clone_audio is a public URL, so confirm with consent=true that the voice owner authorized cloning',
+      );
+    }
+    const entry = lookUpRemote(trimmed, 'clone_audio', publicMedia, { httpsOnly: true });
+    return { kind: 'url', url: trimmed, entry };
+  }
+  const segments = trimmed.replace(/^\//, '').split('/');
+  if (segments.some((segment) => segment === '..' || segment === '') || trimmed.includes('\\')) {
+    throw new HttpError(400, 'clone_audio must be a saved path without empty or ".." segments');
+  }
+  if (trimmed.startsWith('custom_voices/')) return { kind: 'custom', path: trimmed };
+  if (trimmed.startsWith('/') && !trimmed.startsWith('/uploads/')) {
+    throw new HttpError(400, 'clone_audio: absolute saved paths must be /uploads/...');
+  }
+  if (segments.length < 2) {
+    throw new HttpError(
+      400,
+      'clone_audio must be a custom_voices/... path, a saved path (dir/file) or an https:// URL',
+    );
+  }
+  return { kind: 'saved', path: trimmed };
+}
+
+export interface ParseSpeechOptions {
+  publicMedia: Record<string, PublicMediaEntry>;
+}
+
+export function parseSpeechRequest(
+  body: Record<string, unknown>,
+  options: ParseSpeechOptions,
+): SpeechRequest {
+  rejectUnknownFields(body, FIELDS);
+  const text = body.text;
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new HttpError(400, 'text is required: a non-empty string of at most 200 characters');
+  }
+  const characters = [...text].length;
+  if (characters > MAX_TEXT_CHARACTERS) {
+    throw new HttpError(
+      400,
+      `text is too long: ${characters} characters; the limit is ${MAX_TEXT_CHARACTERS} (split longer text into sentences)`,
+    );
+  }
+  const languageValue = body.language ?? 'en';
+  if (typeof languageValue !== 'string' || !(TTS_LANGUAGES as readonly string[]).includes(languageValue)) {
+    throw new HttpError(400, `language must be one of ${TTS_LANGUAGES.join(', ')}`);
+  }
+  const language = languageValue as TtsLanguage;
+
+  const modelValue = body.model;
+  let model: TtsModel;
+  let requestedModel: string | undefined;
+  if (modelValue === undefined || modelValue === null) {
+    model = defaultModelFor(language);
+  } else if (modelValue === LEGACY_MODEL) {
+    model = 'model_d';
+    requestedModel = LEGACY_MODEL;
+  } else if (typeof modelValue === 'string' && (TTS_MODELS as readonly string[]).includes(modelValue)) {
+    model = modelValue as TtsModel;
+  } else {
+    throw new HttpError(
+      400,
+      `model must be one of ${TTS_MODELS.join(', ')} (or ${LEGACY_MODEL}, routed to model_d)`,
+    );
+  }
+  if (MODEL_D_LANGUAGES.includes(language) && model !== 'model_d') {
+    throw new HttpError(
+      400,
+      `language ${language} requires model_d (Thai, Malay and Lao are synthesised by model_d)`,
+    );
+  }
+
+  let seed: number | undefined;
+  if (body.seed !== undefined && body.seed !== null) {
+    if (typeof body.seed !== 'number' || !Number.isInteger(body.seed)) {
+      throw new HttpError(400, 'seed must be an integer from 0 to 2147483647 (negative or omitted: random)');
+    }
+    if (body.seed > MAX_TTS_SEED) throw new HttpError(400, 'seed must be at most 2147483647');
+    seed = body.seed >= 0 ? body.seed : undefined;
+  }
+
+  const expressionValue = optionalString(body, 'model_a_expression');
+  let expression: SpeechRequest['expression'];
+  if (expressionValue !== undefined) {
+    if (model !== 'model_a' || language !== 'vi') {
+      throw new HttpError(400, 'model_a_expression is only accepted with model=model_a and language=vi');
+    }
+    if (!(MODEL_A_EXPRESSIONS as readonly string[]).includes(expressionValue)) {
+      throw new HttpError(400, `model_a_expression must be one of ${MODEL_A_EXPRESSIONS.join(', ')}`);
+    }
+    expression = expressionValue as SpeechRequest['expression'];
+  }
+
+  const legacySample = optionalString(body, 'legacy_sample');
+  if (legacySample !== undefined && model !== 'model_a') {
+    throw new HttpError(
+      400,
+      `legacy_sample is only for model_a; for ${model} send the reference as clone_audio`,
+    );
+  }
+
+  const cloneValue = withAlias(body, 'clone_audio', 'legacy_clone_audio');
+  let clone: CloneReference | undefined;
+  if (cloneValue !== undefined) {
+    if (model === 'model_a') {
+      throw new HttpError(
+        400,
+        'clone_audio is for model_b, model_c and model_d; model_a takes legacy_sample',
+      );
+    }
+    clone = parseCloneAudio(cloneValue, body.consent, options.publicMedia);
+  }
+  if (body.consent !== undefined && typeof body.consent !== 'boolean' && typeof body.consent !== 'string') {
+    throw new HttpError(400, 'consent must be a boolean or a string');
+  }
+
+  const speaker = optionalString(body, 'speaker');
+  if (speaker !== undefined) {
+    if (model !== 'model_b' && model !== 'model_c') {
+      throw new HttpError(400, 'speaker is only for model_b and model_c');
+    }
+    if (clone)
+      throw new HttpError(400, 'speaker applies only when no clone_audio is supplied; send one of them');
+    const known = BUILT_IN_SPEAKERS[model];
+    if (!(speaker in known)) {
+      throw new HttpError(
+        400,
+        `unknown speaker "${speaker}" for ${model}; built-in speakers: ${Object.keys(known).join(', ')}`,
+      );
+    }
+  }
+
+  const instruct = optionalString(body, 'instruct');
+  if (instruct !== undefined) {
+    if (model === 'model_d' && clone) {
+      throw new HttpError(400, 'instruct must be omitted in model_d clone requests (with clone_audio)');
+    }
+    if (model !== 'model_b' && model !== 'model_d') {
+      throw new HttpError(400, 'instruct is only for model_b and model_d (non-clone) requests');
+    }
+  }
+
+  const cloneText = withAlias(body, 'clone_text', 'legacy_clone_text');
+  if (cloneText !== undefined && !clone) {
+    throw new HttpError(400, 'clone_text is the transcript of clone_audio; send it only with clone_audio');
+  }
+
+  return {
+    text,
+    language,
+    model,
+    requestedModel,
+    seed,
+    expression,
+    speaker,
+    instruct,
+    legacySample,
+    clone,
+    cloneText: cloneText?.trim() === '' ? undefined : cloneText,
+  };
+}
