@@ -5,13 +5,22 @@
  */
 import path from 'node:path';
 import { resolveConfig } from '../config/index.js';
-import type { FileAccess } from '../files/index.js';
+import { createMediaDownloader, type MediaDownloader } from '../download/index.js';
+import { createFileAccess, type FileAccess } from '../files/index.js';
+import { createFlashcardsClient, type FlashcardsClient } from '../flashcards/index.js';
 import { createHttpClient, type HttpClientOptions } from '../http/index.js';
 import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/index.js';
 import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
 import { createReadingScoreClient, type ReadingScoreClient } from '../reading-score/index.js';
+import { createSpeechClient, type SpeechClient } from '../speech-synthesis/index.js';
 import { createThaiAsrClient, type ThaiAsrClient } from '../thai-asr/index.js';
+import {
+  type CatalogVideoClient,
+  createCatalogVideoClient,
+  createImageToVideoClient,
+  type ImageToVideoClient,
+} from '../video/index.js';
 
 export interface PolymodalOptions {
   /** Default: `POLYMODAL_BASE_URL`. */
@@ -27,8 +36,12 @@ export interface PolymodalOptions {
   files?: FileAccess;
   /** Overrides of the HTTP client (timeouts, retries, dispatcher...). */
   http?: Partial<HttpClientOptions>;
-  /** Poll interval of `wait` (default 5 s, as the service asks). */
+  /** Poll interval of the meeting client's `wait` (default 5 s, as the service asks). */
   pollIntervalMs?: number;
+  /** Poll interval of the video and flashcard clients (default 3 s). */
+  mediaPollIntervalMs?: number;
+  /** Speech synthesis: the key's concurrentSessions when known, and tasks in flight until it is. */
+  speech?: { concurrentSessions?: number; initialConcurrency?: number };
 }
 
 export interface Polymodal {
@@ -36,6 +49,12 @@ export interface Polymodal {
   llm: LlmClient;
   readingScore: ReadingScoreClient;
   thaiAsr: ThaiAsrClient;
+  catalogVideo: CatalogVideoClient;
+  imageToVideo: ImageToVideoClient;
+  flashcards: FlashcardsClient;
+  speech: SpeechClient;
+  /** Downloads finished media (no key to other origins, redirects checked, atomic writes). */
+  media: MediaDownloader;
   ledger: JobLedger | undefined;
   config: { baseUrl: string };
   /** Closes the connection pool. */
@@ -74,8 +93,32 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
     apiKey: config.apiKey,
     auth: 'x-api-key',
   });
+  const files = options.files ?? createFileAccess({ env });
+  const media = createMediaDownloader({
+    platform: { baseUrl: config.baseUrl, authHeaders: () => ({ 'x-api-key': config.apiKey }) },
+    files,
+  });
+  const ledgerOption = ledger ? { ledger } : {};
+  const mediaPoll =
+    options.mediaPollIntervalMs === undefined ? {} : { pollIntervalMs: options.mediaPollIntervalMs };
   return {
     meeting,
+    catalogVideo: createCatalogVideoClient({ http: keyHttp, ...ledgerOption, ...mediaPoll }),
+    imageToVideo: createImageToVideoClient({ http: keyHttp, ...ledgerOption, ...mediaPoll }),
+    flashcards: createFlashcardsClient({ http: keyHttp, ...ledgerOption, files, ...mediaPoll }),
+    speech: createSpeechClient({
+      http: keyHttp,
+      ...ledgerOption,
+      files,
+      downloader: media,
+      ...(options.speech?.concurrentSessions === undefined
+        ? {}
+        : { concurrentSessions: options.speech.concurrentSessions }),
+      ...(options.speech?.initialConcurrency === undefined
+        ? {}
+        : { initialConcurrency: options.speech.initialConcurrency }),
+    }),
+    media,
     llm: createLlmClient({ http: keyHttp }),
     thaiAsr: createThaiAsrClient({
       http: keyHttp,
@@ -89,7 +132,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
     ledger,
     config: { baseUrl: config.baseUrl },
     close: async () => {
-      await Promise.all([meetingHttp.close(), keyHttp.close()]);
+      await Promise.all([meetingHttp.close(), keyHttp.close(), media.close()]);
     },
   };
 }

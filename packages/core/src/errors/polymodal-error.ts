@@ -158,3 +158,25 @@ export class StreamingError extends PolymodalError {
     return PolymodalError.isInstance(value) && value.kind === 'streaming';
   }
 }
+
+/**
+ * An earlier submission of the very same request was cut off after it may have reached the platform, and
+ * the service offers no way to look it up. Submitting again could pay twice, so it is not done silently.
+ */
+export class UncertainSubmissionError extends PolymodalError {
+  override readonly kind = 'uncertain-submission';
+  readonly service: string;
+  readonly since: string;
+  constructor(options: { service: string; since: string; resubmitOption: string }) {
+    super(
+      `An identical ${options.service} request sent at ${options.since} was interrupted after it may have ` +
+        'reached the platform, so a job may already exist (and be charged). It was not sent again. If you are ' +
+        `sure no job was created, or accept paying twice, repeat with ${options.resubmitOption}.`,
+    );
+    this.service = options.service;
+    this.since = options.since;
+  }
+  static override isInstance(value: unknown): value is UncertainSubmissionError {
+    return PolymodalError.isInstance(value) && value.kind === 'uncertain-submission';
+  }
+}

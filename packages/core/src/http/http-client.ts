@@ -12,6 +12,7 @@ import type { ZodType } from 'zod';
 import { redactSecrets } from '../config/redact-secrets.js';
 import { ErrorBody } from '../contracts/index.js';
 import {
+  ApiError,
   ConnectionError,
   createApiError,
   PolymodalError,
@@ -86,6 +87,11 @@ export interface RequestOptions<T> {
   signal?: AbortSignal;
   timeoutMs?: number;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Whether a 429 is waited out and retried here (default true). False hands every 429 to the caller,
+   * for callers that pace themselves (the speech synthesis governor).
+   */
+  retryRateLimited?: boolean;
 }
 
 export interface HttpResponse<T> {
@@ -281,6 +287,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         } catch (error) {
           if (request.signal?.aborted) throw request.signal.reason;
           if (retry >= maxRetries || !isRetryableError(error, request.idempotent)) throw error;
+          if (request.retryRateLimited === false && ApiError.isInstance(error) && error.status === 429)
+            throw error;
           const delayMs = computeBackoffMs(retry + 1, {
             baseDelayMs,
             maxDelayMs,

@@ -38,6 +38,18 @@ function quote(value: string): string {
   return `"${value.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22')}"`;
 }
 
+function newBoundary(): string {
+  return `----polymodal-${randomBytes(16).toString('hex')}`;
+}
+
+function fieldParts(boundary: string, fields: Record<string, string>): string {
+  let text = '';
+  for (const [name, value] of Object.entries(fields)) {
+    text += `--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`;
+  }
+  return text;
+}
+
 function fileDisposition(field: string, filename: string): string {
   const plain = `form-data; name=${quote(field)}; filename=${quote(filename)}`;
   if (/^[\x20-\x7e]*$/.test(filename)) return plain;
@@ -65,11 +77,8 @@ function statForUpload(file: string): Stats {
 }
 
 export function createMultipartFileBody(options: MultipartFileBodyOptions): MultipartBody {
-  const boundary = `----polymodal-${randomBytes(16).toString('hex')}`;
-  let fieldText = '';
-  for (const [name, value] of Object.entries(options.fields ?? {})) {
-    fieldText += `--${boundary}\r\nContent-Disposition: form-data; name=${quote(name)}\r\n\r\n${value}\r\n`;
-  }
+  const boundary = newBoundary();
+  const fieldText = fieldParts(boundary, options.fields ?? {});
   const files = [options, ...(options.additionalFiles ?? [])];
   const parts: FilePart[] = files.map((file, index) => ({
     path: file.path,
@@ -119,5 +128,16 @@ export function createMultipartFileBody(options: MultipartFileBodyOptions): Mult
     contentType: `multipart/form-data; boundary=${boundary}`,
     contentLength: parts.reduce((sum, part) => sum + part.head.length, 0) + total + tail.length,
     body: Readable.from(generate(), { objectMode: false }),
+  };
+}
+
+/** A multipart/form-data body of text fields only (e.g. a registration by URL). */
+export function createMultipartFieldsBody(fields: Record<string, string>): MultipartBody {
+  const boundary = newBoundary();
+  const bytes = Buffer.from(`${fieldParts(boundary, fields)}--${boundary}--\r\n`, 'utf8');
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentLength: bytes.length,
+    body: Readable.from([bytes], { objectMode: false }),
   };
 }

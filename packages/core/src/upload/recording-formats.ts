@@ -2,8 +2,19 @@
  * Recording containers the meeting service accepts, with their MIME types and the magic bytes that
  * identify them. Checking the bytes catches a misnamed or corrupt file before it is uploaded and paid for.
  */
+import { sniffVideoContainer } from '../media/sniff-media-type.js';
 
-export type RecordingContainer = 'wav' | 'mp3' | 'mp4' | 'mov' | 'm4a' | 'avi' | 'mkv';
+export type RecordingContainer =
+  | 'wav'
+  | 'mp3'
+  | 'mp4'
+  | 'mov'
+  | 'm4a'
+  | 'm4v'
+  | 'avi'
+  | 'mkv'
+  | 'webm'
+  | 'mpeg';
 
 export const RECORDING_CONTAINERS: Readonly<Record<string, RecordingContainer>> = {
   '.wav': 'wav',
@@ -13,6 +24,10 @@ export const RECORDING_CONTAINERS: Readonly<Record<string, RecordingContainer>> 
   '.m4a': 'm4a',
   '.avi': 'avi',
   '.mkv': 'mkv',
+  '.webm': 'webm',
+  '.m4v': 'm4v',
+  '.mpeg': 'mpeg',
+  '.mpg': 'mpeg',
 };
 
 export const RECORDING_CONTENT_TYPES: Readonly<Record<RecordingContainer, string>> = {
@@ -23,6 +38,9 @@ export const RECORDING_CONTENT_TYPES: Readonly<Record<RecordingContainer, string
   m4a: 'audio/mp4',
   avi: 'video/x-msvideo',
   mkv: 'video/x-matroska',
+  webm: 'video/webm',
+  m4v: 'video/x-m4v',
+  mpeg: 'video/mpeg',
 };
 
 const SIGNATURE_NAMES: Readonly<Record<RecordingContainer, string>> = {
@@ -33,6 +51,9 @@ const SIGNATURE_NAMES: Readonly<Record<RecordingContainer, string>> = {
   mov: 'a QuickTime atom (ftyp, moov, mdat, wide, free)',
   avi: 'a RIFF/AVI header',
   mkv: 'an EBML (Matroska) header',
+  webm: 'an EBML (WebM) header',
+  m4v: 'an ISO media "ftyp" box',
+  mpeg: 'an MPEG program or transport stream header',
 };
 
 export function describeSignature(container: RecordingContainer): string {
@@ -56,10 +77,14 @@ export function matchesSignature(container: RecordingContainer, head: Uint8Array
       return ascii(head, 0, 3) === 'ID3' || (head[0] === 0xff && ((head[1] ?? 0) & 0xe0) === 0xe0);
     case 'mp4':
     case 'm4a':
+    case 'm4v':
       return ascii(head, 4, 8) === 'ftyp';
     case 'mov':
       return ['ftyp', 'moov', 'mdat', 'wide', 'free', 'skip', 'pnot'].includes(ascii(head, 4, 8));
+    case 'mpeg':
+      return sniffVideoContainer(head) === 'mpeg';
     case 'mkv':
+    case 'webm':
       return head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3;
   }
 }

@@ -4,10 +4,11 @@
  * for remote URLs. The sandbox never touches the network: remote URLs and `/uploads/...` paths answer from
  * the configured `media.publicMedia` table only.
  */
+
+import { isPrivateAddress, isPrivateHostname } from '@polymodal/core';
 import { HttpError } from '../framework/http-error.js';
 import type { PublicMediaEntry } from './media-config.js';
 import { readMediaFixture } from './media-fixtures.js';
-import { isPrivateAddress, isPrivateHostname } from './private-network.js';
 import { referenceVoiceWav } from './synthesize-voice.js';
 
 export interface ResolvedMedia {

@@ -4,6 +4,8 @@
  * signature), and job status queued → processing → done | failed | canceled with a relative `video.url`
  * of a playable MP4 once done. The provider credential is the platform's own: callers never send one.
  */
+
+import { CATALOG_VIDEO_API_PATH, isWav, sniffImageType, sniffVideoContainer } from '@polymodal/core';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';
 import type { Router } from '../../framework/router.js';
@@ -20,12 +22,11 @@ import {
   recordJob,
 } from '../../media/media-request.js';
 import { resolveMediaUrl } from '../../media/resolve-media-url.js';
-import { isWav, sniffImageType, sniffVideoContainer } from '../../media/sniff-media-type.js';
 import { createVideoJobs } from '../../media/video-jobs.js';
 import { CATALOG_MODELS, catalogEntry, findCatalogModel } from './catalog-models.js';
 import { buildGenerationParameters, type InputKind } from './generation-request.js';
 
-export const CATALOG_VIDEO_API_PATH = '/api/modelhub/v1';
+export { CATALOG_VIDEO_API_PATH };
 export const CATALOG_VIDEO_COUNTER = 'catalogVideoJobs';
 export const CATALOG_PROVIDER = 'modelhub';
 /** Audio and video inputs: at most 100 MiB (not published; documented choice). */

@@ -15,7 +15,9 @@ export const LEARNING_DIRECTIONS = {
 } as const satisfies Record<string, { source: 'th' | 'zh' | 'ko' | 'ja'; target: FlashcardLanguage }>;
 export type LearningDirection = keyof typeof LEARNING_DIRECTIONS;
 
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 180;
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@polymodal/core';
+
+export { MAX_IDEMPOTENCY_KEY_LENGTH };
 export const OPTION_FIELDS = [
   'learning_direction',
   'source_language',

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { FLASHCARDS_API_PATH, sniffVideoContainer } from '@polymodal/core';
 import { parseBuffer, parseFile } from 'music-metadata';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';
@@ -31,7 +32,6 @@ import {
 import { receiveForm } from '../../media/receive-form.js';
 import { lookUpRemote } from '../../media/resolve-media-url.js';
 import { createSlidingWindow } from '../../media/sliding-window.js';
-import { sniffVideoContainer } from '../../media/sniff-media-type.js';
 import { buildFlashcards, type FlashcardMaterial } from './build-flashcards.js';
 import {
   type FlashcardOptions,
@@ -40,7 +40,7 @@ import {
   youtubeVideoId,
 } from './flashcard-options.js';
 
-export const FLASHCARDS_API_PATH = '/api/video-flashcards/v1';
+export { FLASHCARDS_API_PATH };
 export const FLASHCARDS_COUNTER = 'flashcardJobs';
 export const VIDEO_EXTENSIONS = ['.mp4', '.mov', '.mkv', '.webm', '.m4v', '.avi', '.mpeg', '.mpg'];
 /** Bytes per second assumed when a container's duration cannot be read (2 Mbit/s). */

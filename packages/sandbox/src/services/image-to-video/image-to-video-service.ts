@@ -4,6 +4,8 @@
  * plus a prompt become a video job. Model aliases map to the distilled or the full variant; the full
  * variant takes longer. Done jobs answer an absolute `video.url` of a playable MP4.
  */
+
+import { IMAGE_TO_VIDEO_API_PATH, sniffImageType } from '@polymodal/core';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';
 import type { Router } from '../../framework/router.js';
@@ -22,10 +24,9 @@ import {
   rejectUnknownFields,
 } from '../../media/media-request.js';
 import { resolveMediaUrl } from '../../media/resolve-media-url.js';
-import { sniffImageType } from '../../media/sniff-media-type.js';
 import { createVideoJobs } from '../../media/video-jobs.js';
 
-export const IMAGE_TO_VIDEO_API_PATH = '/api/imgvid/v1';
+export { IMAGE_TO_VIDEO_API_PATH };
 export const IMAGE_TO_VIDEO_COUNTER = 'imageToVideoJobs';
 export const IMAGE_TO_VIDEO_DEFAULT_MODEL = 'imgvid-standard';
 export const IMAGE_TO_VIDEO_MODELS: Record<string, 'distilled' | 'full'> = {

@@ -6,13 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isWav } from '@polymodal/core';
 import { parseRecordingScript } from '../../fixtures/recording-script.js';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';
 import type { PublicMediaEntry } from '../../media/media-config.js';
 import { receiveForm } from '../../media/receive-form.js';
 import { resolveMediaUrl } from '../../media/resolve-media-url.js';
-import { isWav } from '../../media/sniff-media-type.js';
 import { isTruthy, TTS_LANGUAGES, TTS_MODELS, type TtsLanguage, type TtsModel } from './speech-request.js';
 
 /** Reference recordings: at most 10 MB and 30 s (the platform's limits are not published). */

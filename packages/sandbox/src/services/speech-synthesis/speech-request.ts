@@ -4,21 +4,34 @@
  * the seed range, model-specific fields (expression, speaker, instruct, legacy sample), clone audio forms
  * with consent for public HTTPS references, and clone_text rules.
  */
+
+import {
+  TTS_LEGACY_MODEL as LEGACY_MODEL,
+  MAX_TTS_TEXT_CHARACTERS as MAX_TEXT_CHARACTERS,
+  MAX_TTS_SEED,
+  TTS_MODEL_A_EXPRESSIONS as MODEL_A_EXPRESSIONS,
+  MODEL_D_LANGUAGES,
+  TTS_LANGUAGES,
+  TTS_MODELS,
+  type TtsLanguage,
+  type TtsModel,
+} from '@polymodal/core';
 import { HttpError } from '../../framework/http-error.js';
 import type { PublicMediaEntry } from '../../media/media-config.js';
 import { rejectUnknownFields } from '../../media/media-request.js';
 import { lookUpRemote } from '../../media/resolve-media-url.js';
 
-export const TTS_LANGUAGES = ['en', 'zh', 'vi', 'th', 'ms', 'lo', 'ja', 'ko'] as const;
-export type TtsLanguage = (typeof TTS_LANGUAGES)[number];
-export const TTS_MODELS = ['model_a', 'model_b', 'model_c', 'model_d'] as const;
-export type TtsModel = (typeof TTS_MODELS)[number];
-/** The legacy model name; requests with it are routed to model_d. */
-export const LEGACY_MODEL = 'legacy_model';
-export const MAX_TEXT_CHARACTERS = 200;
-export const MAX_TTS_SEED = 2_147_483_647;
-export const MODEL_D_LANGUAGES: readonly TtsLanguage[] = ['th', 'ms', 'lo'];
-export const MODEL_A_EXPRESSIONS = ['natural', 'storytelling'] as const;
+export {
+  LEGACY_MODEL,
+  MAX_TEXT_CHARACTERS,
+  MAX_TTS_SEED,
+  MODEL_A_EXPRESSIONS,
+  MODEL_D_LANGUAGES,
+  TTS_LANGUAGES,
+  TTS_MODELS,
+  type TtsLanguage,
+  type TtsModel,
+};
 /** Built-in speakers and their base pitch (Hz); the platform's list is not published. */
 export const BUILT_IN_SPEAKERS: Record<'model_b' | 'model_c', Record<string, number>> = {
   model_b: { aria: 210, ben: 115, chloe: 228, daniel: 104 },

@@ -5,6 +5,7 @@
  * `concurrentLimit`, `retryAfterSeconds`, `Retry-After`, `Cache-Control: no-store`).
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { TTS_API_PATH } from '@polymodal/core';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';
 import type { Router } from '../../framework/router.js';
@@ -23,7 +24,7 @@ import { synthesizeVoice, VOICE_SAMPLE_RATE, voiceDurationSeconds } from '../../
 import { type CustomVoice, readVoiceRegistration, voiceView } from './custom-voices.js';
 import { BUILT_IN_SPEAKERS, parseSpeechRequest, type SpeechRequest } from './speech-request.js';
 
-export const TTS_API_PATH = '/api/tts/v1';
+export { TTS_API_PATH };
 export const TTS_COUNTER = 'ttsTasks';
 export const CUSTOM_VOICE_COUNTER = 'customVoices';
 const FAILURE_MESSAGE = 'synthesis failed: the model returned no audio for this text';

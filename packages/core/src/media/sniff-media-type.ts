@@ -50,3 +50,27 @@ export function sniffVideoContainer(bytes: Uint8Array): VideoContainer | undefin
   if (head.length >= 1 && head[0] === 0x47 && bytes.length >= 189 && bytes[188] === 0x47) return 'mpeg';
   return undefined;
 }
+
+export const VIDEO_CONTAINER_TYPES: Readonly<Record<VideoContainer, string>> = {
+  mp4: 'video/mp4',
+  matroska: 'video/x-matroska',
+  avi: 'video/x-msvideo',
+  mpeg: 'video/mpeg',
+};
+
+export function isMp3(bytes: Uint8Array): boolean {
+  return (
+    (bytes.length >= 3 && Buffer.from(bytes.subarray(0, 3)).toString('latin1') === 'ID3') ||
+    (bytes.length >= 2 && bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)
+  );
+}
+
+export type MediaKind = 'image' | 'audio' | 'video';
+
+/** The MIME type of a file's first bytes when they are media of the given kind (audio: WAV or MP3). */
+export function sniffMediaType(kind: MediaKind, bytes: Uint8Array): string | undefined {
+  if (kind === 'image') return sniffImageType(bytes);
+  if (kind === 'audio') return isWav(bytes) ? 'audio/wav' : isMp3(bytes) ? 'audio/mpeg' : undefined;
+  const container = sniffVideoContainer(bytes);
+  return container === undefined ? undefined : VIDEO_CONTAINER_TYPES[container];
+}

@@ -1,0 +1,332 @@
+/**
+ * Client of the video flashcards service (`/api/video-flashcards/v1`).
+ *
+ * Every start carries an `idempotency_key` of this client's own, derived from the request (file content
+ * identity or URL, and the options), unless the caller gives one. The service returns the active job for a
+ * key it knows, so a start that was cut off after it arrived can be sent again without creating a second
+ * job: start requests are therefore retried like reads. Once a job has finished, the same key starts a new
+ * one; the job ledger is what resumes finished work instead of paying again.
+ *
+ * Checked before sending: the learning direction and the explicit language pair (which must match it),
+ * `max_words_per_segment` 1–80, the key length, the file (inside an allowed directory, a video container by
+ * its first bytes, at most 500 MB and 900 s, or the limits the service last reported), YouTube URL shapes
+ * and public hosts for direct video URLs.
+ */
+import path from 'node:path';
+import {
+  DIRECTION_LANGUAGES,
+  FLASHCARD_TERMINAL_STATES,
+  FLASHCARD_VIDEO_EXTENSIONS,
+  FLASHCARDS_API_PATH,
+  FLASHCARDS_MAX_UPLOAD_BYTES,
+  FLASHCARDS_MAX_VIDEO_SECONDS,
+  FlashcardJob,
+  type FlashcardLimits,
+  FlashcardOptions,
+  FlashcardStart,
+} from '../contracts/flashcards.js';
+import { jobErrorText } from '../contracts/video.js';
+import { JobFailedError, ValidationError } from '../errors/index.js';
+import type { FileAccess } from '../files/index.js';
+import type { HttpClient } from '../http/index.js';
+import { fingerprint, type JobLedger, startJobOnce } from '../ledger/index.js';
+import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
+import { pollUntil } from '../polling/index.js';
+import { createMultipartFileBody, inspectRecording } from '../upload/index.js';
+import { checkJobId } from '../video/video-job-client.js';
+
+export const FLASHCARDS_SERVICE = 'flashcards';
+export const FLASHCARDS_POLL_INTERVAL_MS = 3_000;
+export const FLASHCARDS_WAIT_TIMEOUT_MS = 60 * 60 * 1000;
+
+export type FlashcardSourceType = 'youtube' | 'direct_video_url';
+
+export interface FlashcardStartOptions {
+  signal?: AbortSignal;
+  /** Start a new job even if this installation already made the same request. */
+  forceNew?: boolean;
+  onUploadProgress?: (sentBytes: number, totalBytes: number) => void;
+}
+
+export interface StartedFlashcards {
+  jobId: string;
+  status: string;
+  /** The per-key limits the start response reported (absent when the job was resumed). */
+  limits?: FlashcardLimits | undefined;
+  idempotencyKey: string;
+  resumed: boolean;
+}
+
+export interface FlashcardWaitOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  intervalMs?: number;
+  onProgress?: (job: FlashcardJob) => void;
+}
+
+export interface FlashcardsClient {
+  /** Uploads a local video (`video_file`) and starts a job. */
+  startFromFile(
+    file: string,
+    options: FlashcardOptions,
+    extra?: FlashcardStartOptions,
+  ): Promise<StartedFlashcards>;
+  /** Starts a job from a YouTube URL (default) or a public direct video URL. */
+  startFromUrl(
+    url: string,
+    options: FlashcardOptions & { source_type?: FlashcardSourceType },
+    extra?: FlashcardStartOptions,
+  ): Promise<StartedFlashcards>;
+  get(jobId: string, options?: { signal?: AbortSignal }): Promise<FlashcardJob>;
+  /** Polls until ready; a failed or cancelled job → JobFailedError. */
+  wait(jobId: string, options?: FlashcardWaitOptions): Promise<FlashcardJob>;
+  /** Limits from the last start response, if any. */
+  readonly limits: FlashcardLimits | undefined;
+}
+
+const YOUTUBE_ID = /^[A-Za-z0-9_-]{11}$/;
+
+/** Whether a URL is a YouTube watch, Shorts or short-link URL with an 11-character video id. */
+export function isYouTubeVideoUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  const host = url.hostname.toLowerCase();
+  if (host === 'youtu.be') return YOUTUBE_ID.test(url.pathname.slice(1));
+  if (!['youtube.com', 'www.youtube.com', 'm.youtube.com'].includes(host)) return false;
+  if (url.pathname === '/watch') return YOUTUBE_ID.test(url.searchParams.get('v') ?? '');
+  const shorts = /^\/shorts\/([^/]+)\/?$/.exec(url.pathname);
+  return shorts !== null && YOUTUBE_ID.test(shorts[1] ?? '');
+}
+
+export function isFlashcardJobDone(job: FlashcardJob): boolean {
+  return job.ready || FLASHCARD_TERMINAL_STATES.includes(job.status);
+}
+
+export function createFlashcardsClient(options: {
+  http: HttpClient;
+  ledger?: JobLedger;
+  files?: FileAccess;
+  pollIntervalMs?: number;
+}): FlashcardsClient {
+  const { http, ledger, files } = options;
+  let limits: FlashcardLimits | undefined;
+
+  function checkOptions(input: FlashcardOptions): FlashcardOptions {
+    const parsed = FlashcardOptions.safeParse(input);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => ({
+        path: issue.path.join('.'),
+        message: issue.message,
+      }));
+      throw new ValidationError(
+        `Invalid flashcard options: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
+        issues,
+      );
+    }
+    const pair = DIRECTION_LANGUAGES[parsed.data.learning_direction];
+    for (const [field, expected] of [
+      ['source_language', pair.source],
+      ['target_language', pair.target],
+    ] as const) {
+      const given = parsed.data[field];
+      if (given !== undefined && given !== expected) {
+        throw new ValidationError(
+          `${field} ${given} does not match ${parsed.data.learning_direction} (expected ${expected}). Omit the pair or make it match. Nothing was sent.`,
+          [{ path: field, message: 'does not match the learning direction' }],
+        );
+      }
+    }
+    return parsed.data;
+  }
+
+  /** The key sent with a start: the caller's, or one derived from the request so a resend matches. */
+  function keyFor(parts: Record<string, unknown>, given: string | undefined): string {
+    return given ?? `pm-${fingerprint(parts).slice(0, 48)}`;
+  }
+
+  async function start(
+    parts: Record<string, unknown>,
+    title: string,
+    request: Record<string, unknown>,
+    extra: FlashcardStartOptions,
+    send: (signal: AbortSignal | undefined) => Promise<FlashcardStart>,
+  ): Promise<StartedFlashcards> {
+    const idempotencyKey = String(parts.idempotencyKey);
+    let startLimits: FlashcardLimits | undefined;
+    const started = await startJobOnce({
+      ledger,
+      service: FLASHCARDS_SERVICE,
+      fingerprint: fingerprint(parts),
+      title,
+      request: { ...request, idempotencyKey },
+      reuse: (entry) => !['failed', 'cancelled', 'canceled'].includes(entry.lastStatus),
+      current: async (id) => {
+        try {
+          return (await get(id, extra.signal ? { signal: extra.signal } : {})).status;
+        } catch (error) {
+          if ((error as { status?: unknown }).status === 404) return undefined;
+          throw error;
+        }
+      },
+      ...(extra.forceNew ? { forceNew: true } : {}),
+      // The idempotency key makes a resend of an interrupted start return the job it may have created.
+      allowResubmit: true,
+      start: async () => {
+        const data = await send(extra.signal);
+        startLimits = data.limits;
+        if (data.limits) limits = data.limits;
+        return { id: data.job_id, status: data.status };
+      },
+    });
+    return {
+      jobId: started.id,
+      status: started.status,
+      limits: startLimits,
+      idempotencyKey,
+      resumed: started.resumed,
+    };
+  }
+
+  async function startFromFile(
+    file: string,
+    input: FlashcardOptions,
+    extra: FlashcardStartOptions = {},
+  ): Promise<StartedFlashcards> {
+    const checked = checkOptions(input);
+    const real = files ? await files.resolveReadable(file) : path.resolve(file);
+    const info = await inspectRecording(real, {
+      extensions: FLASHCARD_VIDEO_EXTENSIONS,
+      maxBytes: limits?.max_upload_bytes ?? FLASHCARDS_MAX_UPLOAD_BYTES,
+      maxDurationSeconds: limits?.max_video_duration_seconds ?? FLASHCARDS_MAX_VIDEO_SECONDS,
+    });
+    const { idempotency_key: givenKey, ...rest } = checked;
+    const identity = {
+      service: FLASHCARDS_SERVICE,
+      file: info.path,
+      size: info.size,
+      mtimeMs: info.mtimeMs,
+      options: rest,
+    };
+    const idempotencyKey = keyFor(identity, givenKey);
+    const fields: Record<string, string> = { idempotency_key: idempotencyKey };
+    for (const [name, value] of Object.entries(rest)) {
+      if (value !== undefined) fields[name] = String(value);
+    }
+    return start(
+      { ...identity, idempotencyKey },
+      info.name,
+      { file: info.path, ...rest },
+      extra,
+      async (signal) =>
+        (
+          await http.request({
+            method: 'POST',
+            path: `${FLASHCARDS_API_PATH}/jobs`,
+            multipart: () =>
+              createMultipartFileBody({
+                field: 'video_file',
+                path: info.path,
+                filename: info.name,
+                contentType: info.contentType,
+                fields,
+                ...(extra.onUploadProgress ? { onProgress: extra.onUploadProgress } : {}),
+              }),
+            schema: FlashcardStart,
+            idempotent: true,
+            ...(signal ? { signal } : {}),
+          })
+        ).data,
+    );
+  }
+
+  async function startFromUrl(
+    url: string,
+    input: FlashcardOptions & { source_type?: FlashcardSourceType },
+    extra: FlashcardStartOptions = {},
+  ): Promise<StartedFlashcards> {
+    const { source_type: sourceType = 'youtube', ...optionInput } = input;
+    const checked = checkOptions(optionInput);
+    if (sourceType === 'youtube') {
+      if (!isYouTubeVideoUrl(url)) {
+        throw new ValidationError(
+          `${url} is not a YouTube video URL (youtube.com/watch?v=…, youtube.com/shorts/…, youtu.be/…). For a video file on the web use source_type direct_video_url. Nothing was sent.`,
+          [{ path: 'url', message: 'not a YouTube video URL' }],
+        );
+      }
+    } else if (sourceType === 'direct_video_url') {
+      assertPublicHttpUrl(url, { field: 'url' });
+    } else {
+      throw new ValidationError(`source_type must be youtube or direct_video_url. Nothing was sent.`, [
+        { path: 'source_type', message: 'invalid' },
+      ]);
+    }
+    const { idempotency_key: givenKey, ...rest } = checked;
+    const identity = { service: FLASHCARDS_SERVICE, url, sourceType, options: rest };
+    const idempotencyKey = keyFor(identity, givenKey);
+    return start(
+      { ...identity, idempotencyKey },
+      url,
+      { url, source_type: sourceType, ...rest },
+      extra,
+      async (signal) =>
+        (
+          await http.request({
+            method: 'POST',
+            path: `${FLASHCARDS_API_PATH}/jobs/from-url`,
+            json: { url, source_type: sourceType, ...rest, idempotency_key: idempotencyKey },
+            schema: FlashcardStart,
+            idempotent: true,
+            ...(signal ? { signal } : {}),
+          })
+        ).data,
+    );
+  }
+
+  async function get(jobId: string, request: { signal?: AbortSignal } = {}): Promise<FlashcardJob> {
+    const response = await http.request({
+      method: 'GET',
+      path: `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`,
+      schema: FlashcardJob,
+      idempotent: true,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    return response.data;
+  }
+
+  async function wait(jobId: string, request: FlashcardWaitOptions = {}): Promise<FlashcardJob> {
+    const job = await pollUntil({
+      retrieve: (signal) => get(jobId, { signal }),
+      isDone: isFlashcardJobDone,
+      intervalMs: request.intervalMs ?? options.pollIntervalMs ?? FLASHCARDS_POLL_INTERVAL_MS,
+      timeoutMs: request.timeoutMs ?? FLASHCARDS_WAIT_TIMEOUT_MS,
+      service: FLASHCARDS_SERVICE,
+      jobId,
+      ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+    });
+    if (job.successful !== true || !job.result) {
+      throw new JobFailedError({
+        service: FLASHCARDS_SERVICE,
+        jobId,
+        status: job.status,
+        errorMessage: jobErrorText(job.error),
+      });
+    }
+    return job;
+  }
+
+  return {
+    startFromFile,
+    startFromUrl,
+    get,
+    wait,
+    get limits() {
+      return limits;
+    },
+  };
+}

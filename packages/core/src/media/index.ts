@@ -1,0 +1,2 @@
+export * from './read-media-as-data-url.js';
+export * from './sniff-media-type.js';

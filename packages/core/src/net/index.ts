@@ -1,0 +1,3 @@
+export * from './assert-public-http-url.js';
+export * from './private-network.js';
+export * from './public-only-lookup.js';

@@ -1,0 +1,164 @@
+/**
+ * Client of the catalog video service (`/api/modelhub/v1`). A request is checked against the live catalog
+ * before it is sent (unknown model, missing required field, unknown option, wrong type → ValidationError,
+ * nothing sent), started at most once through the job ledger, and polled until it stops.
+ *
+ * Choices where the spec is silent: the catalog is cached for five minutes; the bare id of a model is sent
+ * as its `hub:` id; the POST is retried only when it provably never arrived or after an explicit 429 (the
+ * service offers no idempotency key); status is polled every 3 s.
+ */
+import {
+  CATALOG_VIDEO_API_PATH,
+  CatalogEnvelope,
+  type CatalogModel,
+  CatalogVideoRequest,
+  VideoJob,
+} from '../contracts/video.js';
+import { ValidationError } from '../errors/index.js';
+import type { HttpClient } from '../http/index.js';
+import { fingerprint, type JobLedger, type LedgerEntry, startJobOnce } from '../ledger/index.js';
+import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
+import { checkMediaReference, createVideoJobReader, type VideoWaitOptions } from './video-job-client.js';
+
+export const CATALOG_VIDEO_SERVICE = 'catalog-video';
+const CATALOG_CACHE_MS = 5 * 60 * 1000;
+
+export interface VideoSubmitOptions {
+  signal?: AbortSignal;
+  /** Start a new job even if this installation already made the same request (a new variation). */
+  forceNew?: boolean;
+  /** Send again although an identical earlier request was cut off and may already have created a job. */
+  allowResubmit?: boolean;
+}
+
+export interface SubmittedVideo {
+  requestId: string;
+  status: string;
+  model: string;
+  /** True when the job of an identical earlier request was returned and nothing was sent. */
+  resumed: boolean;
+}
+
+export interface CatalogVideoClient {
+  models(options?: { signal?: AbortSignal; refresh?: boolean }): Promise<CatalogModel[]>;
+  /** The catalog entry the request is for; throws ValidationError listing every problem. */
+  validate(request: CatalogVideoRequest, options?: { signal?: AbortSignal }): Promise<CatalogModel>;
+  submit(request: CatalogVideoRequest, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
+  get(requestId: string, options?: { signal?: AbortSignal }): Promise<VideoJob>;
+  wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
+}
+
+/** Whether a recorded video job may be returned for an identical request. */
+export function isReusableVideoEntry(entry: LedgerEntry): boolean {
+  return !['failed', 'canceled', 'cancelled'].includes(entry.lastStatus);
+}
+
+export function createCatalogVideoClient(options: {
+  http: HttpClient;
+  ledger?: JobLedger;
+  pollIntervalMs?: number;
+  now?: () => number;
+}): CatalogVideoClient {
+  const { http, ledger } = options;
+  const now = options.now ?? Date.now;
+  let cache: { at: number; models: CatalogModel[] } | undefined;
+  const reader = createVideoJobReader({
+    http,
+    apiPath: CATALOG_VIDEO_API_PATH,
+    service: CATALOG_VIDEO_SERVICE,
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+  });
+
+  async function models(request: { signal?: AbortSignal; refresh?: boolean } = {}): Promise<CatalogModel[]> {
+    if (cache && !request.refresh && now() - cache.at < CATALOG_CACHE_MS) return cache.models;
+    const response = await http.request({
+      method: 'GET',
+      path: `${CATALOG_VIDEO_API_PATH}/models`,
+      schema: CatalogEnvelope,
+      idempotent: true,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+    cache = { at: now(), models: response.data.data };
+    return cache.models;
+  }
+
+  async function validate(
+    request: CatalogVideoRequest,
+    extra: { signal?: AbortSignal } = {},
+  ): Promise<CatalogModel> {
+    const shape = CatalogVideoRequest.safeParse(request);
+    if (!shape.success) {
+      const issues = shape.error.issues.map((issue) => ({
+        path: issue.path.join('.'),
+        message: issue.message,
+      }));
+      throw new ValidationError(`The video request is malformed. Nothing was sent.`, issues);
+    }
+    for (const [field, items] of Object.entries(request.inputs ?? {})) {
+      (items ?? []).forEach((item, index) => {
+        checkMediaReference(item.url, `inputs.${field}[${index}].url`);
+      });
+    }
+    const catalog = await models(extra);
+    const model = findCatalogModel(catalog, request.model);
+    if (!model) {
+      throw new ValidationError(
+        `${request.model} is not in the video catalog. Models: ${catalog.map((item) => item.id).join(', ')}. Nothing was sent.`,
+        [{ path: 'model', message: 'unknown model' }],
+      );
+    }
+    const issues = catalogRequestIssues(model, request);
+    if (issues.length > 0) {
+      throw new ValidationError(
+        `The request does not fit ${model.id}: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
+        issues,
+      );
+    }
+    return model;
+  }
+
+  async function submit(
+    request: CatalogVideoRequest,
+    extra: VideoSubmitOptions = {},
+  ): Promise<SubmittedVideo> {
+    const model = await validate(request, extra);
+    const body: CatalogVideoRequest = { ...request, model: model.id };
+    const started = await startJobOnce({
+      ledger,
+      service: CATALOG_VIDEO_SERVICE,
+      fingerprint: fingerprint({ service: CATALOG_VIDEO_SERVICE, body }),
+      title: request.prompt ? request.prompt.slice(0, 80) : model.title,
+      request: describeRequest(body),
+      reuse: isReusableVideoEntry,
+      ...(extra.forceNew ? { forceNew: true } : {}),
+      ...(extra.allowResubmit ? { allowResubmit: true } : {}),
+      resubmitOption: 'allowResubmit',
+      current: (id) => reader.currentStatus(id, extra.signal),
+      start: async () => {
+        const response = await http.request({
+          method: 'POST',
+          path: `${CATALOG_VIDEO_API_PATH}/videos/generations`,
+          json: body,
+          schema: VideoJob,
+          idempotent: false,
+          ...(extra.signal ? { signal: extra.signal } : {}),
+        });
+        return { id: response.data.request_id, status: response.data.status };
+      },
+    });
+    return { requestId: started.id, status: started.status, model: model.id, resumed: started.resumed };
+  }
+
+  return { models, validate, submit, get: reader.get, wait: reader.wait };
+}
+
+/** What the ledger keeps of a video request: no data URLs (they can be megabytes). */
+export function describeRequest(body: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(body, (_key, value) =>
+      typeof value === 'string' && value.startsWith('data:')
+        ? `${value.slice(0, value.indexOf(',') + 1)}…`
+        : value,
+    ),
+  ) as Record<string, unknown>;
+}

@@ -1,0 +1,96 @@
+/**
+ * Client of the image-to-video service (`/api/imgvid/v1`): every default and range of the spec is checked
+ * before sending (model alias, duration 2–10, aspect ratio, resolution, image reference), the job is
+ * started at most once through the job ledger and polled until it stops.
+ *
+ * `aspectRatio` is accepted as an alias and sent as `aspect_ratio`. A remote image URL must name a public
+ * host; a local image is turned into a data URL by the caller (see `readMediaAsDataUrl`).
+ */
+import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, VideoJob } from '../contracts/video.js';
+import { ValidationError } from '../errors/index.js';
+import type { HttpClient } from '../http/index.js';
+import { fingerprint, type JobLedger, startJobOnce } from '../ledger/index.js';
+import {
+  describeRequest,
+  isReusableVideoEntry,
+  type SubmittedVideo,
+  type VideoSubmitOptions,
+} from './create-catalog-video-client.js';
+import { checkMediaReference, createVideoJobReader, type VideoWaitOptions } from './video-job-client.js';
+
+export const IMAGE_TO_VIDEO_SERVICE = 'image-to-video';
+export const IMAGE_TO_VIDEO_DEFAULT_MODEL = 'imgvid-standard';
+
+export type ImageToVideoInput = ImageToVideoRequest & { aspectRatio?: ImageToVideoRequest['aspect_ratio'] };
+
+export interface ImageToVideoClient {
+  submit(request: ImageToVideoInput, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
+  get(requestId: string, options?: { signal?: AbortSignal }): Promise<VideoJob>;
+  wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
+}
+
+export function createImageToVideoClient(options: {
+  http: HttpClient;
+  ledger?: JobLedger;
+  pollIntervalMs?: number;
+}): ImageToVideoClient {
+  const { http, ledger } = options;
+  const reader = createVideoJobReader({
+    http,
+    apiPath: IMAGE_TO_VIDEO_API_PATH,
+    service: IMAGE_TO_VIDEO_SERVICE,
+    ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
+  });
+
+  async function submit(input: ImageToVideoInput, extra: VideoSubmitOptions = {}): Promise<SubmittedVideo> {
+    const { aspectRatio, ...rest } = input;
+    if (aspectRatio !== undefined && rest.aspect_ratio !== undefined && aspectRatio !== rest.aspect_ratio) {
+      throw new ValidationError('aspect_ratio and aspectRatio disagree. Nothing was sent.', [
+        { path: 'aspect_ratio', message: 'conflicting alias' },
+      ]);
+    }
+    const parsed = ImageToVideoRequest.safeParse({
+      ...rest,
+      ...(aspectRatio !== undefined && rest.aspect_ratio === undefined ? { aspect_ratio: aspectRatio } : {}),
+    });
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((issue) => ({
+        path: issue.path.join('.'),
+        message: issue.message,
+      }));
+      throw new ValidationError(
+        `The image-to-video request is invalid: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
+        issues,
+      );
+    }
+    const body = parsed.data;
+    checkMediaReference(body.image.url, 'image.url');
+    const model = body.model ?? IMAGE_TO_VIDEO_DEFAULT_MODEL;
+    const started = await startJobOnce({
+      ledger,
+      service: IMAGE_TO_VIDEO_SERVICE,
+      fingerprint: fingerprint({ service: IMAGE_TO_VIDEO_SERVICE, body }),
+      title: body.prompt.slice(0, 80),
+      request: describeRequest(body),
+      reuse: isReusableVideoEntry,
+      ...(extra.forceNew ? { forceNew: true } : {}),
+      ...(extra.allowResubmit ? { allowResubmit: true } : {}),
+      resubmitOption: 'allowResubmit',
+      current: (id) => reader.currentStatus(id, extra.signal),
+      start: async () => {
+        const response = await http.request({
+          method: 'POST',
+          path: `${IMAGE_TO_VIDEO_API_PATH}/videos/generations`,
+          json: body,
+          schema: VideoJob,
+          idempotent: false,
+          ...(extra.signal ? { signal: extra.signal } : {}),
+        });
+        return { id: response.data.request_id, status: response.data.status };
+      },
+    });
+    return { requestId: started.id, status: started.status, model, resumed: started.resumed };
+  }
+
+  return { submit, get: reader.get, wait: reader.wait };
+}
