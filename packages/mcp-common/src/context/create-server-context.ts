@@ -4,9 +4,11 @@
  *
  * Environment: POLYMODAL_BASE_URL, POLYMODAL_API_KEY (required), POLYMODAL_STATE_DIR (job ledger),
  * POLYMODAL_ALLOWED_DIRS (readable directories, path-delimiter separated), POLYMODAL_OUTPUT_DIR (where
- * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error).
+ * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error), POLYMODAL_TTS_CONCURRENT_SESSIONS (the key's
+ * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429).
  */
 import {
+  ConfigError,
   createFileAccess,
   createJobLedger,
   createPolymodal,
@@ -35,6 +37,8 @@ export interface ServerContextOptions {
   name?: string;
   /** Overrides of the HTTP client used by the platform client (timeouts, retries). */
   http?: Partial<HttpClientOptions>;
+  /** Poll interval of the video and flashcard clients' own waits. */
+  mediaPollIntervalMs?: number;
 }
 
 /**
@@ -57,6 +61,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
   }
   const ledger = createJobLedger({ env });
   const files = createFileAccess({ env });
+  const concurrentSessions = parsePositiveInteger(env.POLYMODAL_TTS_CONCURRENT_SESSIONS);
   const polymodal = createPolymodal({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
@@ -64,6 +69,10 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     ledger,
     files,
     ...(options.http ? { http: options.http } : {}),
+    ...(options.mediaPollIntervalMs === undefined
+      ? {}
+      : { mediaPollIntervalMs: options.mediaPollIntervalMs }),
+    ...(concurrentSessions === undefined ? {} : { speech: { concurrentSessions } }),
   });
   let closed: Promise<void> | undefined;
   return {
@@ -77,4 +86,16 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
       return closed;
     },
   };
+}
+
+function parsePositiveInteger(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) {
+    throw new ConfigError(
+      'POLYMODAL_TTS_CONCURRENT_SESSIONS',
+      "POLYMODAL_TTS_CONCURRENT_SESSIONS must be a whole number of at least 1 (the key policy's concurrentSessions).",
+    );
+  }
+  return parsed;
 }

@@ -1,0 +1,56 @@
+/**
+ * get_video_job: the state of a video job (catalog or image-to-video), waiting up to waitSeconds; a
+ * finished video is saved like generate_video does. The service is found in the job ledger when not given.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, ValidationError } from '@polymodal/core';
+import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { z } from 'zod';
+import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import { type VideoService, videoOutcomeShape, waitForVideo } from './video-result.js';
+
+export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): void {
+  server.registerTool(
+    'get_video_job',
+    {
+      title: 'Get a video job',
+      description:
+        'Shows a video job started by generate_video or image_to_video and waits up to waitSeconds (default 40) for it to finish, with progress. When done, the MP4 is saved into the output directory (again if it was saved before) and returned as a resource link. Reading is free; it never starts a new job.',
+      inputSchema: {
+        jobId: z.string().min(1).describe('The jobId (request_id) a video tool returned.'),
+        service: z
+          .enum([CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE])
+          .optional()
+          .describe('Which video service; found in the local job ledger when omitted.'),
+        waitSeconds: createWaitSecondsSchema(40),
+      },
+      outputSchema: videoOutcomeShape,
+      annotations: {
+        title: 'Get a video job',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: true,
+      },
+    },
+    async (args, extra) => {
+      try {
+        let service: VideoService | undefined = args.service;
+        if (!service) {
+          for (const candidate of [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE] as const) {
+            if (await deps.context.ledger.findById(candidate, args.jobId)) service = candidate;
+          }
+        }
+        if (!service) {
+          throw new ValidationError(
+            `Job ${args.jobId} is not in this installation's ledger; say which service it belongs to (service: ${CATALOG_VIDEO_SERVICE} or ${IMAGE_TO_VIDEO_SERVICE}).`,
+            [{ path: 'service', message: 'unknown; give it' }],
+          );
+        }
+        return await waitForVideo(deps, { service, jobId: args.jobId, waitSeconds: args.waitSeconds, extra });
+      } catch (error) {
+        return mediaToolError(error, deps, { jobId: args.jobId });
+      }
+    },
+  );
+}
