@@ -26,10 +26,11 @@ import { connectServer, serverBin } from './servers.js';
 
 const HELP = `Usage: pnpm demo [-- [--json] [--verbose] [--max-steps N] ["<task in words>"]]
 
-An agent on the platform's shared LLM uses the Polymodal meeting and speech MCP servers (spawned over stdio,
-as a desktop host does). Without a task it runs the built-in scenario: summarise the bundled sample meeting recording with a
-Thai translation, export the summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output,
-score a bundled sample of a student's Thai reading, and transcribe a Thai speech sample with the streaming
+An agent on the platform's shared LLM uses the Polymodal meeting, media and speech MCP servers (spawned over
+stdio, as a desktop host does). Without a task it runs the built-in scenario: summarise the bundled sample
+meeting recording with a Thai translation, export the summary (Markdown), transcript (SRT) and translation
+(VTT) into ./demo-output, synthesise the action items as Thai speech (a WAV in ./demo-output), score a
+bundled sample of a student's Thai reading, and transcribe a Thai speech sample with the streaming
 recogniser.
 
 With no POLYMODAL_BASE_URL the demo starts the embedded sandbox (a local simulation of the platform: no key,
@@ -47,13 +48,15 @@ const DEFAULT_MAX_STEPS = 12;
 /** The servers the agent reaches, spawned over stdio: [name, package, bin]. */
 const SERVERS: readonly (readonly [string, string, string])[] = [
   ['meeting', '@polymodal/mcp-meeting', 'polymodal-mcp-meeting'],
+  ['media', '@polymodal/mcp-media', 'polymodal-mcp-media'],
   ['speech', '@polymodal/mcp-speech', 'polymodal-mcp-speech'],
 ];
 
 export function builtInTask(recordingPath: string, readingPath: string, speechPath: string): string {
   return (
     `Summarise the meeting recording at ${recordingPath} (spoken in English), titled "Weekly product sync", with a ` +
-    'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT. ' +
+    'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT, ' +
+    'and synthesise the action items as speech in Thai. ' +
     `Then score the student's Thai reading at ${readingPath} against "${SAMPLE_READING_TEXT}", and transcribe ` +
     `the Thai speech at ${speechPath}. Finally tell me the decisions, the action items with their owners, what ` +
     'the student should practise, and what the Thai speech says.'
@@ -126,7 +129,7 @@ async function main(): Promise<number> {
       const run = await runAgent({ model, tools, task, maxSteps, reporter });
       reporter.emit({ type: 'answer', text: run.answer });
       const files = run.toolCalls
-        .map((call) => call.structured?.path)
+        .map((call) => call.structured?.path ?? call.structured?.savedPath)
         .filter((value): value is string => typeof value === 'string');
       reporter.emit({ type: 'files', paths: [recordingPath, readingPath, speechPath, ...files] });
       return run.stopped === 'answer' && run.toolCalls.every((call) => call.ok) ? 0 : 1;

@@ -44,7 +44,7 @@ afterEach(async () => {
 });
 
 describe('pnpm demo on the embedded sandbox', () => {
-  it('summarises the meeting, exports the files, scores the reading and transcribes the Thai sample over stdio', async () => {
+  it('summarises the meeting, exports the files, speaks the action items in Thai, scores the reading and transcribes the Thai sample over stdio', async () => {
     outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
     const run = await runDemo(['--json'], {
       POLYMODAL_OUTPUT_DIR: outputDir,
@@ -61,6 +61,21 @@ describe('pnpm demo on the embedded sandbox', () => {
       (event) => event.type === 'result' && event.tool === 'summarize_meeting',
     );
     expect(summarized).toMatchObject({ ok: true, structured: { status: 'COMPLETED', done: true } });
+
+    const speechCall = trace.events.find(
+      (candidate) => candidate.type === 'call' && candidate.tool === 'synthesize_speech',
+    );
+    expect(speechCall).toMatchObject({ arguments: { language: 'th' } });
+    // The action items, translated: "Prepare the rollback plan and share it by Friday".
+    expect(JSON.stringify(speechCall)).toContain('เตรียมแผนย้อนกลับและส่งให้ภายในวันศุกร์');
+    const speech = trace.events.find(
+      (candidate) => candidate.type === 'result' && candidate.tool === 'synthesize_speech',
+    ) as { ok: boolean; structured: { savedPath: string; done: boolean } } | undefined;
+    expect(speech).toMatchObject({ ok: true, structured: { done: true } });
+    expect(path.dirname(speech?.structured.savedPath ?? '')).toBe(outputDir);
+    expect((await readFile(speech?.structured.savedPath as string)).subarray(8, 12).toString('latin1')).toBe(
+      'WAVE',
+    );
 
     const reading = trace.events.find(
       (candidate) => candidate.type === 'result' && candidate.tool === 'score_reading',
@@ -85,6 +100,7 @@ describe('pnpm demo on the embedded sandbox', () => {
     const srt = await readFile(files.paths.find((file) => file.endsWith('.srt')) as string, 'utf8');
     expect(srt).toMatch(/^1\r?\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}/);
 
+    expect(files.paths).toContain(speech?.structured.savedPath);
     const answer = event<{ text: string }>('answer');
     expect(answer.text).toContain('Weekly product sync');
     expect(answer.text).toMatch(/Action items:\n- .+\(Speaker \d/);

@@ -14,6 +14,11 @@
  *  3. Export: once a meeting job is COMPLETED and `export_meeting` is offered, export what the task asks
  *     for, each once: "markdown"/"summary" → summary as md, "srt" → transcript as srt, "vtt" → translation
  *     as vtt.
+ *  3b. Speak the action items: once a meeting result carries action items, the task asks for them as
+ *     speech ("action items" and "speech"/"synthesise"/"read out") and `synthesize_speech` is offered and
+ *     was not called yet → call it with the items ("<owner>: <item>", each translated with the meeting
+ *     service's phrase table) in the language named after "speech in" (else the task's first language),
+ *     when speech synthesis supports it (else English).
  *  4. Score a reading: the task names an audio path after the word "reading" and a quoted reference text
  *     (`against "..."`), and `score_reading` is offered and was not called yet → call it with them.
  *  5. Transcribe: the task names an audio path after the word "transcribe" and `transcribe_thai` is offered
@@ -22,6 +27,9 @@
  *     questions when a meeting result carries them, and the files written.
  * Without tools it answers plain text that says what it is and echoes the request briefly.
  */
+
+import { TTS_LANGUAGES as SPEECH_LANGUAGES } from '@polymodal/core';
+import { DETECTED_LANGUAGE, translateText } from '../meeting/phrase-translations.js';
 
 export const PLANNER_MODEL_ID = 'sandbox-planner-1';
 
@@ -114,6 +122,31 @@ export function planTurn(messages: readonly PlannerMessage[], tools: readonly st
         };
       }
     }
+  }
+
+  const meeting = [...exchanges].reverse().find((exchange) => exchange.result?.summary)?.result;
+  const actionItems = (meeting?.summary as { actionItems?: unknown } | undefined)?.actionItems;
+  if (
+    Array.isArray(actionItems) &&
+    actionItems.length > 0 &&
+    /\baction items\b/i.test(task) &&
+    /\bspeech\b|\bsynthesi[sz]e\b|\bread (?:them )?out\b/i.test(task) &&
+    offered.has('synthesize_speech') &&
+    called('synthesize_speech').length === 0
+  ) {
+    const named = /\bspeech in (\w+)/i.exec(task)?.[1];
+    const wanted = named ? targetLanguage(named) : targetLanguage(task);
+    const language = wanted === 'zh-cn' ? 'zh' : wanted;
+    const spoken = (SPEECH_LANGUAGES as readonly string[]).includes(language) ? language : 'en';
+    const text = (actionItems as { text?: unknown; owner?: unknown }[])
+      .map((item) => {
+        const translated = translateText(String(item.text ?? ''), spoken, DETECTED_LANGUAGE);
+        // Thai ends a sentence with a space; other scripts get a full stop so the parts split cleanly.
+        const sentence = spoken === 'th' || /[.!?。]$/.test(translated) ? translated : `${translated}.`;
+        return typeof item.owner === 'string' && item.owner !== '' ? `${item.owner}: ${sentence}` : sentence;
+      })
+      .join(' ');
+    return { kind: 'tool_call', name: 'synthesize_speech', arguments: { text, language: spoken } };
   }
 
   const readingAt = task.search(/\breading\b/i);
@@ -232,7 +265,7 @@ function composeAnswer(exchanges: readonly ToolExchange[]): string {
     section('Open questions', summary.openQuestions);
   }
   const files = exchanges
-    .map((exchange) => exchange.result?.path)
+    .map((exchange) => exchange.result?.path ?? exchange.result?.savedPath)
     .filter((value): value is string => typeof value === 'string');
   if (files.length > 0) lines.push('', 'Files:', ...files.map((file) => `- ${file}`));
   return lines.join('\n');

@@ -4,6 +4,23 @@
  * `[<lang>] ` prefix instead: the sandbox does not translate.
  */
 export const PHRASE_TRANSLATIONS: Readonly<Record<string, Readonly<Record<string, string>>>> = Object.freeze({
+  // The sample's action items as the summary words them (imperative, no final period).
+  'Prepare the rollback plan and share it by Friday': {
+    th: 'เตรียมแผนย้อนกลับและส่งให้ภายในวันศุกร์',
+    es: 'Preparar el plan de reversión y compartirlo antes del viernes',
+  },
+  'Finish the address form review by Thursday': {
+    th: 'ตรวจฟอร์มที่อยู่ให้เสร็จภายในวันพฤหัสบดี',
+    es: 'Terminar la revisión del formulario de dirección antes del jueves',
+  },
+  'Draft two subject lines for the test by Wednesday': {
+    th: 'ร่างหัวเรื่องอีเมลสองแบบสำหรับการทดสอบภายในวันพุธ',
+    es: 'Redactar dos líneas de asunto para la prueba antes del miércoles',
+  },
+  'Check with the growth team and report back by Monday': {
+    th: 'สอบถามทีมฝ่ายเติบโตและรายงานกลับภายในวันจันทร์',
+    es: 'Consultar con el equipo de crecimiento e informar antes del lunes',
+  },
   "Good morning everyone. Let's start with the mobile checkout launch.": {
     th: 'สวัสดีตอนเช้าทุกคน เริ่มจากการเปิดตัวระบบชำระเงินบนมือถือกันก่อน',
     es: 'Buenos días a todos. Empecemos con el lanzamiento del pago móvil.',
