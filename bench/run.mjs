@@ -5,7 +5,9 @@
  *     streaming upload, beside Node's fetch + FormData(openAsBlob);
  *  2. spawn → initialize time of the meeting MCP server beside a one-tool server built with the same SDK;
  *  3. client CPU per 20 ms frame of streamed Thai recognition, and the first-partial latency the client
- *     sees beside the latency the sandbox reports.
+ *     sees beside the latency the sandbox reports;
+ *  4. 30 speech syntheses at once on a key limited to 3 unfinished tasks: wall time beside the ideal
+ *     ⌈30/3⌉ × job time, 429s surfaced to the caller and duplicate tasks.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
 import { spawn } from 'node:child_process';
@@ -129,6 +131,7 @@ try {
     baselineTimes.push(await timeInitialize(process.execPath, [oneTool], serverEnv));
   }
   const asr = await runChild([path.join(here, 'asr-client.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv);
+  const tts = await runChild([path.join(here, 'tts-batch.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv);
   const meetingMs = median(meetingTimes);
   const baselineMs = median(baselineTimes);
 
@@ -175,6 +178,23 @@ Ratio meeting / one-tool: **${(meetingMs / baselineMs).toFixed(2)}**.
 
 Client-observed / server-reported first-partial latency: **${(asr.firstPartial.observedMs / Math.max(0.1, asr.firstPartial.reportedMs)).toFixed(1)}** (the server's figure is floored at 0.1 ms); the difference is transport and event handling in both processes.
 Client CPU includes decoding and resampling the WAV; the sandbox's CPU is not counted.
+
+### ${tts.sentences} speech syntheses at once, key limit ${tts.limit} unfinished tasks (sandbox in a separate process, speed 1)
+
+Each sentence takes ${tts.jobSeconds.toFixed(1)} s on the sandbox (0.5 s pending, 1 s + 40 ms per character running), so the
+ideal wall time is ⌈${tts.sentences}/${tts.limit}⌉ × ${tts.jobSeconds.toFixed(1)} s = ${tts.ideal.toFixed(1)} s.
+
+| Governor | Wall time (s) | Wall / ideal | 429 answers waited out | 429s surfaced | Failed | Tasks created | Duplicates | Peak unfinished |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+${tts.runs
+  .map(
+    (run) =>
+      `| ${run.label} | ${run.seconds.toFixed(1)} | ${(run.seconds / tts.ideal).toFixed(2)} | ${run.busyAnswers} | ${run.surfaced429} | ${run.failed} | ${run.created} | ${run.duplicates} | ${run.peakActive} |`,
+  )
+  .join('\n')}
+
+The gap to the ideal is the polling rule: status is read no faster than Retry-After (≥ 1 s) with jitter,
+so each slot is noticed free up to about a second late.
 `;
   process.stdout.write(`${report}\n`);
 } finally {
