@@ -26,7 +26,9 @@ async function scenario(label, speechOptions) {
   const before = await ttsTasks();
   const started = performance.now();
   const outcomes = await Promise.allSettled(
-    sentences.map((text, index) => polymodal.speech.synthesize({ text, language: 'en', model: 'model_b', seed: index })),
+    sentences.map((text, index) =>
+      polymodal.speech.synthesize({ text, language: 'en', model: 'model_b', seed: index }),
+    ),
   );
   const seconds = (performance.now() - started) / 1000;
   const created = (await ttsTasks()) - before;
@@ -57,4 +59,6 @@ const known = await scenario('limit configured (concurrentSessions 3)', { concur
 // The sandbox's job time at speed 1: PENDING 0.5 s + STARTED 1 s + 40 ms per character.
 const jobSeconds = 0.5 + 1 + 0.04 * sentences[0].length;
 const ideal = Math.ceil(SENTENCES / LIMIT) * jobSeconds;
-process.stdout.write(`${JSON.stringify({ sentences: SENTENCES, limit: LIMIT, jobSeconds, ideal, runs: [unknown, known] })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ sentences: SENTENCES, limit: LIMIT, jobSeconds, ideal, runs: [unknown, known] })}\n`,
+);
