@@ -178,7 +178,7 @@ export function createMediaDownloader(options: {
         }
         const declared = Number(response.headers['content-length']);
         if (Number.isFinite(declared) && declared > maxBytes) {
-          response.body.destroy();
+          discard(response.body);
           throw tooLarge(url, maxBytes);
         }
         const declaredType =
@@ -186,7 +186,7 @@ export function createMediaDownloader(options: {
             .split(';')[0]
             ?.trim() ?? '';
         if (declaredType !== '' && !typeFits(request_.kind, declaredType)) {
-          response.body.destroy();
+          discard(response.body);
           throw new ValidationError(
             `The media at ${display(url)} is ${declaredType}, not ${request_.kind}; nothing was saved.`,
             [{ path: 'url', message: 'unexpected content type' }],
@@ -264,6 +264,12 @@ export function createMediaDownloader(options: {
       await Promise.all([platformAgent?.close(), publicAgent?.close()]);
     },
   };
+}
+
+/** Drops a response body not worth reading; the abort it causes must not become an uncaught error. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 /** URL for messages: no query string, which may carry a signature. */
