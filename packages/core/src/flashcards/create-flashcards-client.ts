@@ -29,7 +29,7 @@ import { jobErrorText } from '../contracts/video.js';
 import { JobFailedError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
-import { fingerprint, type JobLedger, startJobOnce } from '../ledger/index.js';
+import { fingerprint, type JobLedger, startJobOnce, statusUnlessGone } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { pollUntil } from '../polling/index.js';
 import { createMultipartFileBody, inspectRecording } from '../upload/index.js';
@@ -165,14 +165,8 @@ export function createFlashcardsClient(options: {
       title,
       request: { ...request, idempotencyKey },
       reuse: (entry) => !['failed', 'cancelled', 'canceled'].includes(entry.lastStatus),
-      current: async (id) => {
-        try {
-          return (await get(id, extra.signal ? { signal: extra.signal } : {})).status;
-        } catch (error) {
-          if ((error as { status?: unknown }).status === 404) return undefined;
-          throw error;
-        }
-      },
+      current: (id) =>
+        statusUnlessGone(async () => (await get(id, extra.signal ? { signal: extra.signal } : {})).status),
       ...(extra.forceNew ? { forceNew: true } : {}),
       // The idempotency key makes a resend of an interrupted start return the job it may have created.
       allowResubmit: true,

@@ -106,3 +106,13 @@ export function provesNotCreated(error: unknown): boolean {
   // Our own checks (validation, configuration) fail before anything is sent; an abort or a timeout may not.
   return PolymodalError.isInstance(error) && (error.kind === 'validation' || error.kind === 'config');
 }
+
+/** The status `read` returns, or undefined when the service answers 404 (the recorded job is gone). */
+export async function statusUnlessGone(read: () => Promise<string>): Promise<string | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (ApiError.isInstance(error) && error.status === 404) return undefined;
+    throw error;
+  }
+}

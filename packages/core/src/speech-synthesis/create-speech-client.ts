@@ -32,7 +32,13 @@ import type { MediaDownloader } from '../download/index.js';
 import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import { type HttpClient, parseRetryAfter } from '../http/index.js';
-import { fingerprint, type JobLedger, type LedgerEntry, startJobOnce } from '../ledger/index.js';
+import {
+  fingerprint,
+  type JobLedger,
+  type LedgerEntry,
+  startJobOnce,
+  statusUnlessGone,
+} from '../ledger/index.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
 import { isWav } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
@@ -273,14 +279,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
         title: body.text.slice(0, 80),
         request: { ...body },
         reuse: (entry) => entry.lastStatus !== 'FAILURE',
-        current: async (id) => {
-          try {
-            return (await readTask(id, extra.signal)).task.state;
-          } catch (error) {
-            if (ApiError.isInstance(error) && error.status === 404) return undefined;
-            throw error;
-          }
-        },
+        current: (id) => statusUnlessGone(async () => (await readTask(id, extra.signal)).task.state),
         ...(extra.forceNew ? { forceNew: true } : {}),
         ...(extra.allowResubmit ? { allowResubmit: true } : {}),
         resubmitOption: 'allowResubmit',

@@ -12,24 +12,21 @@ import {
   CatalogEnvelope,
   type CatalogModel,
   CatalogVideoRequest,
-  VideoJob,
+  type VideoJob,
 } from '../contracts/video.js';
 import { ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
-import { fingerprint, type JobLedger, type LedgerEntry, startJobOnce } from '../ledger/index.js';
+import type { JobLedger } from '../ledger/index.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
-import { checkMediaReference, createVideoJobReader, type VideoWaitOptions } from './video-job-client.js';
+import {
+  checkMediaReference,
+  createVideoJobClient,
+  type VideoSubmitOptions,
+  type VideoWaitOptions,
+} from './video-job-client.js';
 
 export const CATALOG_VIDEO_SERVICE = 'catalog-video';
 const CATALOG_CACHE_MS = 5 * 60 * 1000;
-
-export interface VideoSubmitOptions {
-  signal?: AbortSignal;
-  /** Start a new job even if this installation already made the same request (a new variation). */
-  forceNew?: boolean;
-  /** Send again although an identical earlier request was cut off and may already have created a job. */
-  allowResubmit?: boolean;
-}
 
 export interface SubmittedVideo {
   requestId: string;
@@ -48,11 +45,6 @@ export interface CatalogVideoClient {
   wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
 }
 
-/** Whether a recorded video job may be returned for an identical request. */
-export function isReusableVideoEntry(entry: LedgerEntry): boolean {
-  return !['failed', 'canceled', 'cancelled'].includes(entry.lastStatus);
-}
-
 export function createCatalogVideoClient(options: {
   http: HttpClient;
   ledger?: JobLedger;
@@ -62,10 +54,11 @@ export function createCatalogVideoClient(options: {
   const { http, ledger } = options;
   const now = options.now ?? Date.now;
   let cache: { at: number; models: CatalogModel[] } | undefined;
-  const reader = createVideoJobReader({
+  const jobs = createVideoJobClient({
     http,
     apiPath: CATALOG_VIDEO_API_PATH,
     service: CATALOG_VIDEO_SERVICE,
+    ledger,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
 
@@ -123,42 +116,9 @@ export function createCatalogVideoClient(options: {
   ): Promise<SubmittedVideo> {
     const model = await validate(request, extra);
     const body: CatalogVideoRequest = { ...request, model: model.id };
-    const started = await startJobOnce({
-      ledger,
-      service: CATALOG_VIDEO_SERVICE,
-      fingerprint: fingerprint({ service: CATALOG_VIDEO_SERVICE, body }),
-      title: request.prompt ? request.prompt.slice(0, 80) : model.title,
-      request: describeRequest(body),
-      reuse: isReusableVideoEntry,
-      ...(extra.forceNew ? { forceNew: true } : {}),
-      ...(extra.allowResubmit ? { allowResubmit: true } : {}),
-      resubmitOption: 'allowResubmit',
-      current: (id) => reader.currentStatus(id, extra.signal),
-      start: async () => {
-        const response = await http.request({
-          method: 'POST',
-          path: `${CATALOG_VIDEO_API_PATH}/videos/generations`,
-          json: body,
-          schema: VideoJob,
-          idempotent: false,
-          ...(extra.signal ? { signal: extra.signal } : {}),
-        });
-        return { id: response.data.request_id, status: response.data.status };
-      },
-    });
+    const started = await jobs.start(body, request.prompt ? request.prompt.slice(0, 80) : model.title, extra);
     return { requestId: started.id, status: started.status, model: model.id, resumed: started.resumed };
   }
 
-  return { models, validate, submit, get: reader.get, wait: reader.wait };
-}
-
-/** What the ledger keeps of a video request: no data URLs (they can be megabytes). */
-export function describeRequest(body: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(
-    JSON.stringify(body, (_key, value) =>
-      typeof value === 'string' && value.startsWith('data:')
-        ? `${value.slice(0, value.indexOf(',') + 1)}…`
-        : value,
-    ),
-  ) as Record<string, unknown>;
+  return { models, validate, submit, get: jobs.get, wait: jobs.wait };
 }

@@ -6,17 +6,17 @@
  * `aspectRatio` is accepted as an alias and sent as `aspect_ratio`. A remote image URL must name a public
  * host; a local image is turned into a data URL by the caller (see `readMediaAsDataUrl`).
  */
-import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, VideoJob } from '../contracts/video.js';
+import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
 import { ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
-import { fingerprint, type JobLedger, startJobOnce } from '../ledger/index.js';
+import type { JobLedger } from '../ledger/index.js';
+import type { SubmittedVideo } from './create-catalog-video-client.js';
 import {
-  describeRequest,
-  isReusableVideoEntry,
-  type SubmittedVideo,
+  checkMediaReference,
+  createVideoJobClient,
   type VideoSubmitOptions,
-} from './create-catalog-video-client.js';
-import { checkMediaReference, createVideoJobReader, type VideoWaitOptions } from './video-job-client.js';
+  type VideoWaitOptions,
+} from './video-job-client.js';
 
 export const IMAGE_TO_VIDEO_SERVICE = 'image-to-video';
 export const IMAGE_TO_VIDEO_DEFAULT_MODEL = 'imgvid-standard';
@@ -35,10 +35,11 @@ export function createImageToVideoClient(options: {
   pollIntervalMs?: number;
 }): ImageToVideoClient {
   const { http, ledger } = options;
-  const reader = createVideoJobReader({
+  const jobs = createVideoJobClient({
     http,
     apiPath: IMAGE_TO_VIDEO_API_PATH,
     service: IMAGE_TO_VIDEO_SERVICE,
+    ledger,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
 
@@ -66,31 +67,9 @@ export function createImageToVideoClient(options: {
     const body = parsed.data;
     checkMediaReference(body.image.url, 'image.url');
     const model = body.model ?? IMAGE_TO_VIDEO_DEFAULT_MODEL;
-    const started = await startJobOnce({
-      ledger,
-      service: IMAGE_TO_VIDEO_SERVICE,
-      fingerprint: fingerprint({ service: IMAGE_TO_VIDEO_SERVICE, body }),
-      title: body.prompt.slice(0, 80),
-      request: describeRequest(body),
-      reuse: isReusableVideoEntry,
-      ...(extra.forceNew ? { forceNew: true } : {}),
-      ...(extra.allowResubmit ? { allowResubmit: true } : {}),
-      resubmitOption: 'allowResubmit',
-      current: (id) => reader.currentStatus(id, extra.signal),
-      start: async () => {
-        const response = await http.request({
-          method: 'POST',
-          path: `${IMAGE_TO_VIDEO_API_PATH}/videos/generations`,
-          json: body,
-          schema: VideoJob,
-          idempotent: false,
-          ...(extra.signal ? { signal: extra.signal } : {}),
-        });
-        return { id: response.data.request_id, status: response.data.status };
-      },
-    });
+    const started = await jobs.start(body, body.prompt.slice(0, 80), extra);
     return { requestId: started.id, status: started.status, model, resumed: started.resumed };
   }
 
-  return { submit, get: reader.get, wait: reader.wait };
+  return { submit, get: jobs.get, wait: jobs.wait };
 }

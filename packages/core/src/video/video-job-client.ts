@@ -3,8 +3,16 @@
  * and the request checks of media references.
  */
 import { jobErrorText, VIDEO_TERMINAL_STATES, VideoJob } from '../contracts/video.js';
-import { ApiError, JobFailedError, ValidationError } from '../errors/index.js';
+import { JobFailedError, ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
+import {
+  fingerprint,
+  type JobLedger,
+  type LedgerEntry,
+  type StartedJob,
+  startJobOnce,
+  statusUnlessGone,
+} from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { pollUntil } from '../polling/index.js';
 
@@ -40,13 +48,39 @@ export function checkJobId(id: string, field = 'jobId'): string {
   return id;
 }
 
-export function createVideoJobReader(options: {
+export interface VideoSubmitOptions {
+  signal?: AbortSignal;
+  /** Start a new job even if this installation already made the same request (a new variation). */
+  forceNew?: boolean;
+  /** Send again although an identical earlier request was cut off and may already have created a job. */
+  allowResubmit?: boolean;
+}
+
+/** Whether a recorded video job may be returned for an identical request. */
+export function isReusableVideoEntry(entry: LedgerEntry): boolean {
+  return !['failed', 'canceled', 'cancelled'].includes(entry.lastStatus);
+}
+
+/** What the ledger keeps of a video request: no data URLs (they can be megabytes). */
+export function describeRequest(body: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(
+    JSON.stringify(body, (_key, value) =>
+      typeof value === 'string' && value.startsWith('data:')
+        ? `${value.slice(0, value.indexOf(',') + 1)}…`
+        : value,
+    ),
+  ) as Record<string, unknown>;
+}
+
+/** Reading, waiting for and starting (at most once, through the ledger) the jobs of one video service. */
+export function createVideoJobClient(options: {
   http: HttpClient;
   apiPath: string;
   service: string;
+  ledger?: JobLedger | undefined;
   pollIntervalMs?: number;
 }) {
-  const { http, apiPath, service } = options;
+  const { http, apiPath, service, ledger } = options;
   async function get(requestId: string, request: { signal?: AbortSignal } = {}): Promise<VideoJob> {
     const response = await http.request({
       method: 'GET',
@@ -80,16 +114,41 @@ export function createVideoJobReader(options: {
     }
     return job;
   }
-  /** The live status of a job, or undefined when the service no longer knows it (404). */
-  async function currentStatus(requestId: string, signal?: AbortSignal): Promise<string | undefined> {
-    try {
-      return (await get(requestId, signal ? { signal } : {})).status;
-    } catch (error) {
-      if (ApiError.isInstance(error) && error.status === 404) return undefined;
-      throw error;
-    }
+  /**
+   * POSTs a validated request to `<apiPath>/videos/generations` once: an identical earlier request of this
+   * installation is resumed instead. Repeated only when it provably never arrived or after an explicit 429.
+   */
+  async function start(
+    body: Record<string, unknown>,
+    title: string,
+    extra: VideoSubmitOptions,
+  ): Promise<StartedJob> {
+    return startJobOnce({
+      ledger,
+      service,
+      fingerprint: fingerprint({ service, body }),
+      title,
+      request: describeRequest(body),
+      reuse: isReusableVideoEntry,
+      ...(extra.forceNew ? { forceNew: true } : {}),
+      ...(extra.allowResubmit ? { allowResubmit: true } : {}),
+      resubmitOption: 'allowResubmit',
+      current: (id) =>
+        statusUnlessGone(async () => (await get(id, extra.signal ? { signal: extra.signal } : {})).status),
+      start: async () => {
+        const response = await http.request({
+          method: 'POST',
+          path: `${apiPath}/videos/generations`,
+          json: body,
+          schema: VideoJob,
+          idempotent: false,
+          ...(extra.signal ? { signal: extra.signal } : {}),
+        });
+        return { id: response.data.request_id, status: response.data.status };
+      },
+    });
   }
-  return { get, wait, currentStatus };
+  return { get, wait, start };
 }
 
 /**
