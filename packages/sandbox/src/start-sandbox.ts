@@ -15,6 +15,7 @@ import { createClock } from './framework/clock.js';
 import { createCounterRegistry } from './framework/counters.js';
 import { createPrng, type Prng } from './framework/create-prng.js';
 import { createFaultEngine } from './framework/fault-engine.js';
+import { createRequestLog } from './framework/request-log.js';
 import { createRouter } from './framework/router.js';
 import { createSandboxServer } from './framework/sandbox-server.js';
 import type { ServiceFactory } from './framework/sandbox-service.js';
@@ -80,6 +81,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const clock = createClock();
   const counters = createCounterRegistry();
+  const requestLog = createRequestLog();
   const accounts = createAccounts(configuredUsers);
   let random: Prng = createPrng(config.seed);
   const faults = createFaultEngine({ random: () => random(), counters });
@@ -100,6 +102,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     configuredFaults: config.faults,
     counters,
+    requestLog,
     accounts,
     clock,
     settle,
@@ -118,6 +121,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     controlRouter,
     faults,
     counters,
+    requestLog,
+    clock,
     authenticator: createAuthenticator({ accounts, clock }),
     beforeRequest: settle,
     ...(options.onError ? { onError: options.onError } : {}),

@@ -49,6 +49,23 @@ export function registerControlRoutes(router: Router, control: SandboxControl): 
     return json(200, faultsBody());
   });
   router.route('GET', '/__sandbox/counters', () => json(200, control.counters()));
+  router.route('GET', '/__sandbox/requests', (request) => {
+    const method = request.url.searchParams.get('method') ?? undefined;
+    const path = request.url.searchParams.get('path') ?? undefined;
+    try {
+      return json(200, {
+        requests: control.requests({
+          ...(method ? { method } : {}),
+          ...(path !== undefined ? { path } : {}),
+        }),
+      });
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        throw new HttpError(400, 'invalid request: path must be the source of a valid regular expression');
+      }
+      throw error;
+    }
+  });
   router.route('POST', '/__sandbox/clock', async (request) => {
     const { advanceMs } = parse(ClockBody, await request.readJson());
     control.advance(advanceMs);

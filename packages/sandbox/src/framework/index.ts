@@ -9,6 +9,7 @@ export * from './fault-rule.js';
 export * from './http-error.js';
 export * from './read-json-body.js';
 export * from './request-context.js';
+export * from './request-log.js';
 export * from './router.js';
 export * from './sandbox-response.js';
 export * from './sandbox-server.js';

@@ -7,6 +7,7 @@ import { createCounterRegistry } from './counters.js';
 import { createPrng } from './create-prng.js';
 import { createFaultEngine } from './fault-engine.js';
 import { HttpError } from './http-error.js';
+import { createRequestLog } from './request-log.js';
 import { createRouter } from './router.js';
 import { createSandboxServer, type SandboxServer } from './sandbox-server.js';
 
@@ -43,6 +44,8 @@ async function start() {
     controlRouter: createRouter(),
     faults,
     counters,
+    requestLog: createRequestLog(),
+    clock: createClock(),
     authenticator: createAuthenticator({ accounts, clock: createClock() }),
     beforeRequest: () => {},
     onError: (error) => errors.push(error),

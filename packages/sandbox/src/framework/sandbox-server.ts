@@ -1,7 +1,8 @@
 /**
  * The HTTP (and WebSocket upgrade) server shared by all services. Per request: route match (404/405),
- * counting, faults (latency, status, reset before/after, truncate, auth unavailable), the handler, then
- * the answer. Handlers return a response object so that faults apply to every route the same way.
+ * counting and logging, faults (latency, status, reset before/after, truncate, auth unavailable), the
+ * handler, then the answer. Handlers return a response object so that faults apply to every route the
+ * same way.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -9,13 +10,15 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { WebSocketServer } from 'ws';
 import { abortableDelay } from './abortable-delay.js';
-import type { Authenticator } from './authenticator.js';
+import type { Authenticator, KeyScheme, Principal } from './authenticator.js';
+import type { Clock } from './clock.js';
 import type { CounterRegistry } from './counters.js';
 import type { FaultEngine } from './fault-engine.js';
 import type { FaultRule } from './fault-rule.js';
 import { HttpError } from './http-error.js';
 import { readJsonBody } from './read-json-body.js';
 import type { RequestContext } from './request-context.js';
+import type { LoggedRequest, RequestLog } from './request-log.js';
 import type { Router } from './router.js';
 import type { SandboxResponse } from './sandbox-response.js';
 
@@ -27,6 +30,10 @@ export interface SandboxServerOptions {
   controlRouter: Router;
   faults: FaultEngine;
   counters: CounterRegistry;
+  /** Every request and upgrade outside the control routes is appended here. */
+  requestLog: RequestLog;
+  /** The sandbox clock, read for each request's `clockAt`. */
+  clock: Clock;
   authenticator: Authenticator;
   /** Runs before each request (brings lazily computed state up to the clock). */
   beforeRequest(): void;
@@ -98,6 +105,7 @@ async function send(
   response: ServerResponse,
   answer: SandboxResponse,
   fault: FaultRule | undefined,
+  logged: LoggedRequest | undefined,
 ): Promise<void> {
   if (fault?.kind === 'reset-after') {
     // The handler ran in full (a job may exist now); the client only sees the connection drop.
@@ -107,6 +115,7 @@ async function send(
   const { headers, body } = serialize(answer);
   headers['cache-control'] ??= 'no-store';
   response.writeHead(answer.status, headers);
+  if (logged) logged.status = answer.status;
   if (fault?.kind === 'truncate') {
     // Full Content-Length announced, half the body sent, then the connection drops.
     if (Buffer.isBuffer(body)) {
@@ -140,13 +149,39 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     });
   const closing = new AbortController();
 
+  // Taken first thing, so that a latency fault or a slow handler does not move a request's arrival.
+  const arrival = () => ({ at: Date.now(), clockAt: options.clock.now() });
+
+  /** Authenticates and, on success, notes the user in the request's log entry. */
+  const authenticateLogged =
+    (authenticate: (schemes: readonly KeyScheme[]) => Principal, logged: LoggedRequest | undefined) =>
+    (schemes: readonly KeyScheme[]): Principal => {
+      const principal = authenticate(schemes);
+      if (logged) logged.user = principal.user.id;
+      return principal;
+    };
+
   async function dispatch(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const arrived = arrival();
     const method = (request.method ?? 'GET').toUpperCase();
     let url: URL;
     try {
       url = new URL(request.url ?? '/', 'http://sandbox.invalid');
     } catch {
-      await send(request, response, errorResponse(new HttpError(400, 'malformed request URL')), undefined);
+      const logged = options.requestLog.record({
+        method,
+        // Never the query string: it may carry an api_key.
+        path: (request.url ?? '/').split('?')[0] ?? '/',
+        route: `${method} (unknown route)`,
+        ...arrived,
+      });
+      await send(
+        request,
+        response,
+        errorResponse(new HttpError(400, 'malformed request URL')),
+        undefined,
+        logged,
+      );
       return;
     }
     const requestAbort = new AbortController();
@@ -159,8 +194,10 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     const match = router.match(method, url.pathname);
 
     let fault: FaultRule | undefined;
+    let logged: LoggedRequest | undefined;
     if (!isControl) {
       options.counters.increment('requests', match.routeKey);
+      logged = options.requestLog.record({ method, path: url.pathname, route: match.routeKey, ...arrived });
       const decision = options.faults.decide(method, url.pathname);
       if (decision.latencyMs > 0) await abortableDelay(decision.latencyMs, signal);
       if (signal.aborted) return;
@@ -170,7 +207,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
         return;
       }
       if (fault?.kind === 'status') {
-        await send(request, response, faultResponse(fault), undefined);
+        await send(request, response, faultResponse(fault), undefined, logged);
         return;
       }
     }
@@ -193,8 +230,11 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
         params: match.params,
         routeKey: match.routeKey,
         signal,
-        authenticate: (schemes) =>
-          options.authenticator.authenticate(request, url, { schemes, unavailable: authUnavailable }),
+        authenticate: authenticateLogged(
+          (schemes) =>
+            options.authenticator.authenticate(request, url, { schemes, unavailable: authUnavailable }),
+          logged,
+        ),
         readJson: (maxBytes) => readJsonBody(request, maxBytes),
       };
       answer = await match.handler(context);
@@ -207,12 +247,13 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       }
     }
     if (response.destroyed || request.socket.destroyed) return;
-    await send(request, response, answer, fault?.kind === 'auth-unavailable' ? undefined : fault);
+    await send(request, response, answer, fault?.kind === 'auth-unavailable' ? undefined : fault, logged);
   }
 
   const webSockets = new WebSocketServer({ noServer: true });
 
-  function rejectUpgrade(socket: Socket, error: HttpError): void {
+  function rejectUpgrade(socket: Socket, error: HttpError, logged: LoggedRequest | undefined): void {
+    if (logged) logged.status = error.status;
     const body = JSON.stringify({ ...error.fields, error: error.message });
     const reason = error.status === 404 ? 'Not Found' : error.status === 401 ? 'Unauthorized' : 'Error';
     socket.end(
@@ -222,6 +263,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
   }
 
   function handleUpgrade(request: IncomingMessage, socket: Socket, head: Buffer): void {
+    const arrived = arrival();
     let url: URL;
     try {
       url = new URL(request.url ?? '/', 'http://sandbox.invalid');
@@ -231,7 +273,14 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     }
     options.beforeRequest();
     const match = options.router.matchUpgrade(url.pathname);
-    options.counters.increment('requests', `WS ${match ? url.pathname : '(unknown route)'}`);
+    const routeKey = `WS ${match ? url.pathname : '(unknown route)'}`;
+    options.counters.increment('requests', routeKey);
+    const logged = options.requestLog.record({
+      method: (request.method ?? 'GET').toUpperCase(),
+      path: url.pathname,
+      route: routeKey,
+      ...arrived,
+    });
     const decision = options.faults.decide('GET', url.pathname);
     const fault = decision.terminal;
     if (fault?.kind === 'reset-before' || fault?.kind === 'reset-after' || fault?.kind === 'truncate') {
@@ -244,11 +293,12 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
         new HttpError(fault.status ?? 500, `simulated fault: HTTP ${fault.status ?? 500}`, {
           headers: fault.retryAfter ? { 'retry-after': fault.retryAfter } : {},
         }),
+        logged,
       );
       return;
     }
     if (!match) {
-      rejectUpgrade(socket, new HttpError(404, `no such WebSocket route: ${url.pathname}`));
+      rejectUpgrade(socket, new HttpError(404, `no such WebSocket route: ${url.pathname}`), logged);
       return;
     }
     let open: ReturnType<typeof match.handler>;
@@ -257,17 +307,20 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
         request,
         url,
         params: match.params,
-        authenticate: (schemes) =>
-          options.authenticator.authenticate(request, url, {
-            schemes,
-            unavailable: fault?.kind === 'auth-unavailable',
-          }),
+        authenticate: authenticateLogged(
+          (schemes) =>
+            options.authenticator.authenticate(request, url, {
+              schemes,
+              unavailable: fault?.kind === 'auth-unavailable',
+            }),
+          logged,
+        ),
       });
     } catch (error) {
-      if (HttpError.isInstance(error)) rejectUpgrade(socket, error);
+      if (HttpError.isInstance(error)) rejectUpgrade(socket, error, logged);
       else {
         onError(error);
-        rejectUpgrade(socket, new HttpError(500, 'internal error in the sandbox'));
+        rejectUpgrade(socket, new HttpError(500, 'internal error in the sandbox'), logged);
       }
       return;
     }
