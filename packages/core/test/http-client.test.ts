@@ -348,3 +348,77 @@ describe('createHttpClient', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('the call deadline', () => {
+  it('a Retry-After longer than the time left ends the call with the 429, without waiting', async () => {
+    server = await startServer((_request, response) => {
+      response.setHeader('retry-after', '20');
+      sendJson(response, 429, { error: 'slow down' });
+    });
+    const http = makeClient(server.url);
+    const error = await failure(
+      http.request({
+        method: 'GET',
+        path: '/jobs/1',
+        schema: Id,
+        idempotent: true,
+        deadline: Date.now() + 2_000,
+      }),
+    );
+    expect(RateLimitError.isInstance(error)).toBe(true);
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('a Retry-After within the time left is waited out and retried', async () => {
+    let calls = 0;
+    server = await startServer((_request, response) => {
+      calls += 1;
+      if (calls === 1) {
+        response.setHeader('retry-after', '1');
+        sendJson(response, 429, { error: 'slow down' });
+      } else sendJson(response, 200, { id: 'j1' });
+    });
+    const http = makeClient(server.url);
+    const result = await http.request({
+      method: 'GET',
+      path: '/jobs/1',
+      schema: Id,
+      idempotent: true,
+      deadline: Date.now() + 30_000,
+    });
+    expect(result.data.id).toBe('j1');
+    expect(sleeps).toEqual([1_000]);
+  });
+
+  it('an answer that never comes is cut at the deadline, not at the attempt timeout', async () => {
+    server = await startServer(() => {
+      // Never answers.
+    });
+    const http = makeClient(server.url, { timeoutMs: 60_000 });
+    const startedAt = Date.now();
+    const error = await failure(
+      http.request({
+        method: 'GET',
+        path: '/jobs/1',
+        schema: Id,
+        idempotent: true,
+        deadline: Date.now() + 300,
+      }),
+    );
+    expect(TimeoutError.isInstance(error) && error.deadlineReached).toBe(true);
+    // Bounded by the deadline, far below the 60 s attempt timeout (and no retry after the deadline).
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('maxRetries per call overrides the client default', async () => {
+    server = await startServer((_request, response) => sendJson(response, 503, { error: 'down' }));
+    const http = makeClient(server.url, { maxRetries: 4 });
+    const error = await failure(
+      http.request({ method: 'GET', path: '/jobs/1', schema: Id, idempotent: true, maxRetries: 0 }),
+    );
+    expect(ServiceUnavailableError.isInstance(error)).toBe(true);
+    expect(server.requests).toHaveLength(1);
+  });
+});

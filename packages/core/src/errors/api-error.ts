@@ -64,39 +64,89 @@ export class ApiError extends PolymodalError {
   }
 }
 
-export class BadRequestError extends ApiError {}
-export class AuthenticationError extends ApiError {}
-export class InsufficientCreditsError extends ApiError {}
-export class PermissionDeniedError extends ApiError {}
-export class NotFoundError extends ApiError {}
-export class ConflictError extends ApiError {}
-export class PayloadTooLargeError extends ApiError {}
-export class RateLimitError extends ApiError {}
-export class InternalServerError extends ApiError {}
-export class ServiceUnavailableError extends ApiError {}
+/**
+ * A class per status, from one table (below). Each guard checks the status against that table: a subclass that inherited `ApiError.isInstance`
+ * would accept any status, and a guard that decides "gone", "retry" or "paid" must never do that (a 503
+ * taken for a 404 once made a recorded job look deleted, and the recording was paid for twice).
+ */
+function isApiErrorOf(value: unknown, errorClass: ApiErrorClass): boolean {
+  return ApiError.isInstance(value) && apiErrorClassFor(value.status) === errorClass;
+}
+
+export class BadRequestError extends ApiError {
+  static override isInstance(value: unknown): value is BadRequestError {
+    return isApiErrorOf(value, BadRequestError);
+  }
+}
+export class AuthenticationError extends ApiError {
+  static override isInstance(value: unknown): value is AuthenticationError {
+    return isApiErrorOf(value, AuthenticationError);
+  }
+}
+export class InsufficientCreditsError extends ApiError {
+  static override isInstance(value: unknown): value is InsufficientCreditsError {
+    return isApiErrorOf(value, InsufficientCreditsError);
+  }
+}
+export class PermissionDeniedError extends ApiError {
+  static override isInstance(value: unknown): value is PermissionDeniedError {
+    return isApiErrorOf(value, PermissionDeniedError);
+  }
+}
+export class NotFoundError extends ApiError {
+  static override isInstance(value: unknown): value is NotFoundError {
+    return isApiErrorOf(value, NotFoundError);
+  }
+}
+export class ConflictError extends ApiError {
+  static override isInstance(value: unknown): value is ConflictError {
+    return isApiErrorOf(value, ConflictError);
+  }
+}
+export class PayloadTooLargeError extends ApiError {
+  static override isInstance(value: unknown): value is PayloadTooLargeError {
+    return isApiErrorOf(value, PayloadTooLargeError);
+  }
+}
+export class RateLimitError extends ApiError {
+  static override isInstance(value: unknown): value is RateLimitError {
+    return isApiErrorOf(value, RateLimitError);
+  }
+}
+/** Any 5xx except 503. */
+export class InternalServerError extends ApiError {
+  static override isInstance(value: unknown): value is InternalServerError {
+    return isApiErrorOf(value, InternalServerError);
+  }
+}
+export class ServiceUnavailableError extends ApiError {
+  static override isInstance(value: unknown): value is ServiceUnavailableError {
+    return isApiErrorOf(value, ServiceUnavailableError);
+  }
+}
+
+type ApiErrorClass = new (options: ApiErrorOptions) => ApiError;
+
+/** The one table from status to class: construction uses it, and each class's guard agrees with it. */
+const CLASS_BY_STATUS: ReadonlyMap<number, ApiErrorClass> = new Map<number, ApiErrorClass>([
+  [400, BadRequestError],
+  [401, AuthenticationError],
+  [402, InsufficientCreditsError],
+  [403, PermissionDeniedError],
+  [404, NotFoundError],
+  [409, ConflictError],
+  [413, PayloadTooLargeError],
+  [429, RateLimitError],
+  [503, ServiceUnavailableError],
+]);
+
+/** The class that matches an HTTP status (5xx without its own class: InternalServerError). */
+export function apiErrorClassFor(status: number): ApiErrorClass {
+  return CLASS_BY_STATUS.get(status) ?? (status >= 500 ? InternalServerError : ApiError);
+}
 
 /** Builds the error class that matches an HTTP status. */
 export function createApiError(options: ApiErrorOptions): ApiError {
-  switch (options.status) {
-    case 400:
-      return new BadRequestError(options);
-    case 401:
-      return new AuthenticationError(options);
-    case 402:
-      return new InsufficientCreditsError(options);
-    case 403:
-      return new PermissionDeniedError(options);
-    case 404:
-      return new NotFoundError(options);
-    case 409:
-      return new ConflictError(options);
-    case 413:
-      return new PayloadTooLargeError(options);
-    case 429:
-      return new RateLimitError(options);
-    case 503:
-      return new ServiceUnavailableError(options);
-    default:
-      return options.status >= 500 ? new InternalServerError(options) : new ApiError(options);
-  }
+  const ErrorClass = apiErrorClassFor(options.status);
+  return new ErrorClass(options);
 }

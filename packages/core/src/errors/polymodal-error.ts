@@ -90,13 +90,19 @@ export class ConnectionError extends PolymodalError {
   }
 }
 
-/** A single request exceeded its timeout (not the caller's abort, which is rethrown untouched). */
+/**
+ * A single request exceeded its timeout, or the call's deadline came first (`deadlineReached`); never the
+ * caller's abort, which is rethrown untouched.
+ */
 export class TimeoutError extends PolymodalError {
   override readonly kind = 'timeout';
   readonly timeoutMs: number;
-  constructor(message: string, timeoutMs: number) {
+  /** True when the call's deadline (not the per-attempt timeout) cut the request. */
+  readonly deadlineReached: boolean;
+  constructor(message: string, timeoutMs: number, options: { deadlineReached?: boolean } = {}) {
     super(message);
     this.timeoutMs = timeoutMs;
+    this.deadlineReached = options.deadlineReached ?? false;
   }
   static override isInstance(value: unknown): value is TimeoutError {
     return PolymodalError.isInstance(value) && value.kind === 'timeout';

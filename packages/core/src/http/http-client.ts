@@ -85,7 +85,16 @@ export interface RequestOptions<T> {
   /** Whether repeating the request cannot do work twice; decides the retry policy. */
   idempotent: boolean;
   signal?: AbortSignal;
+  /** Per attempt; default the client's `timeoutMs`. */
   timeoutMs?: number;
+  /**
+   * When the whole call must be over (epoch ms). Every attempt is cut at it, and a retry whose pause
+   * (backoff or Retry-After) would end past it is not made: the last failure is thrown instead, so a
+   * `Retry-After: 20` never stretches a call that has 2 s left.
+   */
+  deadline?: number | undefined;
+  /** Retries after the first attempt; default the client's `maxRetries`. */
+  maxRetries?: number | undefined;
   onRetry?: (info: RetryInfo) => void;
   /**
    * Whether a 429 is waited out and retried here (default true). False hands every 429 to the caller,
@@ -134,7 +143,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     target: string,
     display: string,
   ): Promise<HttpResponse<T>> {
-    const attemptTimeoutMs = request.timeoutMs ?? timeoutMs;
+    const untilDeadline =
+      request.deadline === undefined ? Number.POSITIVE_INFINITY : request.deadline - Date.now();
+    const attemptTimeoutMs = Math.max(0, Math.min(request.timeoutMs ?? timeoutMs, untilDeadline));
+    const cutByDeadline = untilDeadline <= (request.timeoutMs ?? timeoutMs);
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), attemptTimeoutMs);
     // One signal for undici that fires on our timeout or the caller's abort. Linked by hand rather than
@@ -167,6 +179,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const translate = (error: unknown): unknown => {
       if (request.signal?.aborted) return request.signal.reason;
       if (timeout.signal.aborted) {
+        if (cutByDeadline) {
+          return new TimeoutError(
+            `${request.method} ${display} was still unanswered when the call's deadline came ` +
+              `(${attemptTimeoutMs} ms left); nothing more was waited for.`,
+            attemptTimeoutMs,
+            { deadlineReached: true },
+          );
+        }
         return new TimeoutError(
           `${request.method} ${display} timed out after ${attemptTimeoutMs} ms. The platform may be slow or ` +
             'unreachable; try again, or raise the timeout.',
@@ -280,13 +300,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       const display = request.path + queryString(request.query);
       const target = baseUrl + display;
+      const retries = request.maxRetries ?? maxRetries;
       for (let retry = 0; ; retry++) {
         request.signal?.throwIfAborted();
+        if (request.deadline !== undefined && Date.now() >= request.deadline) {
+          throw new TimeoutError(
+            `${request.method} ${display} was not sent: the call's deadline had passed.`,
+            0,
+            { deadlineReached: true },
+          );
+        }
         try {
           return await attempt(request, target, display);
         } catch (error) {
           if (request.signal?.aborted) throw request.signal.reason;
-          if (retry >= maxRetries || !isRetryableError(error, request.idempotent)) throw error;
+          if (retry >= retries || !isRetryableError(error, request.idempotent)) throw error;
           if (request.retryRateLimited === false && ApiError.isInstance(error) && error.status === 429)
             throw error;
           const delayMs = computeBackoffMs(retry + 1, {
@@ -295,6 +323,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             retryAfterMs: retryAfterOf(error),
             random: options.random,
           });
+          // A pause that would end past the deadline ends the call now, with the failure that asked for it.
+          if (request.deadline !== undefined && Date.now() + delayMs >= request.deadline) throw error;
           request.onRetry?.({ attempt: retry + 1, delayMs, error });
           await sleep(delayMs, request.signal);
         }
