@@ -35,6 +35,11 @@ export interface SandboxOptions {
   host?: string;
   /** Time scale of job progression, default 1; 10 = ten times faster. */
   speed?: number;
+  /**
+   * `'held'` starts with the sandbox clock held (as after `control.holdClock()`), and `control.reset()`
+   * holds it again; default `'running'`.
+   */
+  clock?: 'running' | 'held';
   /** Users, keys, limits, faults (validated); defaults to two users with generated keys. */
   config?: SandboxConfig | ParsedSandboxConfig;
   /** Where uploaded files go (a fresh subdirectory, removed on close); default the OS temp dir. */
@@ -76,10 +81,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new RangeError('port must be an integer 0-65535');
   const host = options.host ?? '127.0.0.1';
+  const clockMode = options.clock ?? 'running';
+  if (clockMode !== 'running' && clockMode !== 'held')
+    throw new RangeError("clock must be 'running' or 'held'");
   const config = parseSandboxConfig(options.config ?? {});
   const configuredUsers = resolveUsers(config);
 
   const clock = createClock();
+  if (clockMode === 'held') clock.hold();
   const counters = createCounterRegistry();
   const requestLog = createRequestLog();
   const accounts = createAccounts(configuredUsers);
@@ -105,6 +114,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     requestLog,
     accounts,
     clock,
+    clockHeldAtStart: clockMode === 'held',
     settle,
     resetServices: async () => {
       await Promise.all(services.map((service) => service.reset()));

@@ -183,3 +183,131 @@ describe('request log', () => {
     expect(sandbox.control.requests()).toEqual([]);
   });
 });
+
+const TTS = '/api/tts/v1';
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+describe('held clock', () => {
+  it('freezes jobs while held: the same status and progress however much real time passes; advance() still moves them', async () => {
+    sandbox.control.holdClock();
+    const id = await client.submit();
+    const speech = await fetch(`${sandbox.url}${TTS}/audio/speech`, {
+      method: 'POST',
+      headers: { 'x-api-key': sandbox.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'Held still.' }),
+    });
+    const { statusPath } = (await speech.json()) as { statusPath: string };
+    const speechState = async () =>
+      (
+        (await (
+          await fetch(`${sandbox.url}${statusPath}`, { headers: { 'x-api-key': sandbox.apiKey } })
+        ).json()) as {
+          state: string;
+        }
+      ).state;
+    const first = await client.job(id);
+    const firstSpeech = await speechState();
+    const heldNow = sandbox.control.now();
+    // At speed 100 both would be finished well within this wait if the clock ran.
+    await pause(1500);
+    const second = await client.job(id);
+    expect({ status: second.status, progress: second.progress }).toEqual({
+      status: first.status,
+      progress: first.progress,
+    });
+    expect(second.status).not.toBe('COMPLETED');
+    expect(await speechState()).toBe(firstSpeech);
+    expect(firstSpeech).toBe('PENDING');
+    expect(sandbox.control.now()).toBe(heldNow);
+    const stamps = sandbox.control.requests({ method: 'GET' }).map((entry) => entry.clockAt);
+    expect(new Set(stamps)).toEqual(new Set([heldNow]));
+
+    sandbox.control.advance(10 * 60_000);
+    expect(sandbox.control.isClockHeld()).toBe(true);
+    expect(sandbox.control.now()).toBe(heldNow + 10 * 60_000);
+    expect((await client.job(id)).status).toBe('COMPLETED');
+    expect(await speechState()).toBe('SUCCESS');
+  });
+
+  it('runs again on release, from where it was held', async () => {
+    sandbox.control.holdClock();
+    const id = await client.submit();
+    const heldNow = sandbox.control.now();
+    await pause(1200);
+    sandbox.control.releaseClock();
+    expect(sandbox.control.isClockHeld()).toBe(false);
+    // Released, it neither went back nor caught up with the 1.2 s spent held.
+    const released = sandbox.control.now();
+    expect(released).toBeGreaterThanOrEqual(heldNow);
+    expect(released - heldNow).toBeLessThan(1200);
+    const deadline = Date.now() + 15_000;
+    let status = (await client.job(id)).status;
+    while (status !== 'COMPLETED' && Date.now() < deadline) {
+      await pause(50);
+      status = (await client.job(id)).status;
+    }
+    expect(status).toBe('COMPLETED');
+    expect(sandbox.control.now()).toBeGreaterThan(released);
+  });
+
+  it('holds, advances and releases over POST /__sandbox/clock, refusing anything but one of the three shapes', async () => {
+    const held = await client.call('POST', '/__sandbox/clock', { json: { hold: true } });
+    expect(held.status).toBe(200);
+    expect(held.body.held).toBe(true);
+    const heldAt = Date.parse(held.body.now);
+    expect(heldAt).toBe(sandbox.control.now());
+    const advanced = await client.call('POST', '/__sandbox/clock', { json: { advanceMs: 90_000 } });
+    expect(advanced.body).toEqual({
+      now: new Date(heldAt + 90_000).toISOString(),
+      held: true,
+      advancedMs: 90_000,
+    });
+    const released = await client.call('POST', '/__sandbox/clock', { json: { release: true } });
+    expect(released.body.held).toBe(false);
+    expect(Date.parse(released.body.now)).toBeGreaterThanOrEqual(heldAt + 90_000);
+    for (const body of [
+      {},
+      { hold: false },
+      { release: 'yes' },
+      { hold: true, advanceMs: 5 },
+      { advanceMs: -1 },
+    ]) {
+      const refused = await client.call('POST', '/__sandbox/clock', { json: body });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error).toMatch(/advanceMs.*hold: true.*release: true/);
+    }
+    expect(sandbox.control.isClockHeld()).toBe(false);
+  });
+
+  it('reset() releases the clock and returns to wall time', async () => {
+    sandbox.control.holdClock();
+    sandbox.control.advance(86_400_000);
+    await sandbox.control.reset();
+    expect(sandbox.control.isClockHeld()).toBe(false);
+    expect(Math.abs(sandbox.control.now() - Date.now())).toBeLessThan(60_000);
+  });
+});
+
+describe("startSandbox({ clock: 'held' })", () => {
+  it('starts with the clock held, and reset() holds it again', async () => {
+    const held = await startSandbox({ clock: 'held' });
+    try {
+      expect(held.control.isClockHeld()).toBe(true);
+      const start = held.control.now();
+      await pause(1100);
+      expect(held.control.now()).toBe(start);
+      held.control.advance(7 * 86_400_000);
+      await held.control.reset();
+      expect(held.control.isClockHeld()).toBe(true);
+      const afterReset = held.control.now();
+      expect(afterReset - Date.now()).toBeLessThan(60_000);
+      held.control.releaseClock();
+      expect(held.control.isClockHeld()).toBe(false);
+    } finally {
+      await held.close();
+    }
+    await expect(startSandbox({ clock: 'stopped' as never })).rejects.toThrow(
+      /clock must be 'running' or 'held'/,
+    );
+  });
+});

@@ -10,7 +10,11 @@ import type { Router } from '../framework/router.js';
 import { json } from '../framework/sandbox-response.js';
 import type { SandboxControl } from './sandbox-control.js';
 
-const ClockBody = z.strictObject({ advanceMs: z.number().finite().min(0) });
+const ClockBody = z.union([
+  z.strictObject({ advanceMs: z.number().finite().min(0) }),
+  z.strictObject({ hold: z.literal(true) }),
+  z.strictObject({ release: z.literal(true) }),
+]);
 const CreditsBody = z.strictObject({ userId: z.string().min(1), credits: z.number().finite().min(0) });
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
@@ -67,9 +71,23 @@ export function registerControlRoutes(router: Router, control: SandboxControl): 
     }
   });
   router.route('POST', '/__sandbox/clock', async (request) => {
-    const { advanceMs } = parse(ClockBody, await request.readJson());
-    control.advance(advanceMs);
-    return json(200, { now: new Date(control.now()).toISOString(), advancedMs: advanceMs });
+    const parsed = ClockBody.safeParse(await request.readJson());
+    // A union's own messages name every branch's problem; one sentence saying what fits is clearer.
+    if (!parsed.success) {
+      throw new HttpError(
+        400,
+        'invalid request: send exactly one of {advanceMs: <ms ≥ 0>}, {hold: true} or {release: true}',
+      );
+    }
+    const body = parsed.data;
+    if ('advanceMs' in body) control.advance(body.advanceMs);
+    else if ('hold' in body) control.holdClock();
+    else control.releaseClock();
+    return json(200, {
+      now: new Date(control.now()).toISOString(),
+      held: control.isClockHeld(),
+      ...('advanceMs' in body ? { advancedMs: body.advanceMs } : {}),
+    });
   });
   router.route('GET', '/__sandbox/credits', (request) => {
     const userId = request.url.searchParams.get('userId') ?? '';

@@ -28,8 +28,16 @@ export interface SandboxControl {
   /** Moves the sandbox clock forward: expires receipts and keys, finishes jobs, without waiting. */
   advance(milliseconds: number): void;
   /**
+   * Stops the sandbox clock: job progress, expiry and rate windows stand still however much real time
+   * passes, until `advance()` moves them or `releaseClock()` lets time run again.
+   */
+  holdClock(): void;
+  /** Lets a held clock run again from where it stands (it does not catch up with the time held). */
+  releaseClock(): void;
+  isClockHeld(): boolean;
+  /**
    * Back to the state right after start: no jobs or uploads, configured credits and faults, an empty
-   * request log, wall clock.
+   * request log, wall clock (held again when the sandbox started with a held clock).
    */
   reset(): Promise<void>;
 }
@@ -41,6 +49,8 @@ export interface SandboxControlOptions {
   requestLog: RequestLog;
   accounts: Accounts;
   clock: Clock;
+  /** The sandbox started with a held clock, so a reset holds it again. */
+  clockHeldAtStart: boolean;
   /** Brings every service up to the clock (completed jobs charged) before a read. */
   settle(): void;
   resetServices(): Promise<void>;
@@ -71,12 +81,16 @@ export function createSandboxControl(options: SandboxControlOptions): SandboxCon
       options.clock.advance(milliseconds);
       options.settle();
     },
+    holdClock: () => options.clock.hold(),
+    releaseClock: () => options.clock.release(),
+    isClockHeld: () => options.clock.isHeld(),
     async reset() {
       await options.resetServices();
       options.accounts.reset();
       options.counters.reset();
       options.requestLog.clear();
       options.clock.reset();
+      if (options.clockHeldAtStart) options.clock.hold();
       options.reseed();
       options.faults.set([...options.configuredFaults]);
     },
