@@ -11,3 +11,4 @@ export * from './outputs/index.js';
 export * from './roots/index.js';
 export * from './runners/index.js';
 export * from './subtitles/index.js';
+export * from './deadline/index.js';
