@@ -86,3 +86,21 @@ export const ChatCompletionResponse = z.looseObject({
   usage: z.unknown().optional(),
 });
 export type ChatCompletionResponse = z.infer<typeof ChatCompletionResponse>;
+
+/**
+ * Error body of the LLM routes. The spec does not show it ("HTTP status codes and error body: not
+ * shown"); an OpenAI-compatible router answers `{error: {message, type, code, param}}`, and the rest of the
+ * platform `{error: string}`, so both are read.
+ */
+export const LlmErrorBody = z.looseObject({
+  error: z.union([
+    z.string(),
+    z.looseObject({
+      message: z.string().optional(),
+      type: z.string().nullish(),
+      code: z.union([z.string(), z.number()]).nullish(),
+      param: z.string().nullish(),
+    }),
+  ]),
+});
+export type LlmErrorBody = z.infer<typeof LlmErrorBody>;

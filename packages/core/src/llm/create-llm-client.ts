@@ -3,19 +3,47 @@
  * over the chokepoint with `x-api-key`. A completion creates no job, but it is not idempotent either (a
  * repeat costs a second generation), so it is repeated only when the request provably never arrived or
  * after an explicit 429.
+ *
+ * Every call takes a `deadline` (epoch ms) and never outlives it: a model that answers after it is not
+ * waited for, and a completion that may have reached the pool is not sent again to "try once more". The
+ * spec does not show the error body of these routes; an OpenAI-style `{error: {message, type, code}}` is
+ * read as well as the platform's `{error: string}`, so that an unknown model is reported in the platform's
+ * words.
  */
+import { redactSecrets } from '../config/redact-secrets.js';
 import {
   ChatCompletionRequest,
   ChatCompletionResponse,
   LLM_API_PATH,
+  LlmErrorBody,
   LlmModelList,
 } from '../contracts/llm.js';
-import { ValidationError } from '../errors/index.js';
+import { ApiError, createApiError, TimeoutError, ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
 
 export interface LlmCallOptions {
   signal?: AbortSignal;
-  timeoutMs?: number;
+  /**
+   * When the call must be over (epoch ms). The request is cut there (a `TimeoutError` with
+   * `deadlineReached`), and no retry starts whose pause would end past it.
+   */
+  deadline?: number | undefined;
+  /** Per attempt; default 120 s for a completion, the HTTP client's (60 s) for the model list. */
+  timeoutMs?: number | undefined;
+  /**
+   * Retries after the first attempt (default the HTTP client's). A completion is still repeated only when
+   * it provably never arrived or after a 429, whatever this allows.
+   */
+  maxRetries?: number | undefined;
+}
+
+/** What the platform said about a failed LLM call, from either error body shape. */
+export interface LlmErrorDetail {
+  message: string | undefined;
+  /** OpenAI-style `error.type`, e.g. `invalid_request_error`. */
+  type: string | undefined;
+  /** OpenAI-style `error.code`, e.g. `model_not_found`. */
+  code: string | undefined;
 }
 
 export interface LlmClient {
@@ -33,8 +61,51 @@ export interface LlmClient {
 /** Generations can take a while on a busy pool; longer than the chokepoint's default per attempt. */
 const CHAT_TIMEOUT_MS = 120_000;
 
-export function createLlmClient(options: { http: HttpClient }): LlmClient {
+/**
+ * Reads the platform's own words from an `ApiError` of an LLM route: `{error: {message, type, code}}`
+ * (OpenAI-style) or `{error: string}`. Undefined for anything else.
+ */
+export function readLlmError(error: unknown): LlmErrorDetail | undefined {
+  if (!ApiError.isInstance(error)) return undefined;
+  const body = LlmErrorBody.safeParse(error.body);
+  if (!body.success) return undefined;
+  const detail = body.data.error;
+  if (typeof detail === 'string') return { message: detail, type: undefined, code: undefined };
+  return {
+    message: detail.message,
+    type: detail.type ?? undefined,
+    code: detail.code === null || detail.code === undefined ? undefined : String(detail.code),
+  };
+}
+
+export function createLlmClient(options: {
+  http: HttpClient;
+  /** Masked in every message taken from an error body (the chokepoint masks the `{error: string}` one). */
+  apiKey?: string;
+}): LlmClient {
   const { http } = options;
+  const secrets = options.apiKey ? [options.apiKey] : [];
+
+  /**
+   * The chokepoint keeps only a string `error` as the server's message; an OpenAI-style body is read here
+   * and the error rebuilt with it (same status, same class), so every layer above sees what the
+   * platform said.
+   */
+  const withPlatformMessage = (error: unknown): unknown => {
+    if (!ApiError.isInstance(error) || error.serverMessage !== undefined) return error;
+    const detail = readLlmError(error);
+    if (!detail?.message) return error;
+    const code = detail.code && !detail.message.includes(detail.code) ? ` (${detail.code})` : '';
+    return createApiError({
+      status: error.status,
+      method: error.method,
+      url: error.url,
+      body: error.body,
+      serverMessage: redactSecrets(`${detail.message}${code}`, secrets),
+      retryAfterMs: error.retryAfterMs,
+      headers: error.headers,
+    });
+  };
 
   async function chat(
     request: ChatCompletionRequest,
@@ -51,29 +122,54 @@ export function createLlmClient(options: { http: HttpClient }): LlmClient {
         issues,
       );
     }
-    const response = await http.request({
-      method: 'POST',
-      path: `${LLM_API_PATH}/chat/completions`,
-      json: parsed.data,
-      schema: ChatCompletionResponse,
-      idempotent: false,
-      timeoutMs: call.timeoutMs ?? CHAT_TIMEOUT_MS,
-      ...(call.signal ? { signal: call.signal } : {}),
-    });
-    return response.data;
+    const startedAt = Date.now();
+    try {
+      const response = await http.request({
+        method: 'POST',
+        path: `${LLM_API_PATH}/chat/completions`,
+        json: parsed.data,
+        schema: ChatCompletionResponse,
+        idempotent: false,
+        timeoutMs: call.timeoutMs ?? CHAT_TIMEOUT_MS,
+        deadline: call.deadline,
+        maxRetries: call.maxRetries,
+        ...(call.signal ? { signal: call.signal } : {}),
+      });
+      return response.data;
+    } catch (error) {
+      // A deadline that had passed before the request went out (the chokepoint then reports 0 ms) cost
+      // nothing; one that cut an attempt left a request on the pool.
+      if (TimeoutError.isInstance(error) && error.deadlineReached && error.timeoutMs > 0) {
+        const waited = Math.max(0, Math.round((Date.now() - startedAt) / 1000));
+        throw new TimeoutError(
+          `Model ${parsed.data.model} did not answer within ${waited} s, when the call's deadline came. The ` +
+            'request had been sent, so it was not repeated: a repeat would ask for a second generation. Ask ' +
+            'again with a shorter prompt or a lower max_tokens, or pick another model.',
+          error.timeoutMs,
+          { deadlineReached: true },
+        );
+      }
+      throw withPlatformMessage(error);
+    }
   }
 
   return {
     async models(call = {}) {
-      const response = await http.request({
-        method: 'GET',
-        path: `${LLM_API_PATH}/models`,
-        schema: LlmModelList,
-        idempotent: true,
-        ...(call.signal ? { signal: call.signal } : {}),
-        ...(call.timeoutMs ? { timeoutMs: call.timeoutMs } : {}),
-      });
-      return response.data;
+      try {
+        const response = await http.request({
+          method: 'GET',
+          path: `${LLM_API_PATH}/models`,
+          schema: LlmModelList,
+          idempotent: true,
+          deadline: call.deadline,
+          maxRetries: call.maxRetries,
+          ...(call.signal ? { signal: call.signal } : {}),
+          ...(call.timeoutMs ? { timeoutMs: call.timeoutMs } : {}),
+        });
+        return response.data;
+      } catch (error) {
+        throw withPlatformMessage(error);
+      }
     },
     chat,
     async complete(prompt, call) {
