@@ -44,7 +44,15 @@ export { SAMPLE_MEETING_SCRIPT } from './fixtures/sample-meeting-script.js';
 export type { SandboxUser } from './framework/accounts.js';
 export type { Counters } from './framework/counters.js';
 export type { ActiveFault } from './framework/fault-engine.js';
-export { FAULT_KINDS, type FaultKind, FaultRule } from './framework/fault-rule.js';
+export {
+  DEFAULT_MALFORMED_FRAME,
+  FAULT_KINDS,
+  type FaultKind,
+  FaultRule,
+  WEB_SOCKET_FAULT_KINDS,
+} from './framework/fault-rule.js';
+export type { LoggedRequest, RequestLogFilter } from './framework/request-log.js';
+export { REQUEST_LOG_LIMIT } from './framework/request-log.js';
 export {
   MediaConfig,
   type ParsedMediaConfig,

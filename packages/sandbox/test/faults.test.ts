@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { type Sandbox, startSandbox } from '../src/index.js';
 import { createClient } from './support/sandbox-client.js';
 
@@ -13,6 +14,17 @@ beforeEach(() => sandbox.control.reset());
 afterAll(() => sandbox.close());
 
 const JOBS = { method: 'POST', path: '/jobs$' };
+
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/** Polls until the condition holds, for at most `milliseconds` of real time. */
+async function waitUntil(condition: () => boolean, milliseconds = 5000): Promise<void> {
+  const deadline = Date.now() + milliseconds;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await pause(20);
+  }
+}
 
 async function fetchError(run: () => Promise<unknown>): Promise<string> {
   try {
@@ -88,6 +100,62 @@ describe('faults', () => {
     expect(Date.now() - second).toBeLessThan(250);
   });
 
+  it('hang: the request is never answered and the handler never runs, until the client gives up', async () => {
+    const receipt = await client.upload();
+    sandbox.control.setFaults([{ match: JOBS, kind: 'hang', count: 1 }]);
+    const abort = new AbortController();
+    const outcome = fetch(`${client.base}/jobs`, {
+      method: 'POST',
+      headers: { 'x-api-key': sandbox.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ uploadReceipt: receipt, sourceLanguage: 'en', targetLanguage: 'th' }),
+      signal: abort.signal,
+    }).then(
+      (response) => `answered ${response.status}`,
+      (error: Error) => `failed: ${error.name}`,
+    );
+    expect(await Promise.race([outcome, pause(1500).then(() => 'still waiting')])).toBe('still waiting');
+    expect(sandbox.control.requests({ method: 'POST', path: '/jobs$' })).toMatchObject([
+      { status: undefined },
+    ]);
+    abort.abort();
+    expect(await outcome).toBe('failed: AbortError');
+    expect(sandbox.control.counters().jobsCreated).toEqual({});
+    expect(sandbox.control.counters().faults).toEqual({ hang: 1 });
+    expect((await client.createJob(receipt)).status).toBe(201);
+  });
+
+  it('hang: close() ends hung requests and hung upgrades instead of waiting for them', async () => {
+    const own = await startSandbox({ config: { faults: [{ kind: 'hang' }] } });
+    const request = fetch(`${own.url}/api/conference-summary/v1/jobs`, {
+      headers: { 'x-api-key': own.apiKey },
+    }).then(
+      () => 'answered',
+      () => 'dropped',
+    );
+    const socket = new WebSocket(`${own.url.replace('http', 'ws')}/api/thai-asr/stream?session_id=x`);
+    const upgrade = new Promise<string>((resolve) => {
+      socket.once('open', () => resolve('open'));
+      socket.once('unexpected-response', () => resolve('answered'));
+      socket.once('error', () => resolve('dropped'));
+    });
+    await waitUntil(() => own.control.requests().length === 2);
+    expect(own.control.counters().faults).toEqual({ hang: 2 });
+    const closed = await Promise.race([own.close().then(() => 'closed'), pause(10_000).then(() => 'stuck')]);
+    expect(closed).toBe('closed');
+    expect(await request).toBe('dropped');
+    expect(await upgrade).toBe('dropped');
+  });
+
+  it('WebSocket kinds never touch plain HTTP requests', async () => {
+    sandbox.control.setFaults([
+      { kind: 'ws-stall', count: 1 },
+      { kind: 'ws-malformed', count: 1 },
+    ]);
+    expect((await client.call('GET', '/jobs')).status).toBe(200);
+    expect(sandbox.control.counters().faults).toEqual({});
+    expect(sandbox.control.faults().map((entry) => entry.remaining)).toEqual([1, 1]);
+  });
+
   it('rate: draws from the seeded generator, so the same seed fails the same requests', async () => {
     const pattern = async () => {
       await sandbox.control.reset();
@@ -108,6 +176,18 @@ describe('faults', () => {
       sandbox.control.setFaults([{ kind: 'latency', latencyMs: 5, match: { path: '(' } }]),
     ).toThrow(/regular expression/);
     expect(() => sandbox.control.setFaults([{ kind: 'explode' } as never])).toThrow(/kind/);
+    expect(() => sandbox.control.setFaults([{ kind: 'status', status: 500, afterEvents: 2 }])).toThrow(
+      /afterEvents only applies to the WebSocket kinds/,
+    );
+    expect(() => sandbox.control.setFaults([{ kind: 'ws-stall', frame: 'x' }])).toThrow(
+      /frame only applies to a "ws-malformed" fault/,
+    );
+    expect(() => sandbox.control.setFaults([{ kind: 'ws-malformed', match: { method: 'POST' } }])).toThrow(
+      /WebSocket upgrades, which are GET requests/,
+    );
+    expect(() => sandbox.control.setFaults([{ kind: 'ws-stall', afterEvents: -1 }])).toThrow(/afterEvents/);
+    expect(() => sandbox.control.setFaults([{ kind: 'ws-malformed', frame: '' }])).toThrow(/frame/);
+    expect(sandbox.control.faults()).toEqual([]);
   });
 });
 

@@ -29,7 +29,22 @@ interface Stream {
   close(): void;
 }
 
-async function openStream(session?: Record<string, unknown>, key = sandbox.apiKey): Promise<Stream> {
+/** The type given to a frame that is not JSON (a `ws-malformed` fault); its text is in `raw`. */
+const NOT_JSON = '(not json)';
+
+function parseEvent(text: string): Stream['events'][number] {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { type: NOT_JSON, raw: text };
+  }
+}
+
+async function openStream(
+  session?: Record<string, unknown>,
+  key = sandbox.apiKey,
+  waitForReady = true,
+): Promise<Stream> {
   const created = await http('/sessions', { method: 'POST', body: JSON.stringify(session ?? {}) });
   const socket = new WebSocket(`${created.body.ws_url}&api_key=${encodeURIComponent(key)}`);
   const events: Record<string, any>[] = [];
@@ -41,7 +56,7 @@ async function openStream(session?: Record<string, unknown>, key = sandbox.apiKe
     return event;
   };
   socket.on('message', (data) => {
-    const event = JSON.parse(String(data)) as Record<string, any>;
+    const event = parseEvent(String(data));
     events.push(event);
     const index = waiters.findIndex((waiter) => waiter.type === event.type);
     if (index >= 0) waiters.splice(index, 1)[0]?.resolve(take(event));
@@ -67,7 +82,8 @@ async function openStream(session?: Record<string, unknown>, key = sandbox.apiKe
       }),
     close: () => socket.terminate(),
   };
-  await stream.next('ready');
+  if (waitForReady) await stream.next('ready');
+  else await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   return stream;
 }
 
@@ -80,6 +96,8 @@ function sendAudio(stream: Stream, samples: Int16Array, chunkMs = 80, rate = 16_
 }
 
 const PHRASES = [THAI_PHRASES[2], THAI_PHRASES[5]];
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+const STREAM = { path: '/api/thai-asr/stream$' };
 
 describe('thai-asr HTTP routes', () => {
   it('reports config with defaults, tenant and limits', async () => {
@@ -240,5 +258,83 @@ describe('thai-asr WebSocket', () => {
       });
     expect(await refused(`${other.body.ws_url}&api_key=${sandbox.apiKey2}`)).toBe(404);
     expect(await refused(`${other.body.ws_url}&api_key=pm_live_wrong`)).toBe(401);
+  });
+});
+
+describe('thai-asr WebSocket faults', () => {
+  const speech = () => decodeWavToPcm16(createThaiSpeech({ phrases: PHRASES }), 16_000);
+
+  /** Streams one utterance: start, the audio, end. */
+  function speak(stream: Stream, samples = speech()) {
+    stream.socket.send(JSON.stringify({ type: 'start' }));
+    sendAudio(stream, samples);
+    stream.socket.send(JSON.stringify({ type: 'end' }));
+  }
+
+  it('ws-stall: ready, then silence for the whole wait, while the socket stays open and the audio is read', async () => {
+    sandbox.control.setFaults([{ match: STREAM, kind: 'ws-stall', count: 1 }]);
+    const stream = await openStream();
+    const samples = speech();
+    speak(stream, samples);
+    stream.socket.send('not json');
+    await pause(1500);
+    expect(stream.events.map((event) => event.type)).toEqual(['ready']);
+    expect(stream.socket.readyState).toBe(WebSocket.OPEN);
+    // The server kept reading: the key was charged for every second of the audio.
+    expect((await http('/config')).body.limits.today_audio_seconds_used).toBe(
+      Math.round(samples.length / 16_000),
+    );
+    // Pings are still answered, so only an idle timer on events notices the stall.
+    const pong = new Promise((resolve) => stream.socket.once('pong', resolve));
+    stream.socket.ping();
+    await pong;
+    expect(sandbox.control.counters().faults).toEqual({ 'ws-stall': 1 });
+    stream.close();
+
+    const next = await openStream();
+    speak(next);
+    expect((await next.next('final')).text).toBe(PHRASES.join(' '));
+    next.close();
+  });
+
+  it('ws-stall with afterEvents: 2 sends ready and started, then nothing; with afterEvents: 0 not even ready', async () => {
+    sandbox.control.setFaults([{ match: STREAM, kind: 'ws-stall', afterEvents: 2, count: 1 }]);
+    const late = await openStream();
+    speak(late);
+    await late.next('started');
+    sandbox.control.setFaults([{ match: STREAM, kind: 'ws-stall', afterEvents: 0, count: 1 }]);
+    const silent = await openStream(undefined, sandbox.apiKey, false);
+    await pause(1500);
+    expect(late.events.map((event) => event.type)).toEqual(['ready', 'started']);
+    expect(silent.events).toEqual([]);
+    expect(silent.socket.readyState).toBe(WebSocket.OPEN);
+    late.close();
+    silent.close();
+  });
+
+  it('ws-malformed: one frame that is not JSON right after ready, then the session goes on normally', async () => {
+    sandbox.control.setFaults([{ match: STREAM, kind: 'ws-malformed', count: 1 }]);
+    const stream = await openStream();
+    speak(stream);
+    expect((await stream.next('final')).text).toBe(PHRASES.join(' '));
+    const types = stream.events.map((event) => event.type);
+    expect(types.slice(0, 3)).toEqual(['ready', NOT_JSON, 'started']);
+    expect(types.filter((type) => type === NOT_JSON)).toHaveLength(1);
+    expect(() => JSON.parse(stream.events[1]?.raw)).toThrow(SyntaxError);
+    expect(sandbox.control.counters().faults).toEqual({ 'ws-malformed': 1 });
+    stream.close();
+  });
+
+  it('ws-malformed with a frame of an unknown type, after the given number of events', async () => {
+    sandbox.control.setFaults([
+      { match: STREAM, kind: 'ws-malformed', afterEvents: 2, frame: '{"type":"sandbox_unknown"}' },
+    ]);
+    const stream = await openStream();
+    speak(stream);
+    expect((await stream.next('final')).text).toBe(PHRASES.join(' '));
+    const types = stream.events.map((event) => event.type);
+    expect(types.slice(0, 3)).toEqual(['ready', 'started', 'sandbox_unknown']);
+    expect(types.filter((type) => type === 'sandbox_unknown')).toHaveLength(1);
+    stream.close();
   });
 });

@@ -45,4 +45,30 @@ describe('createFaultEngine', () => {
     expect(fired).toBeLessThan(140);
     expect(draw()).toEqual(first);
   });
+
+  it('considers WebSocket kinds for upgrades only, without spending their hits on HTTP requests', () => {
+    const counters = createCounterRegistry();
+    const faults = createFaultEngine({ random: createPrng(7), counters });
+    faults.set([
+      { kind: 'ws-stall', count: 1 },
+      { kind: 'ws-malformed', afterEvents: 0, frame: 'x' },
+    ]);
+    expect(faults.decide('GET', '/stream').terminal).toBeUndefined();
+    expect(faults.list()[0]?.remaining).toBe(1);
+    expect(counters.snapshot().faults).toEqual({});
+    expect(faults.decide('GET', '/stream', { webSocket: true }).terminal?.kind).toBe('ws-stall');
+    expect(faults.decide('GET', '/stream', { webSocket: true }).terminal).toEqual({
+      kind: 'ws-malformed',
+      afterEvents: 0,
+      frame: 'x',
+    });
+    expect(counters.snapshot().faults).toEqual({ 'ws-stall': 1, 'ws-malformed': 1 });
+  });
+
+  it('applies HTTP kinds, hang included, to upgrades as well', () => {
+    const faults = engine();
+    faults.set([{ kind: 'hang' }]);
+    expect(faults.decide('GET', '/stream', { webSocket: true }).terminal?.kind).toBe('hang');
+    expect(faults.decide('POST', '/jobs').terminal?.kind).toBe('hang');
+  });
 });

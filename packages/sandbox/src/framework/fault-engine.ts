@@ -1,11 +1,13 @@
 /**
  * Decides, per request, which fault rules fire. Rates use the seeded generator, so a run with the same
  * seed and the same requests fails the same way; a rule with `count` is spent after that many hits.
+ * WebSocket kinds (`ws-stall`, `ws-malformed`) are considered for upgrades only, so they neither fire
+ * nor spend hits on plain HTTP requests.
  */
 import { z } from 'zod';
 import type { CounterRegistry } from './counters.js';
 import type { Prng } from './create-prng.js';
-import { FaultRule } from './fault-rule.js';
+import { FaultRule, isWebSocketFaultKind } from './fault-rule.js';
 
 export interface ActiveFault {
   rule: FaultRule;
@@ -24,7 +26,8 @@ export interface FaultEngine {
   set(rules: readonly unknown[]): void;
   clear(): void;
   list(): ActiveFault[];
-  decide(method: string, pathname: string): FaultDecision;
+  /** `webSocket` marks an upgrade request, the only kind WebSocket faults match. */
+  decide(method: string, pathname: string, options?: { webSocket?: boolean }): FaultDecision;
 }
 
 const FaultRules = z.array(FaultRule);
@@ -47,7 +50,13 @@ export function parseFaultRules(value: unknown): FaultRule[] {
 export function createFaultEngine(options: { random: Prng; counters: CounterRegistry }): FaultEngine {
   let active: { rule: FaultRule; pattern: RegExp | undefined; remaining: number | undefined }[] = [];
 
-  const matches = (rule: FaultRule, pattern: RegExp | undefined, method: string, pathname: string) => {
+  const matches = (
+    rule: FaultRule,
+    pattern: RegExp | undefined,
+    request: { method: string; pathname: string; webSocket: boolean },
+  ) => {
+    const { method, pathname } = request;
+    if (isWebSocketFaultKind(rule.kind) && !request.webSocket) return false;
     if (rule.match?.method && rule.match.method.toUpperCase() !== method.toUpperCase()) return false;
     return pattern ? pattern.test(pathname) : true;
   };
@@ -77,11 +86,12 @@ export function createFaultEngine(options: { random: Prng; counters: CounterRegi
     list() {
       return active.map((entry) => ({ rule: entry.rule, remaining: entry.remaining }));
     },
-    decide(method, pathname) {
+    decide(method, pathname, decideOptions = {}) {
+      const request = { method, pathname, webSocket: decideOptions.webSocket ?? false };
       let latencyMs = 0;
       let terminal: FaultRule | undefined;
       for (const entry of active) {
-        if (!matches(entry.rule, entry.pattern, method, pathname)) continue;
+        if (!matches(entry.rule, entry.pattern, request)) continue;
         if (entry.rule.kind === 'latency') {
           if (fires(entry)) latencyMs += entry.rule.latencyMs ?? 0;
         } else if (terminal === undefined && fires(entry)) {

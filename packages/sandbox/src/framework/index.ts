@@ -1,5 +1,6 @@
 export * from './abortable-delay.js';
 export * from './accounts.js';
+export * from './apply-web-socket-fault.js';
 export * from './authenticator.js';
 export * from './clock.js';
 export * from './counters.js';

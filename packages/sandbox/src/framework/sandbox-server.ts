@@ -1,8 +1,8 @@
 /**
  * The HTTP (and WebSocket upgrade) server shared by all services. Per request: route match (404/405),
- * counting and logging, faults (latency, status, reset before/after, truncate, auth unavailable), the
- * handler, then the answer. Handlers return a response object so that faults apply to every route the
- * same way.
+ * counting and logging, faults (latency, status, reset before/after, truncate, auth unavailable, hang;
+ * on open WebSockets stall and malformed frames), the handler, then the answer. Handlers return a response
+ * object so that faults apply to every route the same way.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { WebSocketServer } from 'ws';
 import { abortableDelay } from './abortable-delay.js';
+import { applyWebSocketFault } from './apply-web-socket-fault.js';
 import type { Authenticator, KeyScheme, Principal } from './authenticator.js';
 import type { Clock } from './clock.js';
 import type { CounterRegistry } from './counters.js';
@@ -149,6 +150,13 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     });
   const closing = new AbortController();
 
+  /** Resolves when the signal aborts: a hung request ends only when its client or the sandbox goes away. */
+  const untilAborted = (signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+
   // Taken first thing, so that a latency fault or a slow handler does not move a request's arrival.
   const arrival = () => ({ at: Date.now(), clockAt: options.clock.now() });
 
@@ -204,6 +212,11 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       fault = decision.terminal;
       if (fault?.kind === 'reset-before') {
         resetSocket(request.socket);
+        return;
+      }
+      if (fault?.kind === 'hang') {
+        // The handler never runs and nothing is sent; close() destroys the connection, so it cannot wait.
+        await untilAborted(signal);
         return;
       }
       if (fault?.kind === 'status') {
@@ -264,6 +277,9 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
 
   function handleUpgrade(request: IncomingMessage, socket: Socket, head: Buffer): void {
     const arrived = arrival();
+    // The HTTP server stops listening for errors on an upgrade socket; a client that drops while a fault
+    // holds the upgrade must not crash the process.
+    socket.on('error', () => undefined);
     let url: URL;
     try {
       url = new URL(request.url ?? '/', 'http://sandbox.invalid');
@@ -281,8 +297,17 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       route: routeKey,
       ...arrived,
     });
-    const decision = options.faults.decide('GET', url.pathname);
+    const decision = options.faults.decide('GET', url.pathname, { webSocket: true });
     const fault = decision.terminal;
+    if (fault?.kind === 'hang') {
+      // Never answered, never upgraded; upgraded sockets are not the HTTP server's to close, so close()
+      // destroys this one itself.
+      const destroy = () => socket.destroy();
+      if (closing.signal.aborted) destroy();
+      closing.signal.addEventListener('abort', destroy, { once: true });
+      socket.once('close', () => closing.signal.removeEventListener('abort', destroy));
+      return;
+    }
     if (fault?.kind === 'reset-before' || fault?.kind === 'reset-after' || fault?.kind === 'truncate') {
       resetSocket(socket);
       return;
@@ -324,7 +349,11 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       }
       return;
     }
-    const start = () => webSockets.handleUpgrade(request, socket, head, (webSocket) => open(webSocket));
+    const start = () =>
+      webSockets.handleUpgrade(request, socket, head, (webSocket) => {
+        if (fault) applyWebSocketFault(webSocket, fault);
+        open(webSocket);
+      });
     if (decision.latencyMs > 0) void abortableDelay(decision.latencyMs, closing.signal).then(start);
     else start();
   }
