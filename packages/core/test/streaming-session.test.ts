@@ -1,11 +1,12 @@
 /**
- * The streaming session against misbehaving WebSocket servers on loopback: every wait is bounded, errors
- * are StreamingErrors that never show the key, and nothing escapes uncaught.
+ * The streaming session against misbehaving WebSocket servers on loopback: every wait is bounded (by its
+ * own timer, by the idle timer when the server stops answering, and by the caller's deadline), errors are
+ * StreamingErrors (or deadline TimeoutErrors) that never show the key, and nothing escapes uncaught.
  */
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { createStreamingSession, StreamingError } from '../src/index.js';
+import { createStreamingSession, StreamingError, TimeoutError } from '../src/index.js';
 
 const KEY = 'pm_live_streamsecret';
 let server: WebSocketServer | undefined;
@@ -83,15 +84,31 @@ describe('streaming session', () => {
     await new Promise((resolve) => refusing.close(resolve));
   });
 
-  it('turns a malformed frame into an error event, not a crash', async () => {
+  it('skips and counts a malformed frame, and the utterance still ends with its final', async () => {
     const url = await serve((socket) => {
       socket.send(JSON.stringify({ type: 'ready' }));
-      socket.on('message', () => socket.send('{not json'));
+      socket.on('message', () => {
+        socket.send('{"type":"partial","text":');
+        socket.send(JSON.stringify({ type: 'final', text: 'ครบ' }));
+      });
     });
     const session = await createStreamingSession({ wsUrl: url, apiKey: KEY });
-    const final = session.next('final', 2000);
-    session.sendJson({ type: 'end' });
-    await expectStreamingError(final, 'malformed_frame');
+    const final = await session.end({ timeoutMs: 2000 });
+    expect(final.text).toBe('ครบ');
+    expect(session.skippedEvents).toBe(1);
+    await session.close();
+  });
+
+  it('fails with malformed_frame once a server sends more frames that are not events than allowed', async () => {
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      socket.on('message', () => {
+        for (let index = 0; index < 4; index++) socket.send('<html>not a recogniser</html>');
+      });
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY, maxSkippedEvents: 3 });
+    await expectStreamingError(session.end({ timeoutMs: 5000 }), 'malformed_frame');
+    expect(session.skippedEvents).toBe(4);
     await session.close();
   });
 
@@ -222,14 +239,15 @@ describe('streaming session protocol', () => {
       });
     });
     const session = await createStreamingSession({ wsUrl: url, apiKey: KEY });
-    const codes: string[] = [];
+    const types: string[] = [];
     session.onEvent((event) => {
-      if (event.type === 'error') codes.push(event.code ?? '');
+      types.push(event.type);
       if (event.type === 'partial') throw new Error('listener bug');
     });
     session.sendJson({ type: 'flush' });
-    await vi.waitFor(() => expect(codes).toEqual(['malformed_frame', 'malformed_frame']));
-    await expectStreamingError(session.next('final', 2000), /malformed_frame|listener_error|close/);
+    await vi.waitFor(() => expect(types).toEqual(['partial']));
+    expect(session.skippedEvents).toBe(2);
+    await expectStreamingError(session.next('final', 2000), /listener_error|close/);
     await session.close();
   });
 
@@ -270,5 +288,102 @@ describe('streaming session protocol', () => {
     );
     expect(JSON.stringify(error)).not.toContain(KEY);
     expect(String(error.stack)).not.toContain(KEY);
+  });
+});
+
+describe('streaming session: a server that stops answering, and the deadline', () => {
+  it('reports stalled within the idle timeout when the server sends ready and then nothing, while still taking audio', async () => {
+    let audioBytes = 0;
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) audioBytes += (data as Buffer).length;
+      });
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY, idleTimeoutMs: 300 });
+    const started = Date.now();
+    const final = session.next('final', 20_000);
+    final.catch(() => {});
+    const sending = (async () => {
+      for (let frame = 0; frame < 1000; frame++) {
+        await session.sendAudio(new Int16Array(320));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    const error = await expectStreamingError(sending, 'stalled');
+    expect(error.message).toMatch(/stopped answering: no event for 300 ms/);
+    await expectStreamingError(final, 'stalled');
+    // Noticed by the silence, not by a full buffer: the server was reading the audio all along.
+    expect(audioBytes).toBeGreaterThan(0);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await session.close();
+  });
+
+  it('keeps a session alive while events flow, and rests the idle timer after final', async () => {
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      let partials: NodeJS.Timeout | undefined;
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { type: string };
+        if (message.type === 'start') {
+          socket.send(JSON.stringify({ type: 'started' }));
+          partials = setInterval(() => socket.send(JSON.stringify({ type: 'partial', text: 'ก' })), 100);
+        }
+        if (message.type === 'end') {
+          clearInterval(partials);
+          socket.send(JSON.stringify({ type: 'final', text: 'ก' }));
+        }
+        if (message.type === 'reset') socket.send(JSON.stringify({ type: 'reset_ok' }));
+      });
+      socket.on('close', () => clearInterval(partials));
+    });
+    const session = await createStreamingSession({ wsUrl: url, apiKey: KEY, idleTimeoutMs: 1000 });
+    await session.start();
+    // Two and a half idle timeouts of partials, then the final.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await session.end()).text).toBe('ก');
+    // After final the server owes nothing: a quiet client is not a stalled server.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect((await session.reset()).type).toBe('reset_ok');
+    await session.close();
+  });
+
+  it("ends a wait at the caller's deadline with a deadline TimeoutError, and closes without waiting for a mute peer", async () => {
+    const url = await serve((socket) => {
+      socket.send(JSON.stringify({ type: 'ready' }));
+      socket.on('message', () => {
+        (socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      });
+    });
+    const started = Date.now();
+    const session = await createStreamingSession({
+      wsUrl: url,
+      apiKey: KEY,
+      deadline: started + 800,
+      idleTimeoutMs: 0,
+      closeTimeoutMs: 10_000,
+    });
+    const error = await session.end({ timeoutMs: 30_000 }).then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(TimeoutError.isInstance(error)).toBe(true);
+    expect((error as TimeoutError).deadlineReached).toBe(true);
+    expect(String((error as Error).message)).not.toContain(KEY);
+    await session.close();
+    // 30 s for final and 10 s for close were asked for; the deadline (0.8 s) bounded both.
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('refuses to connect once the deadline has passed', async () => {
+    let connections = 0;
+    const url = await serve(() => {
+      connections++;
+    });
+    const attempt = createStreamingSession({ wsUrl: url, apiKey: KEY, deadline: Date.now() - 1 });
+    await expect(attempt).rejects.toSatisfy(
+      (error: unknown) => TimeoutError.isInstance(error) && error.deadlineReached,
+    );
+    expect(connections).toBe(0);
   });
 });
