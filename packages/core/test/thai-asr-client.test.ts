@@ -1,7 +1,8 @@
 /**
  * The Thai recognition client against a loopback platform double (HTTP routes + WebSocket on one port):
- * fields checked before sending, the transcribe flow on the wire, the caption rule, and the key kept to
- * the platform host and out of errors.
+ * fields checked before sending, the transcribe flow on the wire, the caption rule, the key kept to
+ * the platform host and out of errors, what a transcription returns when its deadline comes or the server
+ * stops answering, malformed events, and a session creation that is never sent twice.
  */
 
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -11,7 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { createPolymodal, type Polymodal, StreamingError, ValidationError } from '../src/index.js';
+import {
+  ConnectionError,
+  createPolymodal,
+  type Polymodal,
+  StreamingError,
+  ValidationError,
+} from '../src/index.js';
 import { toneWav } from './helpers/make-wav.js';
 
 const KEY = 'pm_live_thaiasrsecret';
@@ -48,6 +55,8 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
 async function startPlatform(options: {
   onSocket: (socket: WebSocket) => void;
   wsUrl?: (port: number) => string;
+  /** `reset-after-receive`: the session route reads the request, then drops the connection unanswered. */
+  sessions?: 'reset-after-receive';
 }): Promise<Platform> {
   const requests: Platform['requests'] = [];
   const wsUrls: string[] = [];
@@ -61,6 +70,10 @@ async function startPlatform(options: {
       key: request.headers['x-api-key'] as string | undefined,
       body,
     });
+    if (request.url === '/api/thai-asr/sessions' && options.sessions === 'reset-after-receive') {
+      request.socket.destroy();
+      return;
+    }
     const reply =
       request.url === '/api/thai-asr/config'
         ? {
@@ -211,7 +224,13 @@ describe('thai-asr client', () => {
     expect(performance.now() - started).toBeGreaterThan(250);
     expect(result).toMatchObject({ sessionId: 'sess-1', text: 'สวัสดีครับ', audioSeconds: 0.3 });
     expect(result.segments).toEqual([{ start: 0, end: 0.3, text: 'สวัสดีครับ' }]);
-    expect(result.final.latency_ms).toBe(12);
+    expect(result.final?.latency_ms).toBe(12);
+    expect(result).toMatchObject({
+      complete: true,
+      skippedEvents: 0,
+      totalAudioSeconds: 0.3,
+      coveredSeconds: 0.3,
+    });
     expect(platform.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
       'GET /api/thai-asr/config',
       'POST /api/thai-asr/sessions',
@@ -312,5 +331,142 @@ describe('thai-asr client', () => {
     await expect(thaiAsr.transcribe({ file: notAudio, speed: 0 })).rejects.toThrow(/Not a usable WAV/);
     // Only the transcription that reached the socket created a session; bad input created none.
     expect(platform.requests.filter((request) => request.url.endsWith('/sessions'))).toHaveLength(1);
+  });
+});
+
+/** A recogniser double that answers start, sends a partial with audio_ms for every audio frame, and is
+ * otherwise configurable: what it does on `end`, and whether it goes quiet after a number of partials. */
+function partialsOnly(options: {
+  onEnd?: (socket: WebSocket, heardMs: number) => void;
+  quietAfter?: number;
+}) {
+  return (socket: WebSocket) => {
+    socket.send(JSON.stringify({ type: 'ready', sample_rate: 16000 }));
+    let heardMs = 0;
+    let partials = 0;
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) {
+        heardMs += (data as Buffer).length / 2 / 16;
+        if (options.quietAfter !== undefined && partials >= options.quietAfter) return;
+        partials += 1;
+        const text = heardMs < 200 ? 'สวัส' : 'สวัสดี';
+        socket.send(
+          JSON.stringify({
+            type: 'partial',
+            text,
+            audio_ms: heardMs,
+            segments: [{ start: 0, end: heardMs / 1000, text }],
+          }),
+        );
+        return;
+      }
+      const message = JSON.parse(String(data)) as { type: string };
+      if (message.type === 'start') socket.send(JSON.stringify({ type: 'started' }));
+      if (message.type === 'end') options.onEnd?.(socket, heardMs);
+    });
+  };
+}
+
+describe('thai-asr client: deadline, stalls, malformed events, session creation', () => {
+  it('returns the partial text, flagged incomplete, by its deadline when final never comes', async () => {
+    platform = await startPlatform({ onSocket: partialsOnly({}) });
+    const started = Date.now();
+    const result = await open(platform.url).transcribe({
+      samples: new Int16Array(16_000 * 0.4),
+      speed: 0,
+      deadline: started + 1500,
+    });
+    const elapsed = Date.now() - started;
+    expect(result).toMatchObject({
+      complete: false,
+      incompleteReason: 'deadline',
+      text: 'สวัสดี',
+      audioSeconds: 0.4,
+      totalAudioSeconds: 0.4,
+      coveredSeconds: 0.4,
+      final: undefined,
+    });
+    expect(result.segments).toEqual([{ start: 0, end: 0.4, text: 'สวัสดี' }]);
+    expect(elapsed).toBeGreaterThanOrEqual(1400);
+    // The old code waited 30 s for final; the bound is loose so that a loaded machine cannot fail it.
+    expect(elapsed).toBeLessThan(8000);
+  });
+
+  it('stops streaming before the deadline and returns the final of the audio it sent', async () => {
+    platform = await startPlatform({
+      onSocket: partialsOnly({
+        onEnd: (socket, heardMs) =>
+          socket.send(
+            JSON.stringify({
+              type: 'final',
+              text: 'สวัสดีครับ',
+              audio_ms: heardMs,
+              segments: [{ start: 0, end: heardMs / 1000, text: 'สวัสดีครับ' }],
+            }),
+          ),
+      }),
+    });
+    const started = Date.now();
+    // Eight seconds of audio in real time cannot fit into two seconds.
+    const result = await open(platform.url).transcribe({
+      samples: new Int16Array(16_000 * 8),
+      speed: 1,
+      deadline: started + 2000,
+    });
+    expect(Date.now() - started).toBeLessThan(8000);
+    expect(result).toMatchObject({ complete: false, incompleteReason: 'deadline', text: 'สวัสดีครับ' });
+    expect(result.final?.text).toBe('สวัสดีครับ');
+    expect(result.totalAudioSeconds).toBe(8);
+    expect(result.audioSeconds).toBeGreaterThan(0);
+    expect(result.audioSeconds).toBeLessThan(8);
+    expect(result.coveredSeconds).toBe(result.audioSeconds);
+  });
+
+  it('returns what it heard, flagged stalled, when the server stops answering mid-stream', async () => {
+    platform = await startPlatform({ onSocket: partialsOnly({ quietAfter: 3 }) });
+    const started = Date.now();
+    const result = await open(platform.url).transcribe({
+      samples: new Int16Array(16_000 * 6),
+      speed: 1,
+      idleTimeoutMs: 400,
+    });
+    expect(result).toMatchObject({ complete: false, incompleteReason: 'stalled', text: 'สวัสดี' });
+    expect(result.coveredSeconds).toBeCloseTo(0.24, 2);
+    // Noticed by the idle timer, long before the 6 s of audio were streamed.
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('skips one malformed event mid-stream and still completes, counting it', async () => {
+    const log = { messages: [] as string[], samples: 0, frames: [] as number[] };
+    const honest = recogniser(log);
+    platform = await startPlatform({
+      onSocket: (socket) => {
+        const send = socket.send.bind(socket);
+        let sent = 0;
+        socket.send = ((data: string) => {
+          send(data);
+          sent += 1;
+          // After started and the first partials, one frame cut off mid-object.
+          if (sent === 3) send('{"type":"partial","text":');
+        }) as WebSocket['send'];
+        honest(socket);
+      },
+    });
+    const result = await open(platform.url).transcribe({ samples: new Int16Array(16_000 * 0.3), speed: 0 });
+    expect(result).toMatchObject({ complete: true, text: 'สวัสดีครับ', skippedEvents: 1 });
+  });
+
+  it('does not send session creation twice after the connection broke once it was sent', async () => {
+    platform = await startPlatform({ onSocket: () => {}, sessions: 'reset-after-receive' });
+    const error = await open(platform.url)
+      .transcribe({ samples: new Int16Array(1600), speed: 0 })
+      .then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+    expect(ConnectionError.isInstance(error)).toBe(true);
+    expect((error as ConnectionError).requestMayHaveArrived).toBe(true);
+    expect(String((error as Error).message)).not.toContain(KEY);
+    expect(platform.requests.filter((request) => request.url === '/api/thai-asr/sessions')).toHaveLength(1);
   });
 });
