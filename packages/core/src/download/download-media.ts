@@ -8,11 +8,14 @@
  *   origin (a CDN, a storage bucket) never sees it, not even through a redirect.
  * - Redirects are followed by hand, at most five, each hop checked again: a hop off the platform's origin
  *   must be a public http(s) host, https never drops to http, and credentials never travel with a hop.
- * - Hosts other than the platform's are connected through a lookup that refuses private addresses.
+ * - Hosts other than the platform's are connected through a lookup that refuses non-public addresses, and
+ *   the address each connection actually reached is checked again before anything is sent (DNS rebinding).
+ *   The platform's own origin is exempt: it is the configured base URL, which may well be a local sandbox.
  * - The size is checked against Content-Length up front and counted while streaming; the type is checked
  *   by the file's first bytes (and a declared Content-Type must not contradict it, e.g. an HTML error page).
  * - The file is written atomically: a failed or cut-off download leaves nothing behind.
  */
+import type { LookupFunction } from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
 import {
   ConnectionError,
@@ -24,7 +27,8 @@ import {
 import type { FileAccess } from '../files/index.js';
 import { type MediaKind, sniffMediaType } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { createPublicOnlyLookup } from '../net/public-only-lookup.js';
+import { createPublicOnlyConnector } from '../net/public-only-connector.js';
+import type { PrivateAddressError } from '../net/public-only-lookup.js';
 
 export const DEFAULT_DOWNLOAD_LIMITS: Readonly<Record<MediaKind, number>> = {
   video: 2 * 1024 * 1024 * 1024,
@@ -82,8 +86,16 @@ export interface MediaDownloader {
 export function createMediaDownloader(options: {
   platform: DownloadPlatform;
   files: FileAccess;
-  /** Dispatcher for other origins (tests); default: an agent whose lookup refuses private addresses. */
+  /**
+   * Dispatcher for other origins (tests); default: an agent that refuses non-public addresses when the
+   * name is looked up and again once connected.
+   */
   publicDispatcher?: Dispatcher;
+  /**
+   * Name lookup of that default agent (tests); default: one that refuses non-public answers. Whatever it
+   * answers, the address a connection reaches is checked again.
+   */
+  publicLookup?: LookupFunction;
 }): MediaDownloader {
   const base = new URL(`${options.platform.baseUrl.replace(/\/+$/, '')}/`);
   const platformOrigin = base.origin;
@@ -97,7 +109,10 @@ export function createMediaDownloader(options: {
       return platformAgent;
     }
     if (options.publicDispatcher) return options.publicDispatcher;
-    publicAgent ??= new Agent({ keepAliveTimeout: 10_000, connect: { lookup: createPublicOnlyLookup() } });
+    publicAgent ??= new Agent({
+      keepAliveTimeout: 10_000,
+      connect: createPublicOnlyConnector(options.publicLookup ? { lookup: options.publicLookup } : {}),
+    });
     return publicAgent;
   }
 
@@ -231,12 +246,8 @@ export function createMediaDownloader(options: {
       }
       if (PolymodalError.isInstance(error)) throw error;
       const code = (error as { code?: unknown })?.code;
-      const private_ = code === 'EPRIVATEADDRESS';
-      if (private_) {
-        throw new ValidationError(`${url.hostname} resolves to a private network address; not downloading.`, [
-          { path: 'url', message: 'private address' },
-        ]);
-      }
+      // Matched by code, not class: the error may come from another copy of this package.
+      if (code === 'EPRIVATEADDRESS') throw privateAddress(url, error as PrivateAddressError);
       throw new ConnectionError(
         `Downloading ${display(url)} failed: ${error instanceof Error ? error.message : String(error)}.`,
         { requestMayHaveArrived: true, ...(typeof code === 'string' ? { code } : {}), cause: error },
@@ -285,6 +296,19 @@ function statusError(status: number, url: URL): PolymodalError {
     body: undefined,
     serverMessage: `downloading the result failed with HTTP ${status}`,
   });
+}
+
+function privateAddress(url: URL, error: PrivateAddressError): ValidationError {
+  const address = typeof error.address === 'string' ? error.address : 'an address';
+  const problem =
+    error.stage === 'connect'
+      ? `the connection to ${url.hostname} reached ${address}, a private, loopback or otherwise non-public ` +
+        'network address, although the name had been checked (it may have been re-pointed)'
+      : `${url.hostname} resolves to ${address}, a private, loopback or otherwise non-public network address`;
+  return new ValidationError(
+    `Refused to download from ${url.hostname}: ${problem}; nothing was downloaded.`,
+    [{ path: 'url', message: 'private address' }],
+  );
 }
 
 function tooLarge(url: URL, maxBytes: number): ValidationError {

@@ -4,10 +4,15 @@
  * private, loopback or link-local host is refused before anything is sent, so a prompt-injected URL cannot
  * point the platform or this process at an internal service.
  *
- * This is a syntactic check of the host as written. Names that resolve to private addresses are caught at
- * connection time by `publicOnlyLookup` (for downloads made here) and by the platform (for URLs it fetches).
+ * An IP literal is judged by what it is, not how it is spelled: WHATWG URL parsing first turns decimal, hex,
+ * octal and short IPv4 forms (`http://2130706433/`, `http://0x7f.1/`, `http://127.1/`) into dotted IPv4, then
+ * `classifyAddress` places the address in its range, including the IPv4 address inside an IPv6 one. Names
+ * are only judged by their form here; what they resolve to is checked when connecting, by
+ * `createPublicOnlyLookup` and `createPublicOnlyConnector` (for downloads made here) and by the platform
+ * (for URLs it fetches).
  */
 import { ValidationError } from '../errors/index.js';
+import { classifyAddress } from './classify-address.js';
 import { isPrivateHostname } from './private-network.js';
 
 export interface PublicUrlOptions {
@@ -35,9 +40,17 @@ export function assertPublicHttpUrl(value: string, options: PublicUrlOptions): U
   if (url.username !== '' || url.password !== '') refuse('must not carry credentials (user:password@)');
   if (isPrivateHostname(url.hostname)) {
     refuse(
-      `${url.hostname} is a private, loopback or local-network host; only public hosts are allowed ` +
-        '(upload the file, or give a local path, instead)',
+      `${url.hostname} is a private, loopback, local-network or otherwise non-public host${describeRange(url.hostname)}; ` +
+        'only public hosts are allowed (upload the file, or give a local path, instead)',
     );
   }
   return url;
+}
+
+/** For an IP literal, which special range it is in, so that a refusal of an odd spelling makes sense. */
+function describeRange(hostname: string): string {
+  const classification = classifyAddress(hostname);
+  if (!classification) return '';
+  const { range, embedded } = classification;
+  return embedded ? ` (${range}, carrying ${embedded.address}: ${embedded.range})` : ` (${range})`;
 }

@@ -1,16 +1,34 @@
 /**
- * A DNS lookup for sockets that refuses private addresses, so a public-looking name that resolves to an
- * internal address (or is re-pointed there between check and connect: DNS rebinding) is refused at the
- * moment of connecting, on the very address used.
+ * A DNS lookup for sockets that refuses any answer that is not an ordinary public address, so a
+ * public-looking name that resolves to an internal address is refused before a connection is attempted.
+ * Every address of the answer is judged, not just the first: the socket (happy eyeballs) or undici may
+ * use any of them. `createPublicOnlyConnector` checks the address actually reached as well.
  */
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isPrivateAddress } from './private-network.js';
+import { isPublicAddress } from './classify-address.js';
 
+/** A connection refused because the address is private, loopback or otherwise not public. */
 export class PrivateAddressError extends Error {
+  override readonly name = 'PrivateAddressError';
   readonly code = 'EPRIVATEADDRESS';
-  constructor(hostname: string) {
-    super(`${hostname} resolves to a private network address; refusing to connect`);
+  readonly hostname: string;
+  /** The address refused. */
+  readonly address: string;
+  /** `lookup`: the name resolved to it; `connect`: the socket reached it although the name was checked. */
+  readonly stage: 'lookup' | 'connect';
+
+  constructor(hostname: string, address: string, stage: 'lookup' | 'connect' = 'lookup') {
+    super(
+      stage === 'lookup'
+        ? `${hostname} resolves to ${address}, a private, loopback or otherwise non-public network address; ` +
+            'refusing to connect'
+        : `the connection to ${hostname} reached ${address}, a private, loopback or otherwise non-public ` +
+            'network address; refused before anything was sent',
+    );
+    this.hostname = hostname;
+    this.address = address;
+    this.stage = stage;
   }
 }
 
@@ -22,16 +40,24 @@ export function createPublicOnlyLookup(lookup: typeof dns.lookup = dns.lookup): 
         return;
       }
       const list = (Array.isArray(addresses) ? addresses : []) as dns.LookupAddress[];
-      const usable = list.filter((entry) => !isPrivateAddress(entry.address));
-      if (list.length === 0 || usable.length !== list.length) {
-        callback(new PrivateAddressError(hostname), '', 0);
+      if (list.length === 0) {
+        callback(
+          Object.assign(new Error(`${hostname} resolves to no address`), { code: 'ENOTFOUND' }),
+          '',
+          0,
+        );
+        return;
+      }
+      const refused = list.find((entry) => !isPublicAddress(entry.address));
+      if (refused) {
+        callback(new PrivateAddressError(hostname, refused.address), '', 0);
         return;
       }
       if (options.all) {
-        (callback as unknown as (error: null, addresses: dns.LookupAddress[]) => void)(null, usable);
+        (callback as unknown as (error: null, addresses: dns.LookupAddress[]) => void)(null, list);
         return;
       }
-      const first = usable[0] as dns.LookupAddress;
+      const first = list[0] as dns.LookupAddress;
       callback(null, first.address, first.family);
     });
   };
