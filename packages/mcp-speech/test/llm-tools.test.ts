@@ -1,6 +1,7 @@
 /**
- * The shared LLM tools through an MCP client, against the sandbox over loopback; and once through the
- * built bin over stdio, as a desktop host runs it.
+ * The shared LLM tools through an MCP client, against the sandbox over loopback (including a model that
+ * answers only after the call's deadline); and once through the built bin over stdio, as a desktop host
+ * runs it.
  */
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -8,9 +9,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createServerContext, syncRoots, type ToolDeadlineDeps } from '@polymodal/mcp-common';
 import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox } from '@polymodal/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { registerSpeechTools, type SpeechToolDeps } from '../src/tools/index.js';
 import { type SpeechHarness, startSpeechHarness } from './harness.js';
 
 let harness: SpeechHarness;
@@ -23,6 +28,42 @@ beforeAll(async () => {
   ({ sandbox, root, env } = harness);
 });
 afterAll(() => harness.close());
+afterEach(() => sandbox.control.clearFaults());
+
+/**
+ * The speech tools with a short tool-call deadline, over InMemoryTransport. The server's own deps do not
+ * carry the deadline yet, so the tools are registered here the way `createServer` registers them.
+ */
+async function connectWithDeadline(seconds: number) {
+  const context = createServerContext({ env: harness.env, name: 'deadline-test' });
+  const server = new McpServer(
+    { name: 'deadline-test', version: '1.0.0' },
+    { capabilities: { logging: {} } },
+  );
+  const deps: SpeechToolDeps & ToolDeadlineDeps = {
+    context,
+    roots: syncRoots(server, context.files),
+    pollIntervalMs: 20,
+    toolDeadlineSeconds: seconds,
+  };
+  registerSpeechTools(server, deps);
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  await client.connect(clientSide);
+  return {
+    async call(name: string, args: Record<string, unknown>) {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(JSON.stringify(result)).not.toContain(sandbox.apiKey);
+      const text = result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+      return { isError: result.isError === true, text };
+    },
+    async close() {
+      await client.close();
+      await context.close();
+    },
+  };
+}
 
 describe('shared LLM tools', () => {
   it('lists models and asks one, by prompt and by messages, with correct annotations', async () => {
@@ -79,7 +120,11 @@ describe('shared LLM tools', () => {
       const unknown = await session.call('ask_llm', { prompt: 'x', model: 'no-such-model' });
       expect(unknown.isError).toBe(true);
       expect(unknown.text).toMatch(/404/);
-      expect(unknown.text).toMatch(/models/);
+      expect(unknown.text).toMatch(/model 'no-such-model' was not found/);
+      // What the platform said, and what to call next; nothing about jobs, which the LLM has none of.
+      expect(unknown.text).toContain('platform said: model no-such-model not found');
+      expect(unknown.text).toContain('Call list_llm_models');
+      expect(unknown.text).not.toMatch(/\bjobs?\b/i);
     } finally {
       await session.close();
     }
@@ -92,6 +137,50 @@ describe('shared LLM tools', () => {
       expect(denied.text).not.toContain(sandbox.keys.revoked as string);
     } finally {
       await revoked.close();
+    }
+  });
+
+  it('answers within its deadline, with what to do next, when the model answers only after 75 s', async () => {
+    sandbox.control.setFaults([
+      { match: { method: 'POST', path: '/chat/completions$' }, kind: 'latency', latencyMs: 75_000 },
+    ]);
+    const session = await connectWithDeadline(2);
+    const completionsBefore = sandbox.control.requests({ method: 'POST', path: '/chat/completions$' }).length;
+    try {
+      const started = Date.now();
+      const slow = await session.call('ask_llm', { prompt: 'a slow question', model: 'sandbox-planner-1' });
+      const elapsed = Date.now() - started;
+      expect(slow.isError).toBe(true);
+      expect(slow.text).toMatch(/did not answer within 2 s/);
+      expect(slow.text).toMatch(/was not sent again/);
+      expect(slow.text).toContain('list_llm_models');
+      // The tool's deadline (2 s) plus the 2 s a result may take to come back.
+      expect(elapsed).toBeLessThan(4000);
+      // The completion reached the platform once and was not repeated.
+      expect(sandbox.control.requests({ method: 'POST', path: '/chat/completions$' })).toHaveLength(
+        completionsBefore + 1,
+      );
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('answers within its deadline when the model list hangs', async () => {
+    sandbox.control.setFaults([{ match: { method: 'GET', path: '/llm/v1/models$' }, kind: 'hang' }]);
+    const session = await connectWithDeadline(2);
+    const listsBefore = sandbox.control.requests({ method: 'GET', path: '/llm/v1/models$' }).length;
+    try {
+      const started = Date.now();
+      const listed = await session.call('list_llm_models', {});
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(listed.isError).toBe(true);
+      expect(listed.text).toMatch(/did not answer within 2 s/);
+      // One hanging GET, not one per retry.
+      expect(sandbox.control.requests({ method: 'GET', path: '/llm/v1/models$' })).toHaveLength(
+        listsBefore + 1,
+      );
+    } finally {
+      await session.close();
     }
   });
 

@@ -1,6 +1,7 @@
 /**
  * transcribe_thai and get_thai_asr_config through an MCP client against the sandbox, with captions as
- * progress notifications; and transcribe_thai once through the built bin over stdio.
+ * progress notifications, a recogniser that stops answering (the call still ends within its deadline, with
+ * the text so far) and one malformed event; and transcribe_thai once through the built bin over stdio.
  */
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -8,9 +9,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createServerContext, syncRoots, type ToolDeadlineDeps } from '@polymodal/mcp-common';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { registerSpeechTools, type SpeechToolDeps } from '../src/tools/index.js';
 import { type SpeechHarness, startSpeechHarness } from './harness.js';
 
 const PHRASES = [THAI_PHRASES[1], THAI_PHRASES[4]];
@@ -24,6 +29,42 @@ beforeAll(async () => {
   await writeFile(path.join(root, 'thai.wav'), createThaiSpeech({ phrases: PHRASES, sampleRate: 22_050 }));
 });
 afterAll(() => harness.close());
+afterEach(() => harness.sandbox.control.clearFaults());
+
+/**
+ * The speech tools with a short tool-call deadline, over InMemoryTransport. The server's own deps do not
+ * carry the deadline yet, so the tools are registered here the way `createServer` registers them.
+ */
+async function connectWithDeadline(seconds: number) {
+  const context = createServerContext({ env: harness.env, name: 'deadline-test' });
+  const server = new McpServer(
+    { name: 'deadline-test', version: '1.0.0' },
+    { capabilities: { logging: {} } },
+  );
+  const deps: SpeechToolDeps & ToolDeadlineDeps = {
+    context,
+    roots: syncRoots(server, context.files),
+    pollIntervalMs: 20,
+    toolDeadlineSeconds: seconds,
+  };
+  registerSpeechTools(server, deps);
+  const deadlineClient = new Client({ name: 'test', version: '1.0.0' });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  await deadlineClient.connect(clientSide);
+  return {
+    async call(name: string, args: Record<string, unknown>) {
+      const result = (await deadlineClient.callTool({ name, arguments: args })) as CallToolResult;
+      expect(JSON.stringify(result)).not.toContain(harness.env.POLYMODAL_API_KEY);
+      const text = result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+      return { isError: result.isError === true, text, structured: result.structuredContent ?? {} };
+    },
+    async close() {
+      await deadlineClient.close();
+      await context.close();
+    },
+  };
+}
 
 describe('Thai recognition tools', () => {
   it("transcribes a file with captions as progress, then reports today's usage", async () => {
@@ -67,6 +108,53 @@ describe('Thai recognition tools', () => {
     })) as CallToolResult;
     expect(notAudio.isError).toBe(true);
     expect(JSON.stringify(notAudio.content)).toMatch(/ffmpeg/);
+  });
+
+  it('answers within its deadline with the partial text when the recogniser stops sending events', async () => {
+    const long = path.join(root, 'long-thai.wav');
+    await writeFile(long, createThaiSpeech({ phrases: THAI_PHRASES.slice(0, 10) }));
+    // ready, started, speech_start and one partial; then silence while the socket stays open.
+    harness.sandbox.control.setFaults([
+      { match: { path: '/thai-asr/stream$' }, kind: 'ws-stall', afterEvents: 4, count: 1 },
+    ]);
+    const session = await connectWithDeadline(2);
+    try {
+      const started = Date.now();
+      const result = await session.call('transcribe_thai', { audioPath: long, speed: 1 });
+      const elapsed = Date.now() - started;
+      expect(result.isError, result.text).toBe(false);
+      expect(result.structured).toMatchObject({
+        complete: false,
+        incompleteReason: 'deadline',
+        text: THAI_PHRASES[0],
+      });
+      expect(result.text).toMatch(
+        /^incomplete: the call's time ran out after \d+\.\d s of audio \(of \d+\.\d s\)/,
+      );
+      expect(result.text).toContain(THAI_PHRASES[0]);
+      expect(result.text).toMatch(/Next: call transcribe_thai again with speed=\d+/);
+      // The tool's deadline (2 s) plus the 2 s a result may take to come back.
+      expect(elapsed).toBeLessThan(4000);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('skips one malformed recogniser event and still returns the whole transcript', async () => {
+    harness.sandbox.control.setFaults([
+      { match: { path: '/thai-asr/stream$' }, kind: 'ws-malformed', afterEvents: 3, count: 1 },
+    ]);
+    const result = (await client.callTool({
+      name: 'transcribe_thai',
+      arguments: { audioPath: path.join(root, 'thai.wav'), speed: 0 },
+    })) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      text: PHRASES.join(' '),
+      complete: true,
+      skippedEvents: 1,
+    });
+    expect(JSON.stringify(result.content)).toContain('1 malformed recogniser event(s) were skipped');
   });
 
   it('transcribes over stdio from the built bin', async () => {

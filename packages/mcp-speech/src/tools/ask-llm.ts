@@ -1,25 +1,73 @@
 /**
- * ask_llm: one chat completion on the platform's shared LLM, from a prompt or a list of messages.
+ * ask_llm: one chat completion on the platform's shared LLM, from a prompt or a list of messages, within
+ * one tool-call deadline (50 s by default) so that the host's ~60 s limit never cuts the call off silently.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ValidationError } from '@polymodal/core';
-import { PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { NotFoundError, redactSecrets, TimeoutError, ValidationError } from '@polymodal/core';
+import {
+  createToolDeadline,
+  PLATFORM_WORK_ANNOTATIONS,
+  TOOL_CALL_DEADLINE_SECONDS,
+  TOOL_ERROR_META_KEY,
+  type ToolDeadlineDeps,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Asks the Polymodal shared LLM (OpenAI-compatible chat completions on a pool of local models) and returns the generated text. Give either "prompt" (with an optional "system") or "messages" (a conversation of system/user/assistant turns), not both. Usage is recorded under the key's team. Usually takes a few seconds. Call list_llm_models to pick a model; without "model" the first listed is used.`;
+const describeTool = (seconds: number) =>
+  `Asks the Polymodal shared LLM (OpenAI-compatible chat completions on a pool of local models) and returns the generated text. Give either "prompt" (with an optional "system") or "messages" (a conversation of system/user/assistant turns), not both. Usage is recorded under the key's team. Usually takes a few seconds; a model that has not answered within ${seconds} s is given up on (the answer says so) so that the call ends before the host's time limit. Call list_llm_models to pick a model; without "model" the first listed is used.`;
 
 const messageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant']),
   content: z.string().min(1),
 });
 
-export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
+/** Which request of the call failed: the model list (only when no model was given) or the completion. */
+type LlmStep = 'models' | 'chat';
+
+/**
+ * Error results of the LLM tools. A 404 and a deadline are described here rather than by the shared
+ * `toolError`, whose 404 text is about jobs and whose timeout text cannot say that a completion was sent
+ * and not repeated.
+ */
+export function llmToolError(
+  error: unknown,
+  deps: SpeechToolDeps,
+  context: { step: LlmStep; model?: string | undefined; seconds: number },
+): CallToolResult {
+  let text: string | undefined;
+  if (NotFoundError.isInstance(error)) {
+    const said = error.serverMessage ? ` (platform said: ${error.serverMessage})` : '';
+    text =
+      context.step === 'chat'
+        ? `HTTP 404: model '${context.model ?? '?'}' was not found on the shared LLM${said}. Call list_llm_models to see the model ids, then call ask_llm again with one of them as "model".`
+        : `HTTP 404: the shared LLM's model list was not found${said}. Check that POLYMODAL_BASE_URL points at the platform.`;
+  } else if (TimeoutError.isInstance(error) && error.deadlineReached) {
+    text =
+      context.step === 'chat'
+        ? `The model '${context.model ?? '?'}' did not answer within ${context.seconds} s, the time this tool gives one call, so the call stopped waiting. The request had reached the platform and was not sent again; whether an unanswered completion still counts in the team's usage is not documented. Ask again with a shorter prompt or a lower max_tokens, or pick another model with list_llm_models.`
+        : `The shared LLM's model list did not answer within ${context.seconds} s, so nothing was asked. Try again shortly, or give "model" (from an earlier list_llm_models) to skip the list.`;
+  }
+  if (text === undefined) return speechToolError(error, deps);
+  const message = redactSecrets(text, deps.context.secrets);
+  const info = NotFoundError.isInstance(error)
+    ? { kind: 'api', status: 404, message }
+    : { kind: 'timeout', message };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: message }],
+    _meta: { [TOOL_ERROR_META_KEY]: info },
+  };
+}
+
+export function registerAskLlm(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
+  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
   server.registerTool(
     'ask_llm',
     {
       title: 'Ask the shared LLM',
-      description: DESCRIPTION,
+      description: describeTool(seconds),
       inputSchema: {
         prompt: z.string().min(1).optional().describe('The question or instruction (instead of messages).'),
         system: z.string().min(1).optional().describe('System instruction to go with prompt.'),
@@ -47,6 +95,12 @@ export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
       },
     },
     async (args, extra) => {
+      const deadline = createToolDeadline(extra.signal, seconds);
+      // The caller's cancellation goes down as the signal; the deadline as `deadline`, so that the client
+      // stops in time and says what happened instead of reporting a cancellation.
+      const call = { signal: extra.signal, deadline: deadline.at };
+      let step: LlmStep = 'models';
+      let model = args.model;
       try {
         if ((args.prompt === undefined) === (args.messages === undefined)) {
           throw new ValidationError('Give either "prompt" or "messages" (exactly one). Nothing was sent.', [
@@ -60,12 +114,13 @@ export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
           );
         }
         const { llm } = deps.context.polymodal;
-        const model = args.model ?? (await llm.models({ signal: extra.signal })).data[0]?.id;
+        model ??= (await llm.models(call)).data[0]?.id;
         if (!model) throw new ValidationError('The shared LLM lists no models; nothing to ask.');
         const messages = args.messages ?? [
           ...(args.system ? [{ role: 'system' as const, content: args.system }] : []),
           { role: 'user' as const, content: args.prompt as string },
         ];
+        step = 'chat';
         const response = await llm.chat(
           {
             model,
@@ -73,7 +128,7 @@ export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
             ...(args.temperature === undefined ? {} : { temperature: args.temperature }),
             ...(args.max_tokens === undefined ? {} : { max_tokens: args.max_tokens }),
           },
-          { signal: extra.signal },
+          call,
         );
         const choice = response.choices[0];
         const text = choice?.message.content ?? '';
@@ -84,7 +139,9 @@ export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
           structuredContent: { model, text, finishReason },
         };
       } catch (error) {
-        return speechToolError(error, deps);
+        return llmToolError(error, deps, { step, model, seconds });
+      } finally {
+        deadline.dispose();
       }
     },
   );

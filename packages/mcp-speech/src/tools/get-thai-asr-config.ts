@@ -1,14 +1,21 @@
 /**
- * get_thai_asr_config: the streaming recogniser's defaults and this key's limits and usage.
+ * get_thai_asr_config: the streaming recogniser's defaults and this key's limits and usage, within one
+ * tool-call deadline.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  createToolDeadline,
+  READ_ONLY_ANNOTATIONS,
+  TOOL_CALL_DEADLINE_SECONDS,
+  type ToolDeadlineDeps,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Shows the streaming Thai recogniser's configuration: language, engine, defaults (sample rate, frame and partial intervals, VAD) and this key's limits (requests per minute, concurrent sessions, daily audio seconds and how many were used today). Free and read-only.`;
 
-export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps): void {
+export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
+  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
   server.registerTool(
     'get_thai_asr_config',
     {
@@ -27,8 +34,12 @@ export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps
       },
     },
     async (_args, extra) => {
+      const deadline = createToolDeadline(extra.signal, seconds);
       try {
-        const config = await deps.context.polymodal.thaiAsr.config({ signal: extra.signal });
+        const config = await deps.context.polymodal.thaiAsr.config({
+          signal: extra.signal,
+          deadline: deadline.at,
+        });
         const limits = (config.limits ?? null) as Record<string, unknown> | null;
         const used = limits?.today_audio_seconds_used;
         const daily = limits?.daily_audio_seconds;
@@ -49,6 +60,8 @@ export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps
         };
       } catch (error) {
         return speechToolError(error, deps);
+      } finally {
+        deadline.dispose();
       }
     },
   );

@@ -1,14 +1,22 @@
 /**
- * list_llm_models: the models of the platform's shared LLM pool, to pick one for ask_llm.
+ * list_llm_models: the models of the platform's shared LLM pool, to pick one for ask_llm. Bounded by one
+ * tool-call deadline: a list that hangs is not retried past it.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  createToolDeadline,
+  READ_ONLY_ANNOTATIONS,
+  TOOL_CALL_DEADLINE_SECONDS,
+  type ToolDeadlineDeps,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+import { llmToolError } from './ask-llm.js';
+import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Lists the models of the Polymodal shared LLM (an OpenAI-compatible pool of local models): their ids and owners. Free, read-only and quick. Pass one of the ids as "model" to ask_llm; without it ask_llm uses the first model listed here.`;
 
-export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): void {
+export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
+  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
   server.registerTool(
     'list_llm_models',
     {
@@ -25,8 +33,12 @@ export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): 
       },
     },
     async (_args, extra) => {
+      const deadline = createToolDeadline(extra.signal, seconds);
       try {
-        const { data } = await deps.context.polymodal.llm.models({ signal: extra.signal });
+        const { data } = await deps.context.polymodal.llm.models({
+          signal: extra.signal,
+          deadline: deadline.at,
+        });
         const models = data.map((model) => ({ id: model.id, ownedBy: model.owned_by ?? null }));
         const text =
           models.length === 0
@@ -34,7 +46,9 @@ export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): 
             : `${models.length} model(s): ${models.map((model) => model.id).join(', ')}. Use one as "model" in ask_llm.`;
         return { content: [{ type: 'text', text }], structuredContent: { models, count: models.length } };
       } catch (error) {
-        return speechToolError(error, deps);
+        return llmToolError(error, deps, { step: 'models', seconds });
+      } finally {
+        deadline.dispose();
       }
     },
   );

@@ -1,26 +1,47 @@
 /**
  * transcribe_thai: streams a local audio file to the platform's streaming Thai recogniser and returns the
  * final text and segments; captions (partials) go out as progress notifications while it runs.
+ *
+ * The whole call runs within one tool-call deadline (50 s by default): when the audio cannot all be
+ * streamed and finalised by then, or the recogniser stops answering, the result is not an error but the
+ * text so far, marked incomplete, with how much audio it covers and what to call next.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createProgressReporter, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import { redactSecrets, type TranscribeResult } from '@polymodal/core';
+import {
+  createProgressReporter,
+  createToolDeadline,
+  PLATFORM_WORK_ANNOTATIONS,
+  TOOL_CALL_DEADLINE_SECONDS,
+  type ToolDeadlineDeps,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Transcribes Thai speech from a local audio file (WAV of any rate, depth or channels; MP3, M4A and other formats when ffmpeg is installed) with the platform's streaming recogniser, and returns the final text with timed segments. Audio is streamed at real-time pace by default (speed 1), so a 30-second file takes about 30 seconds; live captions arrive as progress notifications. For files longer than about 40 seconds use speed 2–10 (or 0 for as fast as possible) so the call ends before the host's time limit. Counts against the key's daily audio seconds (get_thai_asr_config shows the limits). The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
+/** The fastest pacing the tool accepts (besides 0, unpaced). */
+const MAX_SPEED = 20;
 
-export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps): void {
+const describeTool = (seconds: number) =>
+  `Transcribes Thai speech from a local audio file (WAV of any rate, depth or channels; MP3, M4A and other formats when ffmpeg is installed) with the platform's streaming recogniser, and returns the final text with timed segments. Audio is streamed at real-time pace by default (speed 1), so a 30-second file takes about 30 seconds; live captions arrive as progress notifications. A call stops after ${seconds} s: if the file has not been fully transcribed by then, it returns the text so far marked incomplete (complete=false) and says how to call again. For files longer than about ${streamingBudgetSeconds(seconds)} seconds use speed 2–${MAX_SPEED} (or 0 for as fast as possible). Counts against the key's daily audio seconds (get_thai_asr_config shows the limits). The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
+
+/** Seconds of a call that can go to streaming audio: the rest is setup, the final and the answer. */
+function streamingBudgetSeconds(seconds: number): number {
+  return Math.max(1, Math.floor(seconds * 0.8 - 3));
+}
+
+export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
+  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
   server.registerTool(
     'transcribe_thai',
     {
       title: 'Transcribe Thai speech',
-      description: DESCRIPTION,
+      description: describeTool(seconds),
       inputSchema: {
         audioPath: z.string().min(1).describe('Local path of the audio file.'),
         speed: z
           .number()
           .min(0)
-          .max(20)
+          .max(MAX_SPEED)
           .default(1)
           .describe('Pacing: 1 = real time, 4 = four times faster, 0 = unpaced.'),
         vad: z.boolean().optional().describe('Voice activity detection (platform default: on).'),
@@ -33,9 +54,17 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
           .describe('How often captions update (20–1000 ms).'),
       },
       outputSchema: {
-        text: z.string().describe('The final transcript.'),
+        text: z.string().describe('The final transcript, or when incomplete the text so far.'),
         segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })),
-        audioSeconds: z.number(),
+        audioSeconds: z.number().describe('Seconds of audio streamed.'),
+        totalAudioSeconds: z.number().describe('Seconds of audio in the file.'),
+        coveredSeconds: z.number().describe('Seconds of the file the text covers.'),
+        complete: z.boolean().describe('False when the call stopped before the whole file was transcribed.'),
+        incompleteReason: z
+          .enum(['deadline', 'stalled'])
+          .nullable()
+          .describe("Why it is incomplete: the call's time ran out, or the recogniser stopped answering."),
+        skippedEvents: z.number().int().describe('Malformed recogniser events that were skipped.'),
         sessionId: z.string(),
       },
       annotations: {
@@ -44,6 +73,7 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
       },
     },
     async (args, extra) => {
+      const deadline = createToolDeadline(extra.signal, seconds);
       try {
         await deps.roots.ready();
         const reporter = createProgressReporter(extra);
@@ -63,28 +93,83 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
             audioSeconds = Math.max(audioSeconds, heardMs / 1000);
             void reporter.report(Math.min(99, Math.floor(audioSeconds * 10) / 10), text);
           },
+          // The caller's cancellation as the signal; the deadline as `deadline`, so that the client ends
+          // the session in time and returns what it has instead of reporting a cancellation.
           signal: extra.signal,
+          deadline: deadline.at,
         });
         const segments = result.segments.map((segment) => ({
           start: segment.start,
           end: segment.end,
           text: segment.text,
         }));
-        const text = result.text
-          ? `${result.text}\n(${segments.length} segment(s), ${result.audioSeconds.toFixed(1)} s of audio)`
-          : `No speech was recognised in ${result.audioSeconds.toFixed(1)} s of audio.`;
         return {
-          content: [{ type: 'text', text }],
+          content: [
+            {
+              type: 'text',
+              text: redactSecrets(
+                describeResult(result, segments.length, args.speed, seconds),
+                deps.context.secrets,
+              ),
+            },
+          ],
           structuredContent: {
             text: result.text,
             segments,
             audioSeconds: result.audioSeconds,
+            totalAudioSeconds: result.totalAudioSeconds,
+            coveredSeconds: result.coveredSeconds,
+            complete: result.complete,
+            incompleteReason: result.incompleteReason ?? null,
+            skippedEvents: result.skippedEvents,
             sessionId: result.sessionId,
           },
         };
       } catch (error) {
         return speechToolError(error, deps);
+      } finally {
+        deadline.dispose();
       }
     },
   );
+}
+
+/** The text an agent reads: the transcript, or what there is of it and how to get the rest. */
+function describeResult(
+  result: TranscribeResult,
+  segmentCount: number,
+  speed: number,
+  seconds: number,
+): string {
+  const skipped =
+    result.skippedEvents > 0 ? ` ${result.skippedEvents} malformed recogniser event(s) were skipped.` : '';
+  if (result.complete) {
+    return result.text
+      ? `${result.text}\n(${segmentCount} segment(s), ${result.audioSeconds.toFixed(1)} s of audio.${skipped})`
+      : `No speech was recognised in ${result.audioSeconds.toFixed(1)} s of audio.${skipped}`;
+  }
+  const covered = result.coveredSeconds.toFixed(1);
+  const total = result.totalAudioSeconds.toFixed(1);
+  const heading =
+    result.incompleteReason === 'stalled'
+      ? `incomplete: the recogniser stopped answering after ${covered} s of audio (of ${total} s); the session was closed.`
+      : `incomplete: the call's time ran out after ${covered} s of audio (of ${total} s).`;
+  const body = result.text
+    ? `${result.final ? 'Final text of that part' : "The recogniser's latest partial text (not final)"}:\n${result.text}`
+    : 'Nothing was recognised in that part.';
+  return `${heading}${skipped}\n${body}\nNext: ${nextStep(result, speed, seconds)}`;
+}
+
+function nextStep(result: TranscribeResult, speed: number, seconds: number): string {
+  const again = 'A new call streams the file again from the start (its audio counts again).';
+  if (result.incompleteReason === 'stalled') {
+    return `call transcribe_thai again to start a new session; if the recogniser stalls again, try later. ${again}`;
+  }
+  const budget = streamingBudgetSeconds(seconds);
+  const needed = Math.max(Math.ceil(result.totalAudioSeconds / budget), Math.floor(speed) + 1, 2);
+  if (speed === 0) {
+    return `call transcribe_thai with a shorter file (pieces of about ${budget} s), since even unpaced streaming did not fit into ${seconds} s. ${again}`;
+  }
+  const faster = needed > MAX_SPEED ? 'speed=0 (unpaced)' : `speed=${needed}`;
+  return `call transcribe_thai again with ${faster}, or with a shorter file (pieces of about ${budget} s at speed 1). ${again}`;
 }
