@@ -1,6 +1,6 @@
 /**
  * Two processes writing the same ledger at once (no lock server): every file stays whole and readable,
- * and every entry each process recorded is there.
+ * every entry each process recorded is there, and no compare-and-set update is lost between them.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -52,7 +52,8 @@ it('survives a child process and this process writing the same entries concurren
   root = await mkdtemp(path.join(tmpdir(), 'polymodal-ledger-mp-'));
   const dir = path.join(root, 'jobs');
   const ledger = createJobLedger({ dir });
-  await ledger.record({ service: 'meeting', fingerprint: 'shared', id: 'shared-job', lastStatus: 'PENDING' });
+  await ledger.insert({ service: 'meeting', fingerprint: 'shared', id: 'shared-job', lastStatus: 'PENDING' });
+  await ledger.insert({ service: 'meeting', fingerprint: 'counter', id: null, lastStatus: 'COUNTER' });
 
   const count = 120;
   const child = runWriter(dir, 'child', count);
@@ -64,8 +65,18 @@ it('survives a child process and this process writing the same entries concurren
         lastStatus: `parent-${index}`,
         title: 'parent'.repeat(500),
       });
+      for (;;) {
+        const entry = await ledger.findByFingerprint('meeting', 'counter');
+        const total = Number(entry?.data?.count ?? 0);
+        if (
+          entry &&
+          (await ledger.compareAndSet('meeting', 'counter', entry.revision, { data: { count: total + 1 } }))
+        ) {
+          break;
+        }
+      }
       if (index % 10 === 0) {
-        await ledger.record({
+        await ledger.insert({
           service: 'meeting',
           fingerprint: `parent-${index}`,
           id: `parent-job-${index}`,
@@ -86,7 +97,9 @@ it('survives a child process and this process writing the same entries concurren
   expect(shared?.lastStatus).toMatch(/^(parent|child)-\d+$/);
   expect(shared?.title).toMatch(/^(parent|child)+$/);
   const all = await ledger.list({ service: 'meeting' });
-  expect(all).toHaveLength(1 + 2 * (count / 10));
+  expect(all).toHaveLength(2 + 2 * (count / 10));
+  // Every increment of both processes is there: compare-and-set lost none.
+  expect((await ledger.findByFingerprint('meeting', 'counter'))?.data?.count).toBe(2 * count);
   expect(await ledger.findById('meeting', 'child-job-110')).toBeDefined();
   expect(await ledger.findById('meeting', 'parent-job-110')).toBeDefined();
 });

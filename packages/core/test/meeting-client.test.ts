@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createFileAccess,
   createHttpClient,
+  createJobEngine,
   createJobLedger,
   createMeetingClient,
   createPolymodal,
@@ -41,7 +42,7 @@ beforeEach(async () => {
   fake = await startFakeMeetingServer(KEY);
   http = createHttpClient({ baseUrl: fake.url, apiKey: KEY, auth: 'bearer', sleep: async () => undefined });
   ledger = createJobLedger({ dir: path.join(root, 'state', 'jobs') });
-  meeting = createMeetingClient({ http, ledger, pollIntervalMs: 5 });
+  meeting = createMeetingClient({ http, engine: createJobEngine({ ledger }), pollIntervalMs: 5 });
 });
 
 afterEach(async () => {
@@ -89,7 +90,8 @@ describe('meeting client', () => {
   it('resumes instead of uploading and paying again for the same file and options', async () => {
     const first = await meeting.submit({ file: recording, ...jobOptions });
     const again = await meeting.submit({ file: recording, ...jobOptions });
-    expect(again).toEqual({ id: first.id, created: false, resumed: true });
+    expect(again).toMatchObject({ id: first.id, created: false, resumed: true, joined: false });
+    expect(again.recording).toBeUndefined();
     expect(fake.uploads).toHaveLength(1);
     expect(requestsTo('POST /api/conference-summary/v1/jobs')).toHaveLength(1);
 
@@ -119,7 +121,11 @@ describe('meeting client', () => {
     const fragile = createHttpClient({ baseUrl: fake.url, apiKey: KEY, auth: 'bearer', maxRetries: 0 });
     try {
       fake.faults.set('POST /api/conference-summary/v1/jobs', 'reset-after-receive');
-      const crashed = createMeetingClient({ http: fragile, ledger });
+      const crashed = createMeetingClient({
+        http: fragile,
+        engine: createJobEngine({ ledger }),
+        pollIntervalMs: 5,
+      });
       await expect(crashed.submit({ file: recording, ...jobOptions })).rejects.toMatchObject({
         kind: 'connection',
       });
@@ -127,10 +133,12 @@ describe('meeting client', () => {
       await fragile.close();
     }
     const [entry] = await ledger.list();
-    expect(entry).toMatchObject({ id: null, receipt: 'receipt-1', lastStatus: 'UPLOADED' });
+    // The job creation may have arrived: the outcome is unknown, and the receipt is kept to resume with.
+    expect(entry).toMatchObject({ id: null, receipt: 'receipt-1', lastStatus: 'UNKNOWN', claim: null });
 
     const result = await meeting.submit({ file: recording, ...jobOptions });
-    expect(result).toEqual({ id: 'job-2', created: false, resumed: true });
+    // The receipt answers with the job it already created (200): nothing uploaded or paid again.
+    expect(result).toMatchObject({ id: 'job-2', created: false, resumed: false });
     expect(fake.uploads).toHaveLength(1);
     expect(fake.jobs.size).toBe(1);
     expect((await ledger.findById('meeting', 'job-2'))?.receipt).toBe('receipt-1');
@@ -139,7 +147,11 @@ describe('meeting client', () => {
   it('uploads again when the recorded receipt is refused (e.g. expired)', async () => {
     const first = await meeting.submit({ file: recording, ...jobOptions });
     const entry = await ledger.findById('meeting', first.id);
-    await ledger.record({ ...(entry as NonNullable<typeof entry>), id: null, receipt: 'forged-receipt' });
+    await ledger.update('meeting', (entry as NonNullable<typeof entry>).fingerprint, {
+      id: null,
+      receipt: 'forged-receipt',
+      lastStatus: 'UPLOADED',
+    });
     const second = await meeting.submit({ file: recording, ...jobOptions });
     expect(second.resumed).toBe(false);
     expect(fake.uploads).toHaveLength(2);
@@ -238,7 +250,12 @@ describe('meeting client', () => {
     const outside = path.join(root, 'elsewhere.wav');
     await writeFile(outside, wav(1));
     const files = createFileAccess({ allowedDirs: [recordings], outputDir: path.join(root, 'out'), env: {} });
-    const confined = createMeetingClient({ http, ledger, files });
+    const confined = createMeetingClient({
+      http,
+      engine: createJobEngine({ ledger }),
+      files,
+      pollIntervalMs: 5,
+    });
     await expect(confined.submit({ file: outside, ...jobOptions })).rejects.toThrow(
       'outside the allowed directories',
     );
@@ -255,7 +272,7 @@ describe('meeting client', () => {
     });
     try {
       expect(client.config).toEqual({ baseUrl: fake.url });
-      expect(client.ledger?.dir).toBe(path.join(root, 'state2', 'jobs'));
+      expect(client.ledger?.location).toBe(path.join(root, 'state2', 'jobs'));
       const listed = await client.meeting.list();
       expect(listed.maxUploadBytes).toBe(fake.maxUploadBytes);
       expect(JSON.stringify(client)).not.toContain(KEY);

@@ -111,7 +111,6 @@ describe('reading score client', () => {
       studentAudio: path.join(dir, 'student.wav'),
       referenceAudio: path.join(dir, 'teacher.wav'),
       legacyRoute: true,
-      intervalMs: 5,
       onProgress: (task) => states.push(task.state),
     });
     expect(result.comparison.correctTokenCount).toBe(6);
@@ -135,7 +134,7 @@ describe('reading score client', () => {
         error: 'decode failed',
       }),
     );
-    const wait = open(server.url).wait('t2', { intervalMs: 5 });
+    const wait = open(server.url).wait('t2');
     await expect(wait).rejects.toSatisfy(JobFailedError.isInstance);
     await expect(wait).rejects.toThrow(/decode failed/);
   });

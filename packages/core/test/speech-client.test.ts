@@ -12,6 +12,7 @@ import {
   ConnectionError,
   createFileAccess,
   createHttpClient,
+  createJobEngine,
   createJobLedger,
   createMediaDownloader,
   createSpeechClient,
@@ -55,7 +56,9 @@ function client(options: { concurrentSessions?: number; ledger?: boolean } = {})
     http,
     files,
     downloader: createMediaDownloader({ platform: { baseUrl: server!.url }, files }),
-    ...(options.ledger ? { ledger: createJobLedger({ dir: path.join(dir, 'jobs') }) } : {}),
+    ...(options.ledger
+      ? { engine: createJobEngine({ ledger: createJobLedger({ dir: path.join(dir, 'jobs') }) }) }
+      : {}),
     ...(options.concurrentSessions ? { concurrentSessions: options.concurrentSessions } : {}),
     random: () => 0,
     sleep: async (ms) => {

@@ -1,14 +1,16 @@
 export * from './annotations/index.js';
 /**
  * @polymodal/mcp-common: the MCP glue every Polymodal server shares — context from the environment,
- * error results, the long-job contract, roots, output links, subtitle writers and the stdio/HTTP runners.
+ * error results, the long-job contract, tool deadlines, roots, output links, subtitle writers, the server
+ * factory and the stdio/HTTP runners.
  */
 export * from './context/index.js';
+export * from './deadline/index.js';
 export * from './errors/index.js';
 export * from './jobs/index.js';
 export * from './logging/index.js';
 export * from './outputs/index.js';
 export * from './roots/index.js';
 export * from './runners/index.js';
+export * from './server/index.js';
 export * from './subtitles/index.js';
-export * from './deadline/index.js';

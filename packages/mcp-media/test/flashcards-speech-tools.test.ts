@@ -86,7 +86,7 @@ describe('flashcards tools', () => {
       sourceType: 'direct_video_url',
       learningDirection: 'thai_to_chinese',
     });
-    expect(local.text).toMatch(/private, loopback or local-network host/);
+    expect(local.text).toMatch(/private, loopback, local-network or otherwise non-public host/);
     expect(count('flashcardJobs')).toBe(before);
   });
 });
@@ -200,7 +200,7 @@ describe('speech tools', () => {
   });
 
   it('asks the user for consent through elicitation when the client supports it', async () => {
-    const instance = createServer({ env: harness.env, pollIntervalMs: 20 });
+    const instance = createServer({ env: harness.env });
     const client = new Client({ name: 'elicit', version: '1' }, { capabilities: { elicitation: {} } });
     const questions: string[] = [];
     client.setRequestHandler(ElicitRequestSchema, async (request) => {

@@ -50,6 +50,8 @@ export async function startMediaHarness(
     POLYMODAL_ALLOWED_DIRS: root,
     POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
     POLYMODAL_LOG_LEVEL: 'error',
+    // Test-only: reads of a job this far apart instead of the service's (honoured on loopback only).
+    POLYMODAL_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 20),
   };
   const secrets = [
     sandbox.apiKey,
@@ -58,10 +60,7 @@ export async function startMediaHarness(
   ];
 
   async function connect(overrides: Record<string, string> = {}): Promise<Connection> {
-    const instance = createServer({
-      env: { ...env, ...overrides },
-      pollIntervalMs: options.pollIntervalMs ?? 20,
-    });
+    const instance = createServer({ env: { ...env, ...overrides } });
     const client = new Client({ name: 'test', version: '1.0.0' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await instance.server.connect(serverSide);

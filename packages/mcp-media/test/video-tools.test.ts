@@ -133,7 +133,7 @@ describe('media server tools', () => {
       image: 'http://169.254.169.254/latest/x.png',
     });
     expect(metadata.isError).toBe(true);
-    expect(metadata.text).toMatch(/private, loopback or local-network host/);
+    expect(metadata.text).toMatch(/private, loopback, local-network or otherwise non-public host/);
     const gif = await harness.call('image_to_video', {
       prompt: 'x',
       image: path.join(harness.root, 'fake.png'),
@@ -166,14 +166,18 @@ describe('media server tools', () => {
     expect(finished.structured).toMatchObject({ done: true, status: 'done', service: 'image-to-video' });
   });
 
-  it('a failed job is an error result naming the reason', async () => {
+  it('a failed job is reported as its outcome with the reason, not as a failed call', async () => {
     const result = await harness.call('generate_video', {
       model: 'hub:text-to-video-lite',
       prompt: 'please [sandbox:fail]',
       waitSeconds: 30,
     });
-    expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/ended failed/);
+    expect(result.isError).toBe(false);
+    expect(result.structured).toMatchObject({ done: true, status: 'failed', outcome: 'failed' });
+    expect(result.structured.error).toEqual(expect.any(String));
+    expect(result.text).toMatch(/^Video \S+ ended failed: .+ Nothing was saved\./);
+    expect(result.structured.next).toMatch(/newVariation=true/);
+    expect(result.structured.savedPath).toBeUndefined();
   });
 });
 

@@ -77,10 +77,12 @@ export async function startHarness(
     POLYMODAL_ALLOWED_DIRS: mediaDir,
     POLYMODAL_OUTPUT_DIR: outputDir,
     POLYMODAL_LOG_LEVEL: 'error',
+    // Test-only: reads of a job this far apart instead of the spec's 5 s (honoured on loopback only).
+    POLYMODAL_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 20),
   };
   const secrets = [sandbox.apiKey, sandbox.apiKey2, env.POLYMODAL_API_KEY as string];
   const userId = sandbox.users[0]?.id as string;
-  const { instance, client, call } = await connect(env, secrets, options.pollIntervalMs ?? 20);
+  const { instance, client, call } = await connect(env, secrets);
 
   return {
     sandbox,
@@ -93,7 +95,7 @@ export async function startHarness(
     userId,
     call,
     async connectAs(apiKey) {
-      const other = await connect({ ...env, POLYMODAL_API_KEY: apiKey }, [...secrets, apiKey], 20);
+      const other = await connect({ ...env, POLYMODAL_API_KEY: apiKey }, [...secrets, apiKey]);
       return {
         call: other.call,
         async close() {
@@ -120,8 +122,8 @@ export async function startHarness(
   };
 }
 
-async function connect(env: NodeJS.ProcessEnv, secrets: string[], pollIntervalMs: number) {
-  const instance = createServer({ env, pollIntervalMs });
+async function connect(env: NodeJS.ProcessEnv, secrets: string[]) {
+  const instance = createServer({ env });
   const client = new Client({ name: 'test-client', version: '1.0.0' });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await instance.server.connect(serverTransport);

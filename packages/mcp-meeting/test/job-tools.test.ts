@@ -242,7 +242,8 @@ describe('meeting job tools', () => {
       expect(retried.structured).toMatchObject({ action: 'retry', done: false });
       expect(retried.structured.next).toMatch(/get_meeting/);
       slow.sandbox.control.advance(10 * 60 * 1000);
-      const finished = await slow.call('get_meeting', { jobId: id, include: ['summary'] });
+      // A read less than one poll interval old is reused, so the finished run shows on the next read.
+      const finished = await slow.call('get_meeting', { jobId: id, include: ['summary'], waitSeconds: 5 });
       expect(finished.structured).toMatchObject({ status: 'COMPLETED', done: true });
     } finally {
       await slow.close();

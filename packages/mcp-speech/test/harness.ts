@@ -46,6 +46,8 @@ export async function startSpeechHarness(
     POLYMODAL_ALLOWED_DIRS: root,
     POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
     POLYMODAL_LOG_LEVEL: 'error',
+    // Test-only: reads of a task this far apart instead of the service's (honoured on loopback only).
+    POLYMODAL_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 20),
   };
   const secrets = [
     sandbox.apiKey,
@@ -54,10 +56,7 @@ export async function startSpeechHarness(
   ];
 
   async function connect(overrides: Record<string, string> = {}): Promise<Connection> {
-    const instance = createServer({
-      env: { ...env, ...overrides },
-      pollIntervalMs: options.pollIntervalMs ?? 20,
-    });
+    const instance = createServer({ env: { ...env, ...overrides } });
     const client = new Client({ name: 'test', version: '1.0.0' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await instance.server.connect(serverSide);

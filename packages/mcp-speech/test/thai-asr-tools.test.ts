@@ -41,10 +41,9 @@ async function connectWithDeadline(seconds: number) {
     { name: 'deadline-test', version: '1.0.0' },
     { capabilities: { logging: {} } },
   );
-  const deps: SpeechToolDeps & ToolDeadlineDeps = {
+  const deps: SpeechToolDeps = {
     context,
     roots: syncRoots(server, context.files),
-    pollIntervalMs: 20,
     toolDeadlineSeconds: seconds,
   };
   registerSpeechTools(server, deps);

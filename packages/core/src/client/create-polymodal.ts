@@ -9,6 +9,7 @@ import { createMediaDownloader, type MediaDownloader } from '../download/index.j
 import { createFileAccess, type FileAccess } from '../files/index.js';
 import { createFlashcardsClient, type FlashcardsClient } from '../flashcards/index.js';
 import { createHttpClient, type HttpClientOptions } from '../http/index.js';
+import { createJobEngine, type JobEngine, type JobEngineLogger } from '../jobs/index.js';
 import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/index.js';
 import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
@@ -32,13 +33,18 @@ export interface PolymodalOptions {
   stateDir?: string;
   /** A ledger to use, or false for none (jobs are then not resumable across runs). */
   ledger?: JobLedger | false;
+  /** Where ledger trouble is reported (default: stderr, once per distinct problem). */
+  logger?: JobEngineLogger;
   /** Confines the files the clients may read; without it any readable path is accepted. */
   files?: FileAccess;
   /** Overrides of the HTTP client (timeouts, retries, dispatcher...). */
   http?: Partial<HttpClientOptions>;
-  /** Poll interval of the meeting client's `wait` (default 5 s, as the service asks). */
+  /**
+   * Minimum time between two reads of a meeting job (default 5 s, as the service asks). Lower it only
+   * against the sandbox (tests): the real platform asks for 5 s.
+   */
   pollIntervalMs?: number;
-  /** Poll interval of the video and flashcard clients (default 3 s). */
+  /** Minimum time between two reads of a video, flashcards or reading-score job (default 3/3/2 s; tests only). */
   mediaPollIntervalMs?: number;
   /** Speech synthesis: the key's concurrentSessions when known, and tasks in flight until it is. */
   speech?: { concurrentSessions?: number; initialConcurrency?: number };
@@ -56,6 +62,8 @@ export interface Polymodal {
   /** Downloads finished media (no key to other origins, redirects checked, atomic writes). */
   media: MediaDownloader;
   ledger: JobLedger | undefined;
+  /** The job engine every client starts and waits on jobs through. */
+  engine: JobEngine;
   config: { baseUrl: string };
   /** Closes the connection pool. */
   close(): Promise<void>;
@@ -73,6 +81,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
       ? undefined
       : (options.ledger ??
         createJobLedger({ dir: path.join(options.stateDir ?? defaultStateDir(env), 'jobs') }));
+  const engine = createJobEngine({ ledger, ...(options.logger ? { log: options.logger } : {}) });
   // The meeting service authenticates with `Authorization: Bearer <key>`.
   const meetingHttp = createHttpClient({
     ...options.http,
@@ -82,7 +91,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
   });
   const meeting = createMeetingClient({
     http: meetingHttp,
-    ...(ledger ? { ledger } : {}),
+    engine,
     ...(options.files ? { files: options.files } : {}),
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
@@ -98,7 +107,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
     platform: { baseUrl: config.baseUrl, authHeaders: () => ({ 'x-api-key': config.apiKey }) },
     files,
   });
-  const ledgerOption = ledger ? { ledger } : {};
+  const ledgerOption = { engine };
   const mediaPoll =
     options.mediaPollIntervalMs === undefined ? {} : { pollIntervalMs: options.mediaPollIntervalMs };
   return {
@@ -127,9 +136,12 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
     }),
     readingScore: createReadingScoreClient({
       http: keyHttp,
+      engine,
+      ...mediaPoll,
       ...(options.files ? { files: options.files } : {}),
     }),
     ledger,
+    engine,
     config: { baseUrl: config.baseUrl },
     close: async () => {
       await Promise.all([meetingHttp.close(), keyHttp.close(), media.close()]);

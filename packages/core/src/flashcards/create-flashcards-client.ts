@@ -5,13 +5,20 @@
  * identity or URL, and the options), unless the caller gives one. The service returns the active job for a
  * key it knows, so a start that was cut off after it arrived can be sent again without creating a second
  * job: start requests are therefore retried like reads. Once a job has finished, the same key starts a new
- * one; the job ledger is what resumes finished work instead of paying again.
+ * one; the job ledger is what resumes finished work instead of paying again. Asking for a new job on
+ * purpose (`forceNew`) therefore sends a fresh key: the same key would hand back the still-active job.
+ * An interrupted start is resent with the key it was first sent with.
+ *
+ * Clip and video URLs in a result are resolved against the platform's base URL (the service may answer
+ * with paths), so an agent gets addresses it can open; they are downloaded without credentials.
  *
  * Checked before sending: the learning direction and the explicit language pair (which must match it),
  * `max_words_per_segment` 1–80, the key length, the file (inside an allowed directory, a video container by
  * its first bytes, at most 500 MB and 900 s, or the limits the service last reported), YouTube URL shapes
  * and public hosts for direct video URLs.
  */
+
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import {
   DIRECTION_LANGUAGES,
@@ -26,12 +33,19 @@ import {
   FlashcardStart,
 } from '../contracts/flashcards.js';
 import { jobErrorText } from '../contracts/video.js';
-import { JobFailedError, ValidationError } from '../errors/index.js';
+import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
-import { fingerprint, type JobLedger, startJobOnce, statusUnlessGone } from '../ledger/index.js';
+import {
+  createJobEngine,
+  currentStatus,
+  type JobEngine,
+  type PollOutcome,
+  SUBMITTING,
+  UNKNOWN_OUTCOME,
+} from '../jobs/index.js';
+import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { pollUntil } from '../polling/index.js';
 import { createMultipartFileBody, inspectRecording } from '../upload/index.js';
 import { checkJobId } from '../video/video-job-client.js';
 
@@ -43,6 +57,8 @@ export type FlashcardSourceType = 'youtube' | 'direct_video_url';
 
 export interface FlashcardStartOptions {
   signal?: AbortSignal;
+  /** How long to wait for an identical start already running elsewhere (epoch ms). */
+  deadline?: number;
   /** Start a new job even if this installation already made the same request. */
   forceNew?: boolean;
   onUploadProgress?: (sentBytes: number, totalBytes: number) => void;
@@ -55,13 +71,22 @@ export interface StartedFlashcards {
   limits?: FlashcardLimits | undefined;
   idempotencyKey: string;
   resumed: boolean;
+  /** True when this call joined an identical start in flight. */
+  joined: boolean;
 }
 
 export interface FlashcardWaitOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
-  intervalMs?: number;
   onProgress?: (job: FlashcardJob) => void;
+}
+
+export interface FlashcardPollOptions {
+  signal?: AbortSignal | undefined;
+  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
+  deadline: number;
+  firstReadDeadline?: number;
+  onProgress?: (job: FlashcardJob) => void | Promise<void>;
 }
 
 export interface FlashcardsClient {
@@ -78,6 +103,8 @@ export interface FlashcardsClient {
     extra?: FlashcardStartOptions,
   ): Promise<StartedFlashcards>;
   get(jobId: string, options?: { signal?: AbortSignal }): Promise<FlashcardJob>;
+  /** Waits until the job stops or `deadline` comes, never reading faster than every 3 s. */
+  poll(jobId: string, options: FlashcardPollOptions): Promise<PollOutcome<FlashcardJob>>;
   /** Polls until ready; a failed or cancelled job → JobFailedError. */
   wait(jobId: string, options?: FlashcardWaitOptions): Promise<FlashcardJob>;
   /** Limits from the last start response, if any. */
@@ -109,11 +136,13 @@ export function isFlashcardJobDone(job: FlashcardJob): boolean {
 
 export function createFlashcardsClient(options: {
   http: HttpClient;
-  ledger?: JobLedger;
+  engine?: JobEngine;
   files?: FileAccess;
+  /** Minimum time between two reads of a job (default 3 s). */
   pollIntervalMs?: number;
 }): FlashcardsClient {
-  const { http, ledger, files } = options;
+  const { http, files } = options;
+  const engine = options.engine ?? createJobEngine();
   let limits: FlashcardLimits | undefined;
 
   function checkOptions(input: FlashcardOptions): FlashcardOptions {
@@ -144,34 +173,52 @@ export function createFlashcardsClient(options: {
     return parsed.data;
   }
 
-  /** The key sent with a start: the caller's, or one derived from the request so a resend matches. */
-  function keyFor(parts: Record<string, unknown>, given: string | undefined): string {
-    return given ?? `pm-${fingerprint(parts).slice(0, 48)}`;
-  }
-
+  /**
+   * Starts a job at most once. `identity` is what makes two requests the same; the idempotency key is the
+   * caller's, else the one an interrupted start of this request was sent with, else one derived from the
+   * identity (a fresh one when a new job is asked for on purpose).
+   */
   async function start(
-    parts: Record<string, unknown>,
+    identity: Record<string, unknown>,
+    givenKey: string | undefined,
     title: string,
     request: Record<string, unknown>,
     extra: FlashcardStartOptions,
-    send: (signal: AbortSignal | undefined) => Promise<FlashcardStart>,
+    send: (idempotencyKey: string, signal: AbortSignal) => Promise<FlashcardStart>,
   ): Promise<StartedFlashcards> {
-    const idempotencyKey = String(parts.idempotencyKey);
     let startLimits: FlashcardLimits | undefined;
-    const started = await startJobOnce({
-      ledger,
+    let usedKey: string | undefined;
+    const derivedKey = `pm-${fingerprint(extra.forceNew ? { ...identity, nonce: randomUUID() } : identity).slice(0, 48)}`;
+    const started = await engine.start({
       service: FLASHCARDS_SERVICE,
-      fingerprint: fingerprint(parts),
+      fingerprint: fingerprint(identity),
       title,
-      request: { ...request, idempotencyKey },
-      reuse: (entry) => !['failed', 'cancelled', 'canceled'].includes(entry.lastStatus),
-      current: (id) =>
-        statusUnlessGone(async () => (await get(id, extra.signal ? { signal: extra.signal } : {})).status),
-      ...(extra.forceNew ? { forceNew: true } : {}),
+      request,
+      signal: extra.signal,
+      deadline: extra.deadline,
+      reusable: (status) => !['failed', 'cancelled', 'canceled'].includes(status),
+      current: (id, { signal, deadline }) =>
+        currentStatus(
+          (request) => poll(id, request),
+          (job) => job.status,
+          {
+            service: FLASHCARDS_SERVICE,
+            id,
+            signal,
+            deadline,
+          },
+        ),
+      forceNew: extra.forceNew,
       // The idempotency key makes a resend of an interrupted start return the job it may have created.
-      allowResubmit: true,
-      start: async () => {
-        const data = await send(extra.signal);
+      resendable: true,
+      submit: async ({ previous, signal, save }) => {
+        const interruptedKey =
+          previous && previous.id === null && [SUBMITTING, UNKNOWN_OUTCOME].includes(previous.lastStatus)
+            ? previous.data?.idempotencyKey
+            : undefined;
+        usedKey = givenKey ?? (typeof interruptedKey === 'string' ? interruptedKey : derivedKey);
+        await save({ data: { idempotencyKey: usedKey } });
+        const data = await send(usedKey, signal);
         startLimits = data.limits;
         if (data.limits) limits = data.limits;
         return { id: data.job_id, status: data.status };
@@ -181,8 +228,9 @@ export function createFlashcardsClient(options: {
       jobId: started.id,
       status: started.status,
       limits: startLimits,
-      idempotencyKey,
+      idempotencyKey: usedKey ?? givenKey ?? derivedKey,
       resumed: started.resumed,
+      joined: started.joined,
     };
   }
 
@@ -206,17 +254,17 @@ export function createFlashcardsClient(options: {
       mtimeMs: info.mtimeMs,
       options: rest,
     };
-    const idempotencyKey = keyFor(identity, givenKey);
-    const fields: Record<string, string> = { idempotency_key: idempotencyKey };
+    const fields: Record<string, string> = {};
     for (const [name, value] of Object.entries(rest)) {
       if (value !== undefined) fields[name] = String(value);
     }
     return start(
-      { ...identity, idempotencyKey },
+      givenKey === undefined ? identity : { ...identity, idempotencyKey: givenKey },
+      givenKey,
       info.name,
       { file: info.path, ...rest },
       extra,
-      async (signal) =>
+      async (idempotencyKey, signal) =>
         (
           await http.request({
             method: 'POST',
@@ -227,12 +275,12 @@ export function createFlashcardsClient(options: {
                 path: info.path,
                 filename: info.name,
                 contentType: info.contentType,
-                fields,
+                fields: { idempotency_key: idempotencyKey, ...fields },
                 ...(extra.onUploadProgress ? { onProgress: extra.onUploadProgress } : {}),
               }),
             schema: FlashcardStart,
             idempotent: true,
-            ...(signal ? { signal } : {}),
+            signal,
           })
         ).data,
     );
@@ -261,13 +309,13 @@ export function createFlashcardsClient(options: {
     }
     const { idempotency_key: givenKey, ...rest } = checked;
     const identity = { service: FLASHCARDS_SERVICE, url, sourceType, options: rest };
-    const idempotencyKey = keyFor(identity, givenKey);
     return start(
-      { ...identity, idempotencyKey },
+      givenKey === undefined ? identity : { ...identity, idempotencyKey: givenKey },
+      givenKey,
       url,
       { url, source_type: sourceType, ...rest },
       extra,
-      async (signal) =>
+      async (idempotencyKey, signal) =>
         (
           await http.request({
             method: 'POST',
@@ -275,34 +323,70 @@ export function createFlashcardsClient(options: {
             json: { url, source_type: sourceType, ...rest, idempotency_key: idempotencyKey },
             schema: FlashcardStart,
             idempotent: true,
-            ...(signal ? { signal } : {}),
+            signal,
           })
         ).data,
     );
   }
 
-  async function get(jobId: string, request: { signal?: AbortSignal } = {}): Promise<FlashcardJob> {
-    const response = await http.request({
-      method: 'GET',
-      path: `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`,
-      schema: FlashcardJob,
-      idempotent: true,
-      ...(request.signal ? { signal: request.signal } : {}),
+  async function get(
+    jobId: string,
+    request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
+  ): Promise<FlashcardJob> {
+    let job: FlashcardJob;
+    try {
+      const response = await http.request({
+        method: 'GET',
+        path: `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`,
+        schema: FlashcardJob,
+        idempotent: true,
+        signal: request.signal,
+        deadline: request.deadline,
+        maxRetries: request.maxRetries,
+      });
+      job = withAbsoluteUrls(response.data, http.baseUrl);
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
+        await engine.noteRead(FLASHCARDS_SERVICE, jobId, { retryAfterMs: error.retryAfterMs });
+      }
+      throw error;
+    }
+    await engine.noteRead(FLASHCARDS_SERVICE, jobId, { status: job.status, body: job });
+    return job;
+  }
+
+  function poll(jobId: string, request: FlashcardPollOptions): Promise<PollOutcome<FlashcardJob>> {
+    checkJobId(jobId);
+    return engine.poll<FlashcardJob>({
+      service: FLASHCARDS_SERVICE,
+      id: jobId,
+      read: ({ signal, deadline }) => get(jobId, { signal, deadline, maxRetries: 0 }),
+      isDone: isFlashcardJobDone,
+      status: (job) => job.status,
+      intervalMs: options.pollIntervalMs ?? FLASHCARDS_POLL_INTERVAL_MS,
+      deadline: request.deadline,
+      ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
+      signal: request.signal,
+      ...(request.onProgress ? { onValue: request.onProgress } : {}),
     });
-    return response.data;
   }
 
   async function wait(jobId: string, request: FlashcardWaitOptions = {}): Promise<FlashcardJob> {
-    const job = await pollUntil({
-      retrieve: (signal) => get(jobId, { signal }),
-      isDone: isFlashcardJobDone,
-      intervalMs: request.intervalMs ?? options.pollIntervalMs ?? FLASHCARDS_POLL_INTERVAL_MS,
-      timeoutMs: request.timeoutMs ?? FLASHCARDS_WAIT_TIMEOUT_MS,
-      service: FLASHCARDS_SERVICE,
-      jobId,
-      ...(request.signal ? { signal: request.signal } : {}),
+    const startedAt = Date.now();
+    const outcome = await poll(jobId, {
+      deadline: startedAt + (request.timeoutMs ?? FLASHCARDS_WAIT_TIMEOUT_MS),
+      signal: request.signal,
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     });
+    const job = outcome.value;
+    if (!outcome.done || !job) {
+      throw new PollingTimeoutError({
+        service: FLASHCARDS_SERVICE,
+        jobId,
+        ...(job ? { lastStatus: job.status } : {}),
+        waitedMs: Date.now() - startedAt,
+      });
+    }
     if (job.successful !== true || !job.result) {
       throw new JobFailedError({
         service: FLASHCARDS_SERVICE,
@@ -318,9 +402,45 @@ export function createFlashcardsClient(options: {
     startFromFile,
     startFromUrl,
     get,
+    poll,
     wait,
     get limits() {
       return limits;
+    },
+  };
+}
+
+/** The job with every clip and video URL made absolute against the platform's base URL. */
+function withAbsoluteUrls(job: FlashcardJob, baseUrl: string): FlashcardJob {
+  const result = job.result;
+  if (!result) return job;
+  const absolute = (url: string | null | undefined) => {
+    if (typeof url !== 'string' || url === '') return url;
+    try {
+      return new URL(url, `${baseUrl}/`).toString();
+    } catch {
+      return url;
+    }
+  };
+  return {
+    ...job,
+    result: {
+      ...result,
+      ...(result.media
+        ? { media: { ...result.media, original_video_url: absolute(result.media.original_video_url) } }
+        : {}),
+      segments: result.segments.map((segment) =>
+        segment.video
+          ? {
+              ...segment,
+              video: {
+                ...segment.video,
+                original_segment_url: absolute(segment.video.original_segment_url),
+                rendered_segment_url: absolute(segment.video.rendered_segment_url),
+              },
+            }
+          : segment,
+      ),
     },
   };
 }

@@ -84,6 +84,11 @@ export interface RequestOptions<T> {
   schema: ZodType<T>;
   /** Whether repeating the request cannot do work twice; decides the retry policy. */
   idempotent: boolean;
+  /**
+   * Statuses after which this non-idempotent request is known to have done nothing (the service's
+   * contract says so), so it may be repeated like a refused connection.
+   */
+  retryStatuses?: readonly number[];
   signal?: AbortSignal;
   /** Per attempt; default the client's `timeoutMs`. */
   timeoutMs?: number;
@@ -314,7 +319,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           return await attempt(request, target, display);
         } catch (error) {
           if (request.signal?.aborted) throw request.signal.reason;
-          if (retry >= retries || !isRetryableError(error, request.idempotent)) throw error;
+          const retryable =
+            isRetryableError(error, request.idempotent) ||
+            (ApiError.isInstance(error) && (request.retryStatuses ?? []).includes(error.status));
+          if (retry >= retries || !retryable) throw error;
           if (request.retryRateLimited === false && ApiError.isInstance(error) && error.status === 429)
             throw error;
           const delayMs = computeBackoffMs(retry + 1, {

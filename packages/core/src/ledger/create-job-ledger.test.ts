@@ -13,9 +13,9 @@ afterEach(async () => {
 });
 
 describe('createJobLedger', () => {
-  it('records, finds by fingerprint and by id, and updates', async () => {
+  it('inserts, finds by fingerprint and by id, and updates', async () => {
     const ledger = createJobLedger({ dir });
-    const recorded = await ledger.record({
+    const { inserted, entry: recorded } = await ledger.insert({
       service: 'meeting',
       fingerprint: 'fp1',
       id: null,
@@ -24,7 +24,9 @@ describe('createJobLedger', () => {
       lastStatus: 'UPLOADED',
       request: { file: '/x.wav' },
     });
+    expect(inserted).toBe(true);
     expect(recorded.createdAt).toBe(recorded.updatedAt);
+    expect(recorded.revision).toBe(1);
     expect(await ledger.findByFingerprint('meeting', 'fp1')).toEqual(recorded);
     expect(await ledger.findById('meeting', 'job-1')).toBeUndefined();
 
@@ -47,7 +49,7 @@ describe('createJobLedger', () => {
   it('keeps services apart and lists newest first with a limit', async () => {
     const ledger = createJobLedger({ dir });
     for (const [index, service] of ['meeting', 'speech', 'meeting'].entries()) {
-      await ledger.record({
+      await ledger.insert({
         service,
         fingerprint: `fp${index}`,
         id: `id${index}`,
@@ -63,7 +65,7 @@ describe('createJobLedger', () => {
 
   it('creates private directories and files', async () => {
     const ledger = createJobLedger({ dir });
-    await ledger.record({ service: 'meeting', fingerprint: 'fp', id: 'j', lastStatus: 'PENDING' });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j', lastStatus: 'PENDING' });
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     const entries = path.join(dir, 'entries', 'meeting');
     const [file] = await readdir(entries);
@@ -72,7 +74,7 @@ describe('createJobLedger', () => {
 
   it('skips corrupt entries instead of failing', async () => {
     const ledger = createJobLedger({ dir });
-    await ledger.record({ service: 'meeting', fingerprint: 'good', id: 'j1', lastStatus: 'PENDING' });
+    await ledger.insert({ service: 'meeting', fingerprint: 'good', id: 'j1', lastStatus: 'PENDING' });
     const entries = path.join(dir, 'entries', 'meeting');
     await writeFile(path.join(entries, `${'a'.repeat(64)}.json`), '{"service": "meeting", "trunc');
     await writeFile(path.join(entries, `${'b'.repeat(64)}.json`), JSON.stringify({ unrelated: true }));
@@ -81,14 +83,78 @@ describe('createJobLedger', () => {
 
   it('finds an entry by id even when the id index is stale', async () => {
     const ledger = createJobLedger({ dir });
-    await ledger.record({ service: 'meeting', fingerprint: 'fp', id: 'job-9', lastStatus: 'PENDING' });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'job-9', lastStatus: 'PENDING' });
     await rm(path.join(dir, 'by-id'), { recursive: true });
     expect((await ledger.findById('meeting', 'job-9'))?.fingerprint).toBe('fp');
   });
 
+  it('insert of an existing entry leaves it alone and returns it', async () => {
+    const ledger = createJobLedger({ dir });
+    const first = await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: null,
+      lastStatus: 'SUBMITTING',
+    });
+    const second = await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: 'other',
+      lastStatus: 'X',
+    });
+    expect(first.inserted).toBe(true);
+    expect(second).toEqual({ inserted: false, entry: first.entry });
+    const racing = await Promise.all(
+      Array.from({ length: 10 }, (_unused, index) =>
+        ledger.insert({ service: 'meeting', fingerprint: 'race', id: null, lastStatus: `caller-${index}` }),
+      ),
+    );
+    expect(racing.filter((result) => result.inserted)).toHaveLength(1);
+    const winner = racing.find((result) => result.inserted)?.entry.lastStatus;
+    expect((await ledger.findByFingerprint('meeting', 'race'))?.lastStatus).toBe(winner);
+  });
+
+  it('compare-and-set applies a patch only on the revision it was given', async () => {
+    const ledger = createJobLedger({ dir });
+    const { entry } = await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: null,
+      lastStatus: 'A',
+    });
+    const next = await ledger.compareAndSet('meeting', 'fp', entry.revision, { lastStatus: 'B' });
+    expect(next).toMatchObject({ lastStatus: 'B', revision: entry.revision + 1 });
+    // A writer that read the old revision loses: its patch is not applied.
+    expect(await ledger.compareAndSet('meeting', 'fp', entry.revision, { lastStatus: 'C' })).toBeUndefined();
+    expect((await ledger.findByFingerprint('meeting', 'fp'))?.lastStatus).toBe('B');
+    // Of many writers holding the same revision, exactly one wins.
+    const current = (await ledger.findByFingerprint('meeting', 'fp'))?.revision ?? 0;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_unused, index) =>
+        ledger.compareAndSet('meeting', 'fp', current, { lastStatus: `writer-${index}` }),
+      ),
+    );
+    expect(results.filter((result) => result !== undefined)).toHaveLength(1);
+    expect(await ledger.compareAndSet('meeting', 'missing', 1, { lastStatus: 'X' })).toBeUndefined();
+  });
+
+  it('null clears a receipt (a restarted submission does not reuse the old one)', async () => {
+    const ledger = createJobLedger({ dir });
+    await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: 'j',
+      receipt: 'r',
+      lastStatus: 'FAILED',
+    });
+    const cleared = await ledger.update('meeting', 'fp', { id: null, receipt: null });
+    expect(cleared?.receipt).toBeNull();
+    expect(cleared?.id).toBeNull();
+  });
+
   it('keeps every patch of concurrent updates in one process', async () => {
     const ledger = createJobLedger({ dir });
-    await ledger.record({ service: 'meeting', fingerprint: 'fp', id: null, lastStatus: 'UPLOADED' });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: null, lastStatus: 'UPLOADED' });
     await Promise.all(
       Array.from({ length: 30 }, (_unused, index) =>
         ledger.update('meeting', 'fp', { request: undefined, [`field${index}`]: index } as never),

@@ -1,53 +1,101 @@
 /**
- * The job ledger: a durable local record of every paid job this installation started (upload receipt,
- * job id, last status), so that a crash, a host restart or a cut-off tool call never leads to uploading
- * or paying twice.
+ * The job ledger: the durable record of every paid job this installation started or is starting (claim,
+ * upload receipt, job id, last status, last read), so that a crash, a host restart, a cut-off tool call or
+ * an identical call in another process never leads to uploading or paying twice.
  *
- * Layout (no lock server, safe with several processes):
+ * `JobLedger` is the storage interface the job engine needs — atomic insert, compare-and-set on a
+ * revision, reads and lists — kept small so that another store (PostgreSQL: `INSERT … ON CONFLICT DO
+ * NOTHING`, `UPDATE … WHERE revision = $n`) can stand in for the file store below.
+ *
+ * File store layout (no lock server; safe with several processes on one machine):
  *   <dir>/entries/<service>/<sha256(service, fingerprint)>.json   one entry per file, replaced atomically
  *   <dir>/by-id/<service>/<sha256(id)>                            name of the entry file holding that id
- * Every write is a temp file + rename, so readers never see a torn file; concurrent writers of the same
- * entry resolve to last-writer-wins. Writes within one process are serialised per entry so that
- * concurrent updates do not drop each other's fields.
+ * - insert writes a temp file and hard-links it to the entry name: the link fails if the entry exists, so
+ *   of two processes inserting the same entry exactly one wins, and nobody ever sees a partial file.
+ * - compare-and-set holds a per-entry lock (proper-lockfile: a lock directory with stale detection, a
+ *   well-kept library used by npm's own tooling, rather than a lock protocol of our own) while it reads,
+ *   compares the revision and renames the new version into place.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { link, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import lockfile from 'proper-lockfile';
 import { z } from 'zod';
-import { ValidationError } from '../errors/index.js';
+import { PolymodalError, ValidationError } from '../errors/index.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { defaultStateDir } from './default-state-dir.js';
+
+/** Who is submitting a request right now; the claim lapses at `expiresAt` unless renewed. */
+export interface LedgerClaim {
+  owner: string;
+  expiresAt: string;
+}
 
 export interface LedgerEntry {
   service: string;
   fingerprint: string;
-  /** Job id once the job exists; null while only an upload receipt is known. */
+  /** Job id once the job exists; null while it is being submitted or only an upload receipt is known. */
   id: string | null;
-  receipt?: string | undefined;
+  receipt?: string | null | undefined;
   /** ISO time the receipt was issued (receipts expire, 2 h for meetings). */
-  receiptIssuedAt?: string | undefined;
+  receiptIssuedAt?: string | null | undefined;
   createdAt: string;
   updatedAt: string;
   lastStatus: string;
-  title?: string | null;
+  title?: string | null | undefined;
   /** What was asked (file path, options), for humans and for resuming; never credentials. */
-  request?: Record<string, unknown>;
+  request?: Record<string, unknown> | undefined;
+  /** Service-specific state the engine does not interpret (e.g. the parts of a long speech). */
+  data?: Record<string, unknown> | undefined;
+  /** Set while a process submits this request; null or absent otherwise. */
+  claim?: LedgerClaim | null | undefined;
+  /** When the platform was last asked for this job's status (ISO), and the earliest time to ask again. */
+  lastReadAt?: string | null | undefined;
+  nextReadAt?: string | null | undefined;
+  /** Incremented by every write; `compareAndSet` succeeds only on the revision it was given. */
+  revision: number;
 }
 
-export type LedgerRecordInput = Omit<LedgerEntry, 'createdAt' | 'updatedAt'> &
+export type NewLedgerEntry = Omit<LedgerEntry, 'createdAt' | 'updatedAt' | 'revision'> &
   Partial<Pick<LedgerEntry, 'createdAt'>>;
 
+/** The fields a write may change (identity and bookkeeping are the ledger's). */
+export type LedgerPatch = Partial<
+  Omit<LedgerEntry, 'service' | 'fingerprint' | 'createdAt' | 'updatedAt' | 'revision'>
+>;
+
 export interface JobLedger {
-  readonly dir: string;
-  /** Creates or replaces the entry of (service, fingerprint). */
-  record(entry: LedgerRecordInput): Promise<LedgerEntry>;
-  /** Merges `patch` into an existing entry; undefined when there is none. */
-  update(service: string, fingerprint: string, patch: Partial<LedgerEntry>): Promise<LedgerEntry | undefined>;
-  updateById(service: string, id: string, patch: Partial<LedgerEntry>): Promise<LedgerEntry | undefined>;
+  /** Where the entries live, for messages (a directory, a database name); never a secret. */
+  readonly location: string;
   findByFingerprint(service: string, fingerprint: string): Promise<LedgerEntry | undefined>;
   findById(service: string, id: string): Promise<LedgerEntry | undefined>;
   /** Newest first (by creation time). */
   list(options?: { service?: string; limit?: number }): Promise<LedgerEntry[]>;
+  /** Creates the entry unless one exists; returns the entry that is there afterwards and whether it is ours. */
+  insert(entry: NewLedgerEntry): Promise<{ inserted: boolean; entry: LedgerEntry }>;
+  /** Applies `patch` only if the entry is still at `revision`; undefined when another write came first. */
+  compareAndSet(
+    service: string,
+    fingerprint: string,
+    revision: number,
+    patch: LedgerPatch,
+  ): Promise<LedgerEntry | undefined>;
+  /** Applies `patch` to whatever revision is current; undefined when there is no entry. */
+  update(service: string, fingerprint: string, patch: LedgerPatch): Promise<LedgerEntry | undefined>;
+  updateById(service: string, id: string, patch: LedgerPatch): Promise<LedgerEntry | undefined>;
+}
+
+/** The ledger could not be read or written; nothing paid was started because of it. */
+export class LedgerError extends PolymodalError {
+  override readonly kind = 'ledger';
+  readonly location: string;
+  constructor(message: string, options: { location: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.location = options.location;
+  }
+  static override isInstance(value: unknown): value is LedgerError {
+    return PolymodalError.isInstance(value) && value.kind === 'ledger';
+  }
 }
 
 export interface JobLedgerOptions {
@@ -60,16 +108,24 @@ const StoredEntry = z.looseObject({
   service: z.string(),
   fingerprint: z.string(),
   id: z.string().nullable(),
-  receipt: z.string().optional(),
-  receiptIssuedAt: z.string().optional(),
+  receipt: z.string().nullable().optional(),
+  receiptIssuedAt: z.string().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   lastStatus: z.string(),
   title: z.string().nullable().optional(),
   request: z.record(z.string(), z.unknown()).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+  claim: z.object({ owner: z.string(), expiresAt: z.string() }).nullable().optional(),
+  lastReadAt: z.string().nullable().optional(),
+  nextReadAt: z.string().nullable().optional(),
+  // Entries written before revisions existed start at 0.
+  revision: z.number().int().min(0).default(0),
 });
 
 const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** A lock not refreshed for this long belongs to a dead process and is taken over. */
+const LOCK_STALE_MS = 10_000;
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -114,8 +170,24 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     return next;
   }
 
-  async function ensureDir(directory: string): Promise<void> {
-    await mkdir(directory, { recursive: true, mode: 0o700 });
+  /** Runs `task` holding the entry's lock: one writer at a time across processes (and, serialised, here). */
+  function withEntryLock<T>(file: string, task: () => Promise<T>): Promise<T> {
+    return serialize(file, async () => {
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      const release = await lockfile.lock(file, {
+        realpath: false,
+        stale: LOCK_STALE_MS,
+        retries: { retries: 200, minTimeout: 5, maxTimeout: 50, factor: 1.3 },
+        // A lock lost to a stalled event loop must not crash the process: the revision check still
+        // refuses a write based on an outdated read.
+        onCompromised: () => undefined,
+      });
+      try {
+        return await task();
+      } finally {
+        await release().catch(() => undefined);
+      }
+    });
   }
 
   async function readEntry(file: string): Promise<LedgerEntry | undefined> {
@@ -135,31 +207,15 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     }
   }
 
-  async function writeEntry(entry: LedgerEntry): Promise<void> {
-    const file = entryFile(entry.service, entry.fingerprint);
-    await ensureDir(path.dirname(file));
-    await writeFileAtomic(file, `${JSON.stringify(entry, null, 2)}\n`);
-    if (entry.id) {
-      const index = indexFile(entry.service, entry.id);
-      await ensureDir(path.dirname(index));
-      await writeFileAtomic(index, path.basename(file));
-    }
+  function serializeEntry(entry: LedgerEntry): string {
+    return `${JSON.stringify(withoutUndefined(entry), null, 2)}\n`;
   }
 
-  async function findById(service: string, id: string): Promise<LedgerEntry | undefined> {
-    let target: string | undefined;
-    try {
-      target = (await readFile(indexFile(service, id), 'utf8')).trim();
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    if (target && /^[0-9a-f]{64}\.json$/.test(target)) {
-      const entry = await readEntry(path.join(dir, 'entries', service, target));
-      if (entry?.id === id) return entry;
-    }
-    // Missing or stale index (e.g. written by a crashed process): fall back to a scan.
-    const all = await listService(service);
-    return all.find((entry) => entry.id === id);
+  async function writeIndex(entry: LedgerEntry, file: string): Promise<void> {
+    if (!entry.id) return;
+    const index = indexFile(entry.service, entry.id);
+    await mkdir(path.dirname(index), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(index, path.basename(file), { fsync: false });
   }
 
   async function listService(service: string): Promise<LedgerEntry[]> {
@@ -179,48 +235,50 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     return entries.filter((entry): entry is LedgerEntry => entry !== undefined && entry.service === service);
   }
 
-  async function update(
+  async function findById(service: string, id: string): Promise<LedgerEntry | undefined> {
+    let target: string | undefined;
+    try {
+      target = (await readFile(indexFile(service, id), 'utf8')).trim();
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    if (target && /^[0-9a-f]{64}\.json$/.test(target)) {
+      const entry = await readEntry(path.join(dir, 'entries', service, target));
+      if (entry?.id === id) return entry;
+    }
+    // Missing or stale index (e.g. a process died between the entry and its index): fall back to a scan.
+    const all = await listService(service);
+    return all.find((entry) => entry.id === id);
+  }
+
+  async function compareAndSet(
     service: string,
     fp: string,
-    patch: Partial<LedgerEntry>,
+    revision: number | undefined,
+    patch: LedgerPatch,
   ): Promise<LedgerEntry | undefined> {
     const file = entryFile(service, fp);
-    return serialize(file, async () => {
+    return withEntryLock(file, async () => {
       const existing = await readEntry(file);
       if (!existing) return undefined;
-      const merged: LedgerEntry = {
+      if (revision !== undefined && existing.revision !== revision) return undefined;
+      const next: LedgerEntry = {
         ...existing,
         ...withoutUndefined(patch),
         service,
         fingerprint: fp,
         createdAt: existing.createdAt,
         updatedAt: new Date().toISOString(),
+        revision: existing.revision + 1,
       };
-      await writeEntry(merged);
-      return merged;
+      await writeFileAtomic(file, serializeEntry(next));
+      await writeIndex(next, file);
+      return next;
     });
   }
 
   return {
-    dir,
-    async record(input) {
-      const file = entryFile(input.service, input.fingerprint);
-      return serialize(file, async () => {
-        const now = new Date().toISOString();
-        const entry: LedgerEntry = {
-          ...withoutUndefined(input),
-          createdAt: input.createdAt ?? now,
-          updatedAt: now,
-        } as LedgerEntry;
-        await writeEntry(entry);
-        return entry;
-      });
-    },
-    update,
-    async updateById(service, id, patch) {
-      const entry = await findById(service, id);
-      return entry ? update(service, entry.fingerprint, patch) : undefined;
-    },
+    location: dir,
     async findByFingerprint(service, fp) {
       return readEntry(entryFile(service, fp));
     },
@@ -240,6 +298,47 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
       const entries = (await Promise.all(services.map((service) => listService(service)))).flat();
       entries.sort((a, b) => compareDesc(a.createdAt, b.createdAt) || compareDesc(a.updatedAt, b.updatedAt));
       return listOptions.limit === undefined ? entries : entries.slice(0, Math.max(0, listOptions.limit));
+    },
+    async insert(input) {
+      const file = entryFile(input.service, input.fingerprint);
+      const now = new Date().toISOString();
+      const entry: LedgerEntry = {
+        ...withoutUndefined(input),
+        createdAt: input.createdAt ?? now,
+        updatedAt: now,
+        revision: 1,
+      } as LedgerEntry;
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      const temp = path.join(
+        path.dirname(file),
+        `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+      );
+      await writeFile(temp, serializeEntry(entry), { mode: 0o600, flag: 'wx' });
+      try {
+        await link(temp, file);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const existing = await readEntry(file);
+        if (existing) return { inserted: false, entry: existing };
+        // An unreadable entry occupies the name: replace it under the lock rather than stay stuck.
+        return withEntryLock(file, async () => {
+          const again = await readEntry(file);
+          if (again) return { inserted: false, entry: again };
+          await writeFileAtomic(file, serializeEntry(entry));
+          await writeIndex(entry, file);
+          return { inserted: true, entry };
+        });
+      } finally {
+        await unlink(temp).catch(() => undefined);
+      }
+      await writeIndex(entry, file);
+      return { inserted: true, entry };
+    },
+    compareAndSet: (service, fp, revision, patch) => compareAndSet(service, fp, revision, patch),
+    update: (service, fp, patch) => compareAndSet(service, fp, undefined, patch),
+    async updateById(service, id, patch) {
+      const entry = await findById(service, id);
+      return entry ? compareAndSet(service, entry.fingerprint, undefined, patch) : undefined;
     },
   };
 }

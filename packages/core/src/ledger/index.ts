@@ -1,4 +1,3 @@
 export * from './create-job-ledger.js';
 export * from './default-state-dir.js';
 export * from './fingerprint.js';
-export * from './start-job-once.js';

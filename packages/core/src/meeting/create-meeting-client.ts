@@ -1,7 +1,14 @@
 /**
  * Client of the meeting summary service (`/api/conference-summary/v1`): typed methods over the HTTP
- * chokepoint, plus `submit`/`wait`/`summarize`, which use the job ledger so that nothing paid for is
- * lost or done twice (a receipt is recorded before the job is created, the job id right after).
+ * chokepoint, plus `submit`/`poll`/`wait`/`summarize` on the job engine, so that nothing paid for is lost
+ * or done twice: the submission is claimed before the upload, the receipt is recorded before the job is
+ * created, the job id right after, and every status read is recorded and spaced by the spec's 5 s.
+ *
+ * Where the spec is silent, the conservative choice (tested):
+ * - an upload answered 503 ("authentication or cleanup unavailable") stored nothing, so it is retried
+ *   with back-off like a refused connection; any other failure after the upload may have arrived is not;
+ * - a submission interrupted in any step may be run again: an upload alone is not charged, and a job
+ *   created from a recorded receipt answers 200 with the existing job instead of creating a second one.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,12 +30,18 @@ import {
   UpdateMeetingRequest,
   UploadResponse,
 } from '../contracts/index.js';
-import { ApiError, JobFailedError, NotFoundError, ValidationError } from '../errors/index.js';
+import {
+  ApiError,
+  BadRequestError,
+  JobFailedError,
+  NotFoundError,
+  PollingTimeoutError,
+  ValidationError,
+} from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
-import type { JobLedger } from '../ledger/index.js';
+import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
-import { pollUntil } from '../polling/index.js';
 import { createMultipartFileBody, inspectRecording, type RecordingInfo } from '../upload/index.js';
 
 export const MEETING_SERVICE = 'meeting';
@@ -43,7 +56,13 @@ const NOT_RESUMABLE = new Set(['FAILED', 'CANCELLED', 'DELETED']);
 const RetranslateRequest = z.strictObject({ targetLanguage: MeetingLanguage });
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+  /** When the call must be over (epoch ms): every attempt is cut at it, no retry pause runs past it. */
+  deadline?: number | undefined;
+  /** Per-attempt timeout (ms). */
+  timeoutMs?: number | undefined;
+  /** Retries after the first attempt, where the retry policy allows one. */
+  maxRetries?: number | undefined;
 }
 
 export interface UploadOptions extends CallOptions {
@@ -72,6 +91,11 @@ export interface SummarizeOptions {
   maxSpeakers?: number;
   title?: string;
   signal?: AbortSignal;
+  /**
+   * How long this call waits for an identical submission already running (here or in another process)
+   * before it answers `SubmissionInProgressError`; that submission goes on. Epoch ms; default none.
+   */
+  deadline?: number;
   onUploadProgress?: (sentBytes: number, totalBytes: number) => void;
   /** Submit a new job even when the ledger holds one for the same file and options. */
   force?: boolean;
@@ -82,18 +106,32 @@ export interface SubmitResult {
   created: boolean;
   /** True when an earlier job (or recorded receipt) was reused: nothing was uploaded again. */
   resumed: boolean;
+  /** True when this call joined an identical submission that was already running. */
+  joined: boolean;
+  /** The job's status as last known (from the creation, or the resume check). */
+  status: string;
   /** Present when the file was inspected and uploaded in this call. */
   recording?: RecordingInfo;
   /** Set when the job exists but a secondary step (setting the title) failed. */
   warning?: string;
 }
 
-export interface WaitOptions extends CallOptions {
+export interface WaitOptions {
+  signal?: AbortSignal | undefined;
   /** Default 4 hours. */
   timeoutMs?: number;
-  /** Default: the client's poll interval (5 s). */
-  intervalMs?: number;
   onProgress?: (job: MeetingJob) => void;
+}
+
+export interface PollOptions {
+  signal?: AbortSignal | undefined;
+  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
+  deadline: number;
+  /** With nothing to show yet, the first read may still happen until this time (see the job engine). */
+  firstReadDeadline?: number;
+  onProgress?: (job: MeetingJob) => void | Promise<void>;
+  /** When the wait is over (default: the job stopped). An action's caller waits for the job to move. */
+  until?: (job: MeetingJob) => boolean;
 }
 
 export type MeetingSummarizeOptions = SummarizeOptions & {
@@ -121,6 +159,9 @@ export interface MeetingClient {
   ): Promise<MeetingJob>;
   delete(id: string, options?: CallOptions): Promise<SuccessResponse>;
   submit(options: SummarizeOptions): Promise<SubmitResult>;
+  /** Waits on a job until it stops or `deadline` comes; never reads faster than every 5 s. */
+  poll(id: string, options: PollOptions): Promise<PollOutcome<MeetingJob>>;
+  /** Waits until the job stops; throws PollingTimeoutError after `timeoutMs` (default 4 h). */
   wait(id: string, options?: WaitOptions): Promise<MeetingJob>;
   summarize(options: MeetingSummarizeOptions): Promise<MeetingJob>;
 }
@@ -128,8 +169,10 @@ export interface MeetingClient {
 export interface MeetingClientOptions {
   /** Created with `auth: 'bearer'`: the meeting service authenticates with `Authorization: Bearer`. */
   http: HttpClient;
-  ledger?: JobLedger;
+  /** The job engine (claims, ledger, polling); default one without a ledger (nothing resumable). */
+  engine?: JobEngine;
   files?: FileAccess;
+  /** Minimum time between two reads of a job (default 5 s, the spec's polling rule; lower only in tests). */
   pollIntervalMs?: number;
 }
 
@@ -164,10 +207,21 @@ function uploadTimeoutMs(size: number, base: number): number {
 }
 
 export function createMeetingClient(options: MeetingClientOptions): MeetingClient {
-  const { http, ledger, files } = options;
+  const { http, files } = options;
+  const engine = options.engine ?? createJobEngine();
   const pollIntervalMs = options.pollIntervalMs ?? MEETING_POLL_INTERVAL_MS;
   const api = MEETING_API_PATH;
   let limits: { maxUploadBytes: number | undefined; readAt: number } | undefined;
+
+  /** The per-call options every request passes to the chokepoint. */
+  function callOptions(call: CallOptions) {
+    return {
+      signal: call.signal,
+      deadline: call.deadline,
+      maxRetries: call.maxRetries,
+      ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+    };
+  }
 
   async function list(call: CallOptions = {}): Promise<MeetingJobList> {
     const response = await http.request({
@@ -175,7 +229,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       path: `${api}/jobs`,
       schema: MeetingJobList,
       idempotent: true,
-      signal: call.signal,
+      ...callOptions(call),
     });
     limits = { maxUploadBytes: response.data.maxUploadBytes ?? undefined, readAt: Date.now() };
     return response.data;
@@ -214,8 +268,10 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
         }),
       schema: UploadResponse,
-      // Every upload creates a new recording, so it is repeated only when it provably never arrived.
+      // Every upload creates a new recording, so it is repeated only when it provably never arrived, or
+      // after a 503: the spec's 503 is "authentication unavailable", answered before anything is stored.
       idempotent: false,
+      retryStatuses: [503],
       signal: call.signal,
       timeoutMs: uploadTimeoutMs(recording.size, 60_000),
     });
@@ -232,20 +288,36 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       schema: CreateJobResponse,
       // Safe to repeat: the same receipt yields the existing job (HTTP 200) instead of a second one.
       idempotent: true,
-      signal: call.signal,
+      ...callOptions(call),
     });
     return { id: response.data.id, created: response.status === 201 };
   }
 
+  /** One GET of the job; every answer (and every Retry-After) is recorded by the engine. */
   async function retrieve(id: string, call: CallOptions = {}): Promise<MeetingJob> {
-    const response = await http.request({
-      method: 'GET',
-      path: `${api}/jobs/${checkId(id)}`,
-      schema: MeetingJobEnvelope,
-      idempotent: true,
-      signal: call.signal,
+    const path = `${api}/jobs/${checkId(id)}`;
+    let job: MeetingJob;
+    try {
+      const response = await http.request({
+        method: 'GET',
+        path,
+        schema: MeetingJobEnvelope,
+        idempotent: true,
+        ...callOptions(call),
+      });
+      job = response.data.job;
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
+        await engine.noteRead(MEETING_SERVICE, id, { retryAfterMs: error.retryAfterMs });
+      }
+      throw error;
+    }
+    await engine.noteRead(MEETING_SERVICE, id, {
+      status: job.status,
+      body: job,
+      ...(job.title ? { patch: { title: job.title } } : {}),
     });
-    return response.data.job;
+    return job;
   }
 
   async function act(
@@ -261,8 +333,10 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       schema: SuccessResponse,
       // Actions start paid or destructive work; repeated only when the server provably did not act.
       idempotent: false,
-      signal: call.signal,
+      ...callOptions(call),
     });
+    // The job changed: what was read before the action no longer describes it.
+    engine.invalidate(MEETING_SERVICE, id);
     return response.data;
   }
 
@@ -280,12 +354,15 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       json: parsed.data,
       schema: MeetingJobEnvelope,
       idempotent: true,
-      signal: call.signal,
+      ...callOptions(call),
     });
-    if (parsed.data.title !== undefined) {
-      await ledger?.updateById(MEETING_SERVICE, id, { title: parsed.data.title }).catch(() => undefined);
-    }
-    return response.data.job;
+    const job = response.data.job;
+    engine.invalidate(MEETING_SERVICE, id);
+    await engine.record(MEETING_SERVICE, id, {
+      lastStatus: job.status,
+      ...(parsed.data.title === undefined ? {} : { title: parsed.data.title }),
+    });
+    return job;
   }
 
   async function remove(id: string, call: CallOptions = {}): Promise<SuccessResponse> {
@@ -297,48 +374,59 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
         path: `${api}/jobs/${encoded}`,
         schema: SuccessResponse,
         idempotent: true,
-        signal: call.signal,
+        ...callOptions(call),
         onRetry: () => {
           retried = true;
         },
       });
-      await recordStatus(id, 'DELETED');
+      await markDeleted(id);
       return response.data;
     } catch (error) {
-      // A 404 on a repeat means the first attempt did delete it before the connection broke.
+      // A 404 on a repeat (and only a 404: a 503 is not "gone") means the first attempt did delete it
+      // before the connection broke.
       if (retried && NotFoundError.isInstance(error)) {
-        await recordStatus(id, 'DELETED');
+        await markDeleted(id);
         return { success: true };
       }
       throw error;
     }
   }
 
-  async function recordStatus(id: string, status: string): Promise<void> {
-    // The ledger is a convenience for resuming; failing to write it must not fail the operation.
-    await ledger?.updateById(MEETING_SERVICE, id, { lastStatus: status }).catch(() => undefined);
+  async function markDeleted(id: string): Promise<void> {
+    engine.invalidate(MEETING_SERVICE, id);
+    await engine.record(MEETING_SERVICE, id, { lastStatus: 'DELETED' });
+  }
+
+  function poll(id: string, call: PollOptions): Promise<PollOutcome<MeetingJob>> {
+    checkId(id);
+    return engine.poll<MeetingJob>({
+      service: MEETING_SERVICE,
+      id,
+      // One attempt per read: the loop paces and counts transient failures at the spec's interval.
+      read: ({ signal, deadline }) => retrieve(id, { signal, deadline, maxRetries: 0 }),
+      isDone: call.until ?? ((job) => isMeetingTerminal(job.status)),
+      status: (job) => job.status,
+      intervalMs: pollIntervalMs,
+      deadline: call.deadline,
+      ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
+      signal: call.signal,
+      ...(call.onProgress ? { onValue: call.onProgress } : {}),
+    });
   }
 
   async function wait(id: string, call: WaitOptions = {}): Promise<MeetingJob> {
-    checkId(id);
-    let lastStatus: string | undefined;
-    return pollUntil({
-      retrieve: async (signal) => {
-        const job = await retrieve(id, { signal });
-        if (job.status !== lastStatus) {
-          lastStatus = job.status;
-          await recordStatus(id, job.status);
-        }
-        return job;
-      },
-      isDone: (job) => isMeetingTerminal(job.status),
-      intervalMs: call.intervalMs ?? pollIntervalMs,
-      timeoutMs: call.timeoutMs ?? MEETING_WAIT_TIMEOUT_MS,
-      ...(call.signal ? { signal: call.signal } : {}),
+    const startedAt = Date.now();
+    const outcome = await poll(id, {
+      deadline: startedAt + (call.timeoutMs ?? MEETING_WAIT_TIMEOUT_MS),
+      signal: call.signal,
       ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+    });
+    if (outcome.done && outcome.value) return outcome.value;
+    throw new PollingTimeoutError({
       service: MEETING_SERVICE,
       jobId: id,
-      describeStatus: (job) => job.status,
+      ...(outcome.value ? { lastStatus: outcome.value.status } : {}),
+      waitedMs: Date.now() - startedAt,
     });
   }
 
@@ -394,61 +482,77 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       ...jobOptions,
     });
 
-    if (ledger && !submitOptions.force) {
-      const entry = await ledger.findByFingerprint(MEETING_SERVICE, fp);
-      if (entry?.id && !NOT_RESUMABLE.has(entry.lastStatus)) {
-        const resumed = await confirmExisting(entry.id, signal);
-        if (resumed) return { id: entry.id, created: false, resumed: true };
-      } else if (entry && !entry.id && entry.receipt && receiptUsable(entry.receiptIssuedAt)) {
-        try {
-          const { id, created } = await create({ ...jobOptions, uploadReceipt: entry.receipt }, { signal });
-          await ledger.update(MEETING_SERVICE, fp, { id, lastStatus: 'PENDING' });
-          const warning = await applyTitle(id, submitOptions.title, signal);
-          return { id, created, resumed: true, ...(warning ? { warning } : {}) };
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          // An expired or rejected receipt (400) means uploading again; anything else is a real failure.
-          if (!(ApiError.isInstance(error) && error.status === 400)) throw error;
-        }
-      }
-    }
-
-    const { uploadReceipt, recording } = await upload(realPath, {
-      ...(signal ? { signal } : {}),
-      ...(submitOptions.onUploadProgress ? { onProgress: submitOptions.onUploadProgress } : {}),
-    });
-    // Recorded before the job is created: if we crash now, the next call reuses this paid-for upload.
-    await ledger?.record({
+    let recording: RecordingInfo | undefined;
+    let createdNew = false;
+    const started = await engine.start({
       service: MEETING_SERVICE,
       fingerprint: fp,
-      id: null,
-      receipt: uploadReceipt,
-      receiptIssuedAt: new Date().toISOString(),
-      lastStatus: 'UPLOADED',
       title: submitOptions.title ?? null,
-      request: { file: realPath, size: recording.size, ...jobOptions },
+      request: { file: realPath, size: fileStats.size, ...jobOptions },
+      signal,
+      deadline: submitOptions.deadline,
+      forceNew: submitOptions.force,
+      // Every step can be run again without a second charge (see the module header).
+      resendable: true,
+      reusable: (status) => !NOT_RESUMABLE.has(status),
+      current: (id, { signal: currentSignal, deadline }) =>
+        currentStatus(
+          (request) => poll(id, request),
+          (job) => job.status,
+          {
+            service: MEETING_SERVICE,
+            id,
+            signal: currentSignal,
+            deadline,
+          },
+        ),
+      submit: async ({ entry, signal: shared, save }) => {
+        if (entry?.receipt && receiptUsable(entry.receiptIssuedAt)) {
+          try {
+            const { id, created } = await create(
+              { ...jobOptions, uploadReceipt: entry.receipt },
+              { signal: shared },
+            );
+            createdNew = created;
+            return { id, status: 'PENDING' };
+          } catch (error) {
+            if (shared.aborted) throw error;
+            // An expired or rejected receipt (400) means uploading again; anything else is a real failure.
+            if (!BadRequestError.isInstance(error)) throw error;
+          }
+        }
+        const uploaded = await upload(realPath, {
+          signal: shared,
+          ...(submitOptions.onUploadProgress ? { onProgress: submitOptions.onUploadProgress } : {}),
+        });
+        recording = uploaded.recording;
+        // Recorded before the job is created: if we crash now, the next call reuses this upload.
+        await save({
+          receipt: uploaded.uploadReceipt,
+          receiptIssuedAt: new Date().toISOString(),
+          lastStatus: 'UPLOADED',
+        });
+        const { id, created } = await create(
+          { ...jobOptions, uploadReceipt: uploaded.uploadReceipt },
+          { signal: shared },
+        );
+        createdNew = created;
+        return { id, status: 'PENDING' };
+      },
     });
-    const { id, created } = await create({ ...jobOptions, uploadReceipt }, { signal });
-    await ledger?.update(MEETING_SERVICE, fp, { id, lastStatus: 'PENDING' });
-    const warning = await applyTitle(id, submitOptions.title, signal);
-    return { id, created, resumed: false, recording, ...(warning ? { warning } : {}) };
-  }
-
-  /** Whether a recorded job can be resumed: it still exists and has not failed or been cancelled. */
-  async function confirmExisting(id: string, signal: AbortSignal | undefined): Promise<boolean> {
-    try {
-      const job = await retrieve(id, { signal });
-      await recordStatus(id, job.status);
-      return !NOT_RESUMABLE.has(job.status);
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (NotFoundError.isInstance(error)) {
-        await recordStatus(id, 'DELETED');
-        return false;
-      }
-      // The platform is unreachable right now; the recorded job is still the right answer.
-      return true;
-    }
+    const warning =
+      started.resumed || started.joined
+        ? undefined
+        : await applyTitle(started.id, submitOptions.title, signal);
+    return {
+      id: started.id,
+      status: started.status,
+      created: createdNew,
+      resumed: started.resumed,
+      joined: started.joined,
+      ...(recording ? { recording } : {}),
+      ...(warning ? { warning } : {}),
+    };
   }
 
   async function summarize(summarizeOptions: MeetingSummarizeOptions): Promise<MeetingJob> {
@@ -485,12 +589,13 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     update,
     delete: remove,
     submit,
+    poll,
     wait,
     summarize,
   };
 }
 
-function receiptUsable(issuedAt: string | undefined): boolean {
+function receiptUsable(issuedAt: string | null | undefined): boolean {
   if (!issuedAt) return false;
   const issued = Date.parse(issuedAt);
   return (

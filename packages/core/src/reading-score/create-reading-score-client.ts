@@ -10,6 +10,12 @@
  * spec requires one; sending both would leave which one counts to the server); the task route is polled
  * every 2 s with a 10-minute default deadline; a scoring POST is not idempotent, so it is repeated only when
  * it provably never arrived or after an explicit 429.
+ *
+ * Scores go through the job engine like every paid request: an identical request (same recordings, same
+ * fields) in flight is joined, a queued task is resumed (the same score is never POSTed twice), and an
+ * answer given at once (200) is kept in the ledger and returned again for the identical request instead of
+ * being paid for again (`forceNew` scores anew). The task is read at the `statusPath` the service returned,
+ * never at a path rebuilt from the id.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,10 +30,11 @@ import {
   ReadingScoreTask,
   ReadingScoringOptions,
 } from '../contracts/reading-score.js';
-import { JobFailedError, ValidationError } from '../errors/index.js';
+import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
-import { pollUntil } from '../polling/index.js';
+import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
+import { fingerprint } from '../ledger/index.js';
 import { createMultipartFileBody } from '../upload/index.js';
 
 export const READING_SCORE_SERVICE = 'reading-score';
@@ -57,23 +64,45 @@ export interface ReadingScoreOptions {
   /** Use the older `/api/low-latency-asr/reading-score` route. */
   legacyRoute?: boolean;
   signal?: AbortSignal;
+  /** How long to wait for an identical request already running elsewhere (epoch ms). */
+  deadline?: number;
+  /** Score again although this installation already scored the identical request. */
+  forceNew?: boolean;
 }
 
-export type ReadingScoreSubmission =
+/** The ledger status of a score answered at once (its result is kept in the entry). */
+const ANSWERED = 'ANSWERED';
+
+export type ReadingScoreSubmission = (
   | { kind: 'result'; result: ReadingScoreResult }
-  | { kind: 'queued'; taskId: string; statusPath: string };
+  | { kind: 'queued'; taskId: string; statusPath: string }
+) & {
+  /** True when the identical request's recorded result or task was returned and nothing was sent. */
+  resumed: boolean;
+  /** True when this call joined the identical request in flight. */
+  joined: boolean;
+};
 
 export interface ReadingScoreWaitOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
-  intervalMs?: number;
   onProgress?: (task: ReadingScoreTask) => void;
+}
+
+export interface ReadingScorePollOptions {
+  signal?: AbortSignal | undefined;
+  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest task known. */
+  deadline: number;
+  firstReadDeadline?: number;
+  onProgress?: (task: ReadingScoreTask) => void | Promise<void>;
 }
 
 export interface ReadingScoreClient {
   submit(options: ReadingScoreOptions): Promise<ReadingScoreSubmission>;
   /** One look at a queued task (by its `statusPath` or `taskId`). */
   task(statusPathOrTaskId: string, options?: { signal?: AbortSignal }): Promise<ReadingScoreTask>;
+  /** Waits on a queued task until it is ready or `deadline` comes, at most one read per 2 s. */
+  poll(statusPathOrTaskId: string, options: ReadingScorePollOptions): Promise<PollOutcome<ReadingScoreTask>>;
   /** Polls a queued task until ready; a failed task → JobFailedError. */
   wait(statusPathOrTaskId: string, options?: ReadingScoreWaitOptions): Promise<ReadingScoreResult>;
   /** submit + wait when queued. */
@@ -91,10 +120,13 @@ const AUDIO_TYPES: Record<string, string> = {
 
 export function createReadingScoreClient(options: {
   http: HttpClient;
+  engine?: JobEngine;
   files?: FileAccess;
+  /** Minimum time between two reads of a task (default 2 s). */
   pollIntervalMs?: number;
 }): ReadingScoreClient {
   const { http, files } = options;
+  const engine = options.engine ?? createJobEngine();
 
   async function checkedAudio(input: string, field: string): Promise<string> {
     const real = files ? await files.resolveReadable(input) : path.resolve(input);
@@ -260,68 +292,176 @@ export function createReadingScoreClient(options: {
     const typeOf = (file: string) =>
       AUDIO_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 
-    const response = await http.request({
-      method: 'POST',
-      path: request.legacyRoute ? LEGACY_READING_SCORE_API_PATH : READING_SCORE_API_PATH,
-      multipart: () =>
-        createMultipartFileBody({
-          field: 'student_audio',
-          path: student,
-          filename: path.basename(student),
-          contentType: typeOf(student),
-          fields,
-          ...(reference
-            ? {
-                additionalFiles: [
-                  {
-                    field: 'reference_audio',
-                    path: reference,
-                    filename: path.basename(reference),
-                    contentType: typeOf(reference),
-                  },
-                ],
-              }
-            : {}),
-        }),
-      schema: ReadingScoreAnswer,
-      idempotent: false,
-      ...(request.signal ? { signal: request.signal } : {}),
+    const [studentStats, referenceStats] = await Promise.all([
+      stat(student),
+      reference ? stat(reference) : Promise.resolve(undefined),
+    ]);
+    const identity = {
+      service: READING_SCORE_SERVICE,
+      student: { file: student, size: studentStats.size, mtimeMs: studentStats.mtimeMs },
+      ...(reference && referenceStats
+        ? { reference: { file: reference, size: referenceStats.size, mtimeMs: referenceStats.mtimeMs } }
+        : {}),
+      fields,
+      legacyRoute: request.legacyRoute === true,
+    };
+    let answered: ReadingScoreSubmission | undefined;
+    const started = await engine.start({
+      service: READING_SCORE_SERVICE,
+      fingerprint: fingerprint(identity),
+      title: path.basename(student),
+      request: { studentAudio: student, ...(reference ? { referenceAudio: reference } : {}), ...fields },
+      signal: request.signal,
+      deadline: request.deadline,
+      forceNew: request.forceNew,
+      resubmitOption: 'newJob',
+      reusable: (status) => !['FAILURE'].includes(status),
+      current: async (id, { signal, deadline }) => {
+        const entry = await engine.find(READING_SCORE_SERVICE, id);
+        if (entry?.lastStatus === ANSWERED) return ANSWERED;
+        return currentStatus(
+          (request) => poll(id, request),
+          (task) => task.state,
+          {
+            service: READING_SCORE_SERVICE,
+            id,
+            signal,
+            deadline,
+          },
+        );
+      },
+      submit: async ({ signal, save }) => {
+        const response = await http.request({
+          method: 'POST',
+          path: request.legacyRoute ? LEGACY_READING_SCORE_API_PATH : READING_SCORE_API_PATH,
+          multipart: () =>
+            createMultipartFileBody({
+              field: 'student_audio',
+              path: student,
+              filename: path.basename(student),
+              contentType: typeOf(student),
+              fields,
+              ...(reference
+                ? {
+                    additionalFiles: [
+                      {
+                        field: 'reference_audio',
+                        path: reference,
+                        filename: path.basename(reference),
+                        contentType: typeOf(reference),
+                      },
+                    ],
+                  }
+                : {}),
+            }),
+          schema: ReadingScoreAnswer,
+          idempotent: false,
+          signal,
+        });
+        const queued = ReadingScoreQueued.safeParse(response.data);
+        if (queued.success) {
+          await save({ data: { statusPath: queued.data.statusPath } });
+          answered = { kind: 'queued', ...queued.data, resumed: false, joined: false };
+          return { id: queued.data.taskId, status: 'PENDING' };
+        }
+        const result = response.data as ReadingScoreResult;
+        // Answered at once: there is no task to come back to, so the answer itself is what is recorded.
+        const id = `answered-${fingerprint({ identity, at: Date.now() }).slice(0, 24)}`;
+        await save({ data: { result } });
+        answered = { kind: 'result', result, resumed: false, joined: false };
+        return { id, status: ANSWERED };
+      },
     });
-    const queued = ReadingScoreQueued.safeParse(response.data);
-    if (queued.success)
-      return { kind: 'queued', taskId: queued.data.taskId, statusPath: queued.data.statusPath };
-    return { kind: 'result', result: response.data as ReadingScoreResult };
+    if (answered && !started.joined) return answered;
+    const entry = await engine.find(READING_SCORE_SERVICE, started.id);
+    const flags = { resumed: started.resumed, joined: started.joined };
+    if (started.status === ANSWERED && entry?.data?.result) {
+      return { kind: 'result', result: entry.data.result as ReadingScoreResult, ...flags };
+    }
+    const statusPath =
+      typeof entry?.data?.statusPath === 'string' ? entry.data.statusPath : taskPath(started.id);
+    return { kind: 'queued', taskId: started.id, statusPath, ...flags };
+  }
+
+  /** The path to read a task at: the `statusPath` the service returned (kept in the ledger), else built. */
+  async function pathOf(statusPathOrTaskId: string): Promise<{ taskId: string; path: string }> {
+    if (statusPathOrTaskId.startsWith('/')) {
+      const checked = taskPath(statusPathOrTaskId);
+      return { taskId: checked.slice(checked.lastIndexOf('/') + 1), path: checked };
+    }
+    const entry = await engine.find(READING_SCORE_SERVICE, statusPathOrTaskId);
+    const recorded = entry?.data?.statusPath;
+    return {
+      taskId: statusPathOrTaskId,
+      path: typeof recorded === 'string' ? taskPath(recorded) : taskPath(statusPathOrTaskId),
+    };
   }
 
   async function task(
     statusPathOrTaskId: string,
-    call: { signal?: AbortSignal } = {},
+    call: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
   ): Promise<ReadingScoreTask> {
-    const response = await http.request({
-      method: 'GET',
-      path: taskPath(statusPathOrTaskId),
-      schema: ReadingScoreTask,
-      idempotent: true,
-      ...(call.signal ? { signal: call.signal } : {}),
+    const { taskId, path: target } = await pathOf(statusPathOrTaskId);
+    let current: ReadingScoreTask;
+    try {
+      const response = await http.request({
+        method: 'GET',
+        path: target,
+        schema: ReadingScoreTask,
+        idempotent: true,
+        signal: call.signal,
+        deadline: call.deadline,
+        maxRetries: call.maxRetries,
+      });
+      current = response.data;
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
+        await engine.noteRead(READING_SCORE_SERVICE, taskId, { retryAfterMs: error.retryAfterMs });
+      }
+      throw error;
+    }
+    await engine.noteRead(READING_SCORE_SERVICE, taskId, { status: current.state, body: current });
+    return current;
+  }
+
+  async function poll(
+    statusPathOrTaskId: string,
+    call: ReadingScorePollOptions,
+  ): Promise<PollOutcome<ReadingScoreTask>> {
+    const { taskId } = await pathOf(statusPathOrTaskId);
+    return engine.poll<ReadingScoreTask>({
+      service: READING_SCORE_SERVICE,
+      id: taskId,
+      read: ({ signal, deadline }) => task(statusPathOrTaskId, { signal, deadline, maxRetries: 0 }),
+      isDone: (current) => current.ready,
+      status: (current) => current.state,
+      intervalMs: options.pollIntervalMs ?? READING_SCORE_POLL_INTERVAL_MS,
+      deadline: call.deadline,
+      ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
+      signal: call.signal,
+      ...(call.onProgress ? { onValue: call.onProgress } : {}),
     });
-    return response.data;
   }
 
   async function wait(
     statusPathOrTaskId: string,
     call: ReadingScoreWaitOptions = {},
   ): Promise<ReadingScoreResult> {
-    const finished = await pollUntil({
-      retrieve: (signal) => task(statusPathOrTaskId, { signal }),
-      isDone: (current) => current.ready,
-      intervalMs: call.intervalMs ?? options.pollIntervalMs ?? READING_SCORE_POLL_INTERVAL_MS,
-      timeoutMs: call.timeoutMs ?? READING_SCORE_WAIT_TIMEOUT_MS,
-      ...(call.signal ? { signal: call.signal } : {}),
+    const startedAt = Date.now();
+    const outcome = await poll(statusPathOrTaskId, {
+      deadline: startedAt + (call.timeoutMs ?? READING_SCORE_WAIT_TIMEOUT_MS),
+      signal: call.signal,
       ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-      service: READING_SCORE_SERVICE,
-      jobId: statusPathOrTaskId,
-      describeStatus: (current) => current.state,
     });
+    const finished = outcome.value;
+    if (!outcome.done || !finished) {
+      throw new PollingTimeoutError({
+        service: READING_SCORE_SERVICE,
+        jobId: statusPathOrTaskId,
+        ...(finished ? { lastStatus: finished.state } : {}),
+        waitedMs: Date.now() - startedAt,
+      });
+    }
     if (finished.successful === false || !finished.result) {
       const error = finished.error;
       throw new JobFailedError({
@@ -336,7 +476,8 @@ export function createReadingScoreClient(options: {
 
   return {
     submit,
-    task,
+    task: (statusPathOrTaskId, call = {}) => task(statusPathOrTaskId, call),
+    poll,
     wait,
     async score(request) {
       const submitted = await submit(request);
@@ -344,7 +485,6 @@ export function createReadingScoreClient(options: {
       return wait(submitted.statusPath, {
         ...(request.signal ? { signal: request.signal } : {}),
         ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
-        ...(request.intervalMs ? { intervalMs: request.intervalMs } : {}),
         ...(request.onProgress ? { onProgress: request.onProgress } : {}),
       });
     },

@@ -32,13 +32,8 @@ import type { MediaDownloader } from '../download/index.js';
 import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import { type HttpClient, parseRetryAfter } from '../http/index.js';
-import {
-  fingerprint,
-  type JobLedger,
-  type LedgerEntry,
-  startJobOnce,
-  statusUnlessGone,
-} from '../ledger/index.js';
+import { createJobEngine, type JobEngine, statusUnlessGone } from '../jobs/index.js';
+import { fingerprint, type LedgerEntry } from '../ledger/index.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
 import { isWav } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
@@ -61,7 +56,8 @@ const MAX_CONSECUTIVE_ERRORS = 5;
 
 export interface SpeechClientOptions {
   http: HttpClient;
-  ledger?: JobLedger;
+  /** The job engine (claims, ledger); default one without a ledger. */
+  engine?: JobEngine;
   files?: FileAccess;
   /** Needed by synthesizeText (to fetch the parts). */
   downloader?: MediaDownloader;
@@ -181,7 +177,9 @@ function statusPathOf(taskId: string): string {
 }
 
 export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
-  const { http, ledger } = options;
+  const { http } = options;
+  const engine = options.engine ?? createJobEngine();
+  const ledger = engine.ledger;
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   const governor = new ConcurrencyGovernor({
@@ -272,19 +270,19 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     });
     let retryAfterMs: number | undefined;
     try {
-      const started = await startJobOnce({
-        ledger,
+      const started = await engine.start({
         service: SPEECH_SYNTHESIS_SERVICE,
         fingerprint: fingerprint({ service: SPEECH_SYNTHESIS_SERVICE, body }),
         title: body.text.slice(0, 80),
         request: { ...body },
-        reuse: (entry) => entry.lastStatus !== 'FAILURE',
-        current: (id) => statusUnlessGone(async () => (await readTask(id, extra.signal)).task.state),
-        ...(extra.forceNew ? { forceNew: true } : {}),
-        ...(extra.allowResubmit ? { allowResubmit: true } : {}),
+        signal: extra.signal,
+        reusable: (status) => status !== 'FAILURE',
+        current: (id, { signal }) => statusUnlessGone(async () => (await readTask(id, signal)).task.state),
+        forceNew: extra.forceNew,
+        allowResubmit: extra.allowResubmit,
         resubmitOption: 'allowResubmit',
-        start: async () => {
-          const posted = await post(body, extra.signal);
+        submit: async ({ signal }) => {
+          const posted = await post(body, signal);
           retryAfterMs = posted.retryAfterMs;
           return { id: posted.taskId, status: 'PENDING' };
         },
@@ -311,7 +309,13 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
       ...(signal ? { signal } : {}),
     });
     if (response.data.ready) release(taskId);
-    return { task: response.data, retryAfterMs: parseRetryAfter(response.headers['retry-after']) };
+    const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
+    await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, taskId, {
+      status: response.data.state,
+      body: response.data,
+      retryAfterMs,
+    });
+    return { task: response.data, retryAfterMs };
   }
 
   async function wait(taskId: string, extra: SpeechWaitOptions = {}): Promise<SpeechTask> {
@@ -338,9 +342,6 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
                 jobErrorText(task.error) ?? (task.successful ? 'no audio URL in the result' : null),
             });
           }
-          await ledger
-            ?.updateById(SPEECH_SYNTHESIS_SERVICE, taskId, { lastStatus: task.state })
-            .catch(() => undefined);
           return task;
         }
         floor = retryAfterMs ?? 0;
@@ -356,11 +357,6 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
         ) {
           floor = 0;
         } else {
-          if (JobFailedError.isInstance(error)) {
-            await ledger
-              ?.updateById(SPEECH_SYNTHESIS_SERVICE, taskId, { lastStatus: 'FAILURE' })
-              .catch(() => undefined);
-          }
           throw error;
         }
       }
@@ -548,19 +544,29 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
       idempotent: false,
       ...(input.signal ? { signal: input.signal } : {}),
     });
-    await ledger
-      ?.record({
+    const recorded = {
+      id: response.data.voice.id,
+      lastStatus: 'REGISTERED',
+      title: response.data.voice.name ?? input.name ?? null,
+      request: {
+        ...(input.audioFile === undefined ? { url: input.audioUrl } : { file: identity.file }),
+        voice: response.data,
+      },
+    };
+    try {
+      const inserted = await ledger?.insert({
         service: CUSTOM_VOICE_SERVICE,
         fingerprint: voiceFingerprint,
-        id: response.data.voice.id,
-        lastStatus: 'REGISTERED',
-        title: response.data.voice.name ?? input.name ?? null,
-        request: {
-          ...(input.audioFile === undefined ? { url: input.audioUrl } : { file: identity.file }),
-          voice: response.data,
-        },
-      })
-      .catch(() => undefined);
+        ...recorded,
+      });
+      if (inserted && !inserted.inserted)
+        await ledger?.update(CUSTOM_VOICE_SERVICE, voiceFingerprint, recorded);
+    } catch (error) {
+      // The voice exists on the platform; failing to note it here only costs a second registration later.
+      engine.warn(
+        `voice ${response.data.voice.id} could not be recorded in the job ledger: ${String(error)}`,
+      );
+    }
     return { ...response.data, resumed: false };
   }
 

@@ -1,7 +1,7 @@
 /**
  * Client of the catalog video service (`/api/modelhub/v1`). A request is checked against the live catalog
  * before it is sent (unknown model, missing required field, unknown option, wrong type → ValidationError,
- * nothing sent), started at most once through the job ledger, and polled until it stops.
+ * nothing sent), started at most once through the job engine, and polled until it stops.
  *
  * Choices where the spec is silent: the catalog is cached for five minutes; the bare id of a model is sent
  * as its `hub:` id; the POST is retried only when it provably never arrived or after an explicit 429 (the
@@ -16,11 +16,12 @@ import {
 } from '../contracts/video.js';
 import { ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
-import type { JobLedger } from '../ledger/index.js';
+import type { JobEngine, PollOutcome } from '../jobs/index.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
 import {
   checkMediaReference,
   createVideoJobClient,
+  type VideoPollOptions,
   type VideoSubmitOptions,
   type VideoWaitOptions,
 } from './video-job-client.js';
@@ -34,6 +35,8 @@ export interface SubmittedVideo {
   model: string;
   /** True when the job of an identical earlier request was returned and nothing was sent. */
   resumed: boolean;
+  /** True when this call joined an identical request in flight (nothing was sent twice). */
+  joined: boolean;
 }
 
 export interface CatalogVideoClient {
@@ -42,23 +45,25 @@ export interface CatalogVideoClient {
   validate(request: CatalogVideoRequest, options?: { signal?: AbortSignal }): Promise<CatalogModel>;
   submit(request: CatalogVideoRequest, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
   get(requestId: string, options?: { signal?: AbortSignal }): Promise<VideoJob>;
+  /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
+  poll(requestId: string, options: VideoPollOptions): Promise<PollOutcome<VideoJob>>;
   wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
 }
 
 export function createCatalogVideoClient(options: {
   http: HttpClient;
-  ledger?: JobLedger;
+  engine?: JobEngine;
   pollIntervalMs?: number;
   now?: () => number;
 }): CatalogVideoClient {
-  const { http, ledger } = options;
+  const { http, engine } = options;
   const now = options.now ?? Date.now;
   let cache: { at: number; models: CatalogModel[] } | undefined;
   const jobs = createVideoJobClient({
     http,
     apiPath: CATALOG_VIDEO_API_PATH,
     service: CATALOG_VIDEO_SERVICE,
-    ledger,
+    engine,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
 
@@ -117,8 +122,14 @@ export function createCatalogVideoClient(options: {
     const model = await validate(request, extra);
     const body: CatalogVideoRequest = { ...request, model: model.id };
     const started = await jobs.start(body, request.prompt ? request.prompt.slice(0, 80) : model.title, extra);
-    return { requestId: started.id, status: started.status, model: model.id, resumed: started.resumed };
+    return {
+      requestId: started.id,
+      status: started.status,
+      model: model.id,
+      resumed: started.resumed,
+      joined: started.joined,
+    };
   }
 
-  return { models, validate, submit, get: jobs.get, wait: jobs.wait };
+  return { models, validate, submit, get: jobs.get, poll: jobs.poll, wait: jobs.wait };
 }

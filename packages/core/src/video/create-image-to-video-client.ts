@@ -1,7 +1,7 @@
 /**
  * Client of the image-to-video service (`/api/imgvid/v1`): every default and range of the spec is checked
  * before sending (model alias, duration 2–10, aspect ratio, resolution, image reference), the job is
- * started at most once through the job ledger and polled until it stops.
+ * started at most once through the job engine and polled until it stops.
  *
  * `aspectRatio` is accepted as an alias and sent as `aspect_ratio`. A remote image URL must name a public
  * host; a local image is turned into a data URL by the caller (see `readMediaAsDataUrl`).
@@ -9,11 +9,12 @@
 import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
 import { ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
-import type { JobLedger } from '../ledger/index.js';
+import type { JobEngine, PollOutcome } from '../jobs/index.js';
 import type { SubmittedVideo } from './create-catalog-video-client.js';
 import {
   checkMediaReference,
   createVideoJobClient,
+  type VideoPollOptions,
   type VideoSubmitOptions,
   type VideoWaitOptions,
 } from './video-job-client.js';
@@ -26,20 +27,22 @@ export type ImageToVideoInput = ImageToVideoRequest & { aspectRatio?: ImageToVid
 export interface ImageToVideoClient {
   submit(request: ImageToVideoInput, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
   get(requestId: string, options?: { signal?: AbortSignal }): Promise<VideoJob>;
+  /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
+  poll(requestId: string, options: VideoPollOptions): Promise<PollOutcome<VideoJob>>;
   wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
 }
 
 export function createImageToVideoClient(options: {
   http: HttpClient;
-  ledger?: JobLedger;
+  engine?: JobEngine;
   pollIntervalMs?: number;
 }): ImageToVideoClient {
-  const { http, ledger } = options;
+  const { http, engine } = options;
   const jobs = createVideoJobClient({
     http,
     apiPath: IMAGE_TO_VIDEO_API_PATH,
     service: IMAGE_TO_VIDEO_SERVICE,
-    ledger,
+    engine,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
 
@@ -68,8 +71,14 @@ export function createImageToVideoClient(options: {
     checkMediaReference(body.image.url, 'image.url');
     const model = body.model ?? IMAGE_TO_VIDEO_DEFAULT_MODEL;
     const started = await jobs.start(body, body.prompt.slice(0, 80), extra);
-    return { requestId: started.id, status: started.status, model, resumed: started.resumed };
+    return {
+      requestId: started.id,
+      status: started.status,
+      model,
+      resumed: started.resumed,
+      joined: started.joined,
+    };
   }
 
-  return { submit, get: jobs.get, wait: jobs.wait };
+  return { submit, get: jobs.get, poll: jobs.poll, wait: jobs.wait };
 }

@@ -1,20 +1,19 @@
 /**
- * What the two video services share: reading a job, waiting for it, starting one at most once (ledger),
- * and the request checks of media references.
+ * What the two video services share: reading a job, waiting for it and starting one at most once (both
+ * on the job engine), and the request checks of media references.
  */
 import { jobErrorText, VIDEO_TERMINAL_STATES, VideoJob } from '../contracts/video.js';
-import { JobFailedError, ValidationError } from '../errors/index.js';
+import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
 import {
-  fingerprint,
-  type JobLedger,
-  type LedgerEntry,
+  createJobEngine,
+  currentStatus,
+  type JobEngine,
+  type PollOutcome,
   type StartedJob,
-  startJobOnce,
-  statusUnlessGone,
-} from '../ledger/index.js';
+} from '../jobs/index.js';
+import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { pollUntil } from '../polling/index.js';
 
 export const VIDEO_POLL_INTERVAL_MS = 3_000;
 export const VIDEO_WAIT_TIMEOUT_MS = 30 * 60 * 1000;
@@ -22,8 +21,16 @@ export const VIDEO_WAIT_TIMEOUT_MS = 30 * 60 * 1000;
 export interface VideoWaitOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
-  intervalMs?: number;
   onProgress?: (job: VideoJob) => void;
+}
+
+export interface VideoPollOptions {
+  signal?: AbortSignal | undefined;
+  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
+  deadline: number;
+  /** With nothing to show yet, the first read may still happen until this time. */
+  firstReadDeadline?: number;
+  onProgress?: (job: VideoJob) => void | Promise<void>;
 }
 
 export function isVideoJobDone(job: VideoJob): boolean {
@@ -56,9 +63,9 @@ export interface VideoSubmitOptions {
   allowResubmit?: boolean;
 }
 
-/** Whether a recorded video job may be returned for an identical request. */
-export function isReusableVideoEntry(entry: LedgerEntry): boolean {
-  return !['failed', 'canceled', 'cancelled'].includes(entry.lastStatus);
+/** Whether a recorded video job with this status may be returned for an identical request. */
+export function isReusableVideoStatus(status: string): boolean {
+  return !['failed', 'canceled', 'cancelled'].includes(status);
 }
 
 /** What the ledger keeps of a video request: no data URLs (they can be megabytes). */
@@ -72,37 +79,78 @@ export function describeRequest(body: Record<string, unknown>): Record<string, u
   ) as Record<string, unknown>;
 }
 
-/** Reading, waiting for and starting (at most once, through the ledger) the jobs of one video service. */
+/** Reading, waiting for and starting (at most once, through the job engine) the jobs of one video service. */
 export function createVideoJobClient(options: {
   http: HttpClient;
   apiPath: string;
   service: string;
-  ledger?: JobLedger | undefined;
+  engine?: JobEngine | undefined;
+  /** Minimum time between two reads of a job (default 3 s). */
   pollIntervalMs?: number;
 }) {
-  const { http, apiPath, service, ledger } = options;
-  async function get(requestId: string, request: { signal?: AbortSignal } = {}): Promise<VideoJob> {
-    const response = await http.request({
-      method: 'GET',
-      path: `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`,
-      schema: VideoJob,
-      idempotent: true,
-      ...(request.signal ? { signal: request.signal } : {}),
-    });
-    return response.data;
+  const { http, apiPath, service } = options;
+  const engine = options.engine ?? createJobEngine();
+  const intervalMs = options.pollIntervalMs ?? VIDEO_POLL_INTERVAL_MS;
+
+  async function get(
+    requestId: string,
+    request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
+  ): Promise<VideoJob> {
+    let job: VideoJob;
+    try {
+      const response = await http.request({
+        method: 'GET',
+        path: `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`,
+        schema: VideoJob,
+        idempotent: true,
+        signal: request.signal,
+        deadline: request.deadline,
+        maxRetries: request.maxRetries,
+      });
+      job = response.data;
+    } catch (error) {
+      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
+        await engine.noteRead(service, requestId, { retryAfterMs: error.retryAfterMs });
+      }
+      throw error;
+    }
+    await engine.noteRead(service, requestId, { status: job.status, body: job });
+    return job;
   }
-  /** Polls until the job stops; `failed`/`canceled` → JobFailedError. */
-  async function wait(requestId: string, request: VideoWaitOptions = {}): Promise<VideoJob> {
-    const job = await pollUntil({
-      retrieve: (signal) => get(requestId, { signal }),
-      isDone: isVideoJobDone,
-      intervalMs: request.intervalMs ?? options.pollIntervalMs ?? VIDEO_POLL_INTERVAL_MS,
-      timeoutMs: request.timeoutMs ?? VIDEO_WAIT_TIMEOUT_MS,
+
+  function poll(requestId: string, request: VideoPollOptions): Promise<PollOutcome<VideoJob>> {
+    checkJobId(requestId, 'requestId');
+    return engine.poll<VideoJob>({
       service,
-      jobId: requestId,
-      ...(request.signal ? { signal: request.signal } : {}),
+      id: requestId,
+      read: ({ signal, deadline }) => get(requestId, { signal, deadline, maxRetries: 0 }),
+      isDone: isVideoJobDone,
+      status: (job) => job.status,
+      intervalMs,
+      deadline: request.deadline,
+      ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
+      signal: request.signal,
+      ...(request.onProgress ? { onValue: request.onProgress } : {}),
+    });
+  }
+
+  /** Polls until the job stops; `failed`/`canceled` → JobFailedError; the time limit → PollingTimeoutError. */
+  async function wait(requestId: string, request: VideoWaitOptions = {}): Promise<VideoJob> {
+    const startedAt = Date.now();
+    const outcome = await poll(requestId, {
+      deadline: startedAt + (request.timeoutMs ?? VIDEO_WAIT_TIMEOUT_MS),
+      signal: request.signal,
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     });
+    const job = outcome.value;
+    if (!outcome.done || !job) {
+      throw new PollingTimeoutError({
+        service,
+        jobId: requestId,
+        ...(job ? { lastStatus: job.status } : {}),
+        waitedMs: Date.now() - startedAt,
+      });
+    }
     if (job.status !== 'done' || !job.video?.url) {
       throw new JobFailedError({
         service,
@@ -114,41 +162,57 @@ export function createVideoJobClient(options: {
     }
     return job;
   }
+
   /**
-   * POSTs a validated request to `<apiPath>/videos/generations` once: an identical earlier request of this
-   * installation is resumed instead. Repeated only when it provably never arrived or after an explicit 429.
+   * POSTs a validated request to `<apiPath>/videos/generations` once: an identical request in flight is
+   * joined, an identical earlier request of this installation is resumed. Repeated only when it provably
+   * never arrived or after an explicit 429.
    */
   async function start(
     body: Record<string, unknown>,
     title: string,
-    extra: VideoSubmitOptions,
+    extra: VideoSubmitOptions & { deadline?: number },
   ): Promise<StartedJob> {
-    return startJobOnce({
-      ledger,
+    return engine.start({
       service,
       fingerprint: fingerprint({ service, body }),
       title,
       request: describeRequest(body),
-      reuse: isReusableVideoEntry,
-      ...(extra.forceNew ? { forceNew: true } : {}),
-      ...(extra.allowResubmit ? { allowResubmit: true } : {}),
+      signal: extra.signal,
+      deadline: extra.deadline,
+      reusable: isReusableVideoStatus,
+      forceNew: extra.forceNew,
+      allowResubmit: extra.allowResubmit,
       resubmitOption: 'allowResubmit',
-      current: (id) =>
-        statusUnlessGone(async () => (await get(id, extra.signal ? { signal: extra.signal } : {})).status),
-      start: async () => {
+      current: (id, { signal, deadline }) =>
+        currentStatus(
+          (request) => poll(id, request),
+          (job) => job.status,
+          {
+            service: service,
+            id,
+            signal,
+            deadline,
+          },
+        ),
+      submit: async ({ signal }) => {
         const response = await http.request({
           method: 'POST',
           path: `${apiPath}/videos/generations`,
           json: body,
           schema: VideoJob,
           idempotent: false,
-          ...(extra.signal ? { signal: extra.signal } : {}),
+          signal,
+        });
+        await engine.noteRead(service, response.data.request_id, {
+          status: response.data.status,
+          body: response.data,
         });
         return { id: response.data.request_id, status: response.data.status };
       },
     });
   }
-  return { get, wait, start };
+  return { get, poll, wait, start };
 }
 
 /**

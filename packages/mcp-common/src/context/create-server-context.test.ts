@@ -30,7 +30,7 @@ describe('createServerContext', () => {
       expect(context.secrets).toContain(KEY);
       expect(context.polymodal.config.baseUrl).toBe('http://127.0.0.1:9');
       expect(context.files.outputDir).toBe(path.join(dir, 'out'));
-      expect(context.ledger.dir.startsWith(path.join(dir, 'state'))).toBe(true);
+      expect(context.ledger.location.startsWith(path.join(dir, 'state'))).toBe(true);
       expect(JSON.stringify(context.polymodal)).not.toContain(KEY);
     } finally {
       await context.close();

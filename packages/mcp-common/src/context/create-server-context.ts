@@ -5,10 +5,15 @@
  * Environment: POLYMODAL_BASE_URL, POLYMODAL_API_KEY (required), POLYMODAL_STATE_DIR (job ledger),
  * POLYMODAL_ALLOWED_DIRS (readable directories, path-delimiter separated), POLYMODAL_OUTPUT_DIR (where
  * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error), POLYMODAL_TTS_CONCURRENT_SESSIONS (the key's
- * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429).
+ * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429),
+ * POLYMODAL_TOOL_DEADLINE_SECONDS (how long one tool call may take, default 50: hosts cut calls off at
+ * about 60 s), and, for tests against the sandbox only, POLYMODAL_POLL_INTERVAL_MS (the minimum time
+ * between two reads of a job; ignored, with a warning, unless the platform is on a loopback address,
+ * because the real platform asks for its own intervals).
  */
 import {
   ConfigError,
+  classifyAddress,
   createFileAccess,
   createJobLedger,
   createPolymodal,
@@ -18,6 +23,7 @@ import {
   type Polymodal,
   resolveConfig,
 } from '@polymodal/core';
+import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
 
 export interface ServerContext {
@@ -27,6 +33,8 @@ export interface ServerContext {
   /** Values that must never appear in a result, an error or a log line. */
   secrets: string[];
   log: Logger;
+  /** Seconds one tool call may take before it answers with what it has. */
+  toolDeadlineSeconds: number;
   /** Releases the platform client's connections. */
   close(): Promise<void>;
 }
@@ -37,8 +45,6 @@ export interface ServerContextOptions {
   name?: string;
   /** Overrides of the HTTP client used by the platform client (timeouts, retries). */
   http?: Partial<HttpClientOptions>;
-  /** Poll interval of the video and flashcard clients' own waits. */
-  mediaPollIntervalMs?: number;
 }
 
 /**
@@ -61,17 +67,37 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
   }
   const ledger = createJobLedger({ env });
   const files = createFileAccess({ env });
-  const concurrentSessions = parsePositiveInteger(env.POLYMODAL_TTS_CONCURRENT_SESSIONS);
+  const concurrentSessions = parsePositiveInteger(
+    env.POLYMODAL_TTS_CONCURRENT_SESSIONS,
+    'POLYMODAL_TTS_CONCURRENT_SESSIONS',
+    "the key policy's concurrentSessions",
+  );
+  const toolDeadlineSeconds =
+    parsePositiveInteger(
+      env.POLYMODAL_TOOL_DEADLINE_SECONDS,
+      'POLYMODAL_TOOL_DEADLINE_SECONDS',
+      'seconds one tool call may take (hosts cut calls off at about 60 s)',
+    ) ?? TOOL_CALL_DEADLINE_SECONDS;
+  let pollIntervalMs = parsePositiveInteger(
+    env.POLYMODAL_POLL_INTERVAL_MS,
+    'POLYMODAL_POLL_INTERVAL_MS',
+    'milliseconds between two reads of a job (tests against the sandbox only)',
+  );
+  if (pollIntervalMs !== undefined && !isLoopbackUrl(config.baseUrl)) {
+    log.warning(
+      'POLYMODAL_POLL_INTERVAL_MS is ignored: it is for tests against a sandbox on this machine, and the platform asks for its own polling intervals.',
+    );
+    pollIntervalMs = undefined;
+  }
   const polymodal = createPolymodal({
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     env,
     ledger,
     files,
+    logger: { warn: (message) => log.warning(message) },
     ...(options.http ? { http: options.http } : {}),
-    ...(options.mediaPollIntervalMs === undefined
-      ? {}
-      : { mediaPollIntervalMs: options.mediaPollIntervalMs }),
+    ...(pollIntervalMs === undefined ? {} : { pollIntervalMs, mediaPollIntervalMs: pollIntervalMs }),
     ...(concurrentSessions === undefined ? {} : { speech: { concurrentSessions } }),
   });
   let closed: Promise<void> | undefined;
@@ -81,6 +107,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     ledger,
     secrets,
     log,
+    toolDeadlineSeconds,
     close() {
       closed ??= polymodal.close();
       return closed;
@@ -88,14 +115,20 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
   };
 }
 
-function parsePositiveInteger(value: string | undefined): number | undefined {
+function parsePositiveInteger(
+  value: string | undefined,
+  variable: string,
+  meaning: string,
+): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) {
-    throw new ConfigError(
-      'POLYMODAL_TTS_CONCURRENT_SESSIONS',
-      "POLYMODAL_TTS_CONCURRENT_SESSIONS must be a whole number of at least 1 (the key policy's concurrentSessions).",
-    );
+    throw new ConfigError(variable, `${variable} must be a whole number of at least 1 (${meaning}).`);
   }
   return parsed;
+}
+
+function isLoopbackUrl(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === 'localhost' || classifyAddress(host)?.range === 'loopback';
 }

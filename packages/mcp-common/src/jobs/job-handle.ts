@@ -3,15 +3,26 @@
  * (possibly after a restart, since the job is also in the ledger).
  */
 import { z } from 'zod';
-import { MAX_WAIT_SECONDS } from './wait-for-job.js';
+import { MAX_WAIT_SECONDS } from './long-job-contract.js';
 
 /** Fields every long-job result carries, done or not. */
 export const jobStatusShape = {
-  jobId: z.string().describe('Platform job id; pass it to the other tools.'),
+  jobId: z
+    .string()
+    .describe(
+      'Platform job id; pass it to the other tools (empty while a recording is still being uploaded).',
+    ),
   status: z.string().describe('Current job state as reported by the platform.'),
   progress: z.number().describe('0..100'),
   done: z.boolean().describe('True once processing stopped (success, failure or cancellation).'),
   next: z.string().optional().describe('What to call next.'),
+  outcome: z
+    .enum(['succeeded', 'failed', 'cancelled'])
+    .optional()
+    .describe(
+      'Once done: how the job ended. A failed or cancelled job is reported here, not as a tool error.',
+    ),
+  error: z.string().optional().describe("The platform's reason when the job failed."),
 };
 
 export interface JobHandle {

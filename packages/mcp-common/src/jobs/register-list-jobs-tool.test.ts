@@ -19,7 +19,7 @@ describe('list_jobs', () => {
 
   it("lists this installation's jobs of the server's services, newest first, read-only", async () => {
     const ledger = createJobLedger({ dir });
-    await ledger.record({
+    await ledger.insert({
       service: 'meeting',
       fingerprint: 'a',
       id: 'job_old',
@@ -28,7 +28,7 @@ describe('list_jobs', () => {
       createdAt: '2024-01-01T00:00:00.000Z',
       request: { file: '/rec/old.wav' },
     });
-    await ledger.record({
+    await ledger.insert({
       service: 'meeting',
       fingerprint: 'b',
       id: null,
@@ -36,7 +36,7 @@ describe('list_jobs', () => {
       lastStatus: 'UPLOADED',
       createdAt: '2024-02-01T00:00:00.000Z',
     });
-    await ledger.record({ service: 'speech', fingerprint: 'c', id: 'other', lastStatus: 'PENDING' });
+    await ledger.insert({ service: 'speech', fingerprint: 'c', id: 'other', lastStatus: 'PENDING' });
 
     const server = new McpServer({ name: 't', version: '1' });
     registerListJobsTool(server, { ledger, services: ['meeting'], secrets: [], getTool: 'get_meeting' });

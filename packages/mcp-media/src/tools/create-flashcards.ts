@@ -92,7 +92,9 @@ export function registerCreateFlashcards(server: McpServer, deps: MediaToolDeps)
           jobId: started.jobId,
           waitSeconds: args.waitSeconds,
           extra,
+          reporter,
           resumed: started.resumed,
+          known: { status: started.status },
         });
       } catch (error) {
         return mediaToolError(error, deps);

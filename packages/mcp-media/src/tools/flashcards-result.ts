@@ -1,21 +1,19 @@
 /**
- * Waiting for a flashcards job within the long-job contract; a finished job's full result is saved as
- * JSON into the output directory and summarised (segments with translations and words) in the result.
+ * Waiting for a flashcards job (mcp-common's `respondWithJob`); a finished job's full result is saved as
+ * JSON into the output directory and summarised (segments with translations and words) in the result. A
+ * failed or cancelled job is `done: true` with its outcome and reason, as on every server.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type FlashcardJob, type FlashcardResult, jobErrorText } from '@polymodal/core';
 import {
-  FLASHCARDS_SERVICE,
-  type FlashcardJob,
-  type FlashcardResult,
-  isFlashcardJobDone,
-  jobErrorText,
-} from '@polymodal/core';
-import {
-  createJobHandle,
+  createToolDeadline,
+  type JobView,
   jobStatusShape,
   outputLink,
+  type PresentedJob,
+  type ProgressReporter,
+  respondWithJob,
   type WaitExtra,
-  waitForJob,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import type { MediaToolDeps } from './media-tool-deps.js';
@@ -72,53 +70,71 @@ function summarize(result: FlashcardResult) {
   }));
 }
 
+/** What the long-job answer needs to know of a flashcards job. */
+export function flashcardsJobView(job: FlashcardJob): JobView {
+  const stopped = job.ready || ['failed', 'cancelled', 'canceled', 'completed'].includes(job.status);
+  const succeeded = job.successful === true && job.result !== undefined && job.result !== null;
+  const cancelled = job.status === 'cancelled' || job.status === 'canceled';
+  return {
+    status: job.status,
+    progress: succeeded ? 100 : job.progress?.percent,
+    message: job.progress?.message || `${job.status}${job.progress?.stage ? ` (${job.progress.stage})` : ''}`,
+    outcome: !stopped ? undefined : succeeded ? 'succeeded' : cancelled ? 'cancelled' : 'failed',
+    error: stopped && !succeeded ? (jobErrorText(job.error) ?? 'no reason given') : null,
+  };
+}
+
 export async function waitForFlashcards(
   deps: MediaToolDeps,
-  options: { jobId: string; waitSeconds: number; extra: WaitExtra; resumed?: boolean },
+  options: {
+    jobId: string;
+    waitSeconds: number;
+    extra: WaitExtra;
+    resumed?: boolean;
+    known?: { status: string };
+    /** The reporter an upload already used, so that progress stays monotonic. */
+    reporter?: ProgressReporter;
+  },
 ): Promise<CallToolResult> {
-  const { jobId } = options;
-  const client = deps.context.polymodal.flashcards;
-  const { done, job } = await waitForJob<FlashcardJob>({
-    extra: options.extra,
-    waitSeconds: options.waitSeconds,
-    intervalMs: deps.pollIntervalMs,
-    poll: (signal) => client.get(jobId, { signal }),
-    isDone: isFlashcardJobDone,
-    describe: (current) => ({
-      status: current.status,
-      progress: current.progress?.percent,
-      message:
-        current.progress?.message ||
-        `${current.status}${current.progress?.stage ? ` (${current.progress.stage})` : ''}`,
-    }),
-  });
-  await deps.context.ledger
-    .updateById(FLASHCARDS_SERVICE, jobId, { lastStatus: job.status })
-    .catch(() => undefined);
-  const resumed = options.resumed ? { resumed: true } : {};
-  if (!done) {
-    const handle = createJobHandle({
+  const { jobId, extra } = options;
+  const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+  try {
+    return await respondWithJob<FlashcardJob>({
+      extra,
       jobId,
-      status: job.status,
-      progress: job.progress?.percent,
+      waitSeconds: options.waitSeconds,
+      deadline: deadline.at,
+      poll: (request) => deps.context.polymodal.flashcards.poll(jobId, request),
+      view: flashcardsJobView,
       waitTool: 'get_flashcards',
+      ...(options.known ? { known: options.known } : {}),
+      ...(options.reporter ? { reporter: options.reporter } : {}),
+      structured: options.resumed ? { resumed: true } : {},
+      present: (job, done) => presentFlashcards(deps, job, done),
     });
-    const stage = job.progress?.stage;
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function presentFlashcards(
+  deps: MediaToolDeps,
+  job: FlashcardJob,
+  done: boolean,
+): Promise<PresentedJob> {
+  const jobId = job.job_id;
+  const stage = job.progress?.stage;
+  if (!done) {
     return {
-      content: [
-        {
-          type: 'text',
-          text: `Flashcards ${jobId} are ${job.status}${stage ? ` (${stage})` : ''}. ${handle.next}.`,
-        },
-      ],
-      structuredContent: { ...handle, ...(stage ? { stage } : {}), ...resumed },
+      text: `Flashcards ${jobId} are ${job.status}${stage ? ` (${stage})` : ''}.`,
+      structured: stage ? { stage } : {},
     };
   }
   if (job.successful !== true || !job.result) {
     const reason = jobErrorText(job.error) ?? 'no reason given';
     return {
-      isError: true,
-      content: [{ type: 'text', text: `Flashcards ${jobId} ended ${job.status}: ${reason}.` }],
+      text: `Flashcards ${jobId} ended ${job.status}: ${reason}. Nothing was saved.`,
+      next: 'check the video (format, length, language) and call create_flashcards again with newJob=true',
     };
   }
   const result = job.result;
@@ -129,19 +145,10 @@ export async function waitForFlashcards(
   const wordCount = result.segments.reduce((sum, segment) => sum + segment.word_items.length, 0);
   const title = result.media?.title ?? job.media?.title ?? null;
   return {
-    content: [
-      {
-        type: 'text',
-        text: `Flashcards ${jobId} are ready: ${result.segments.length} segments, ${wordCount} words (${result.source_language} → ${result.target_language})${title ? ` from "${title}"` : ''}. Full result saved to ${savedPath}.`,
-      },
-      outputLink(savedPath, { mimeType: 'application/json', description: `Flashcards ${jobId}` }),
-    ],
-    structuredContent: {
-      jobId,
-      status: job.status,
-      progress: 100,
-      done: true,
-      ...resumed,
+    text: `Flashcards ${jobId} are ready: ${result.segments.length} segments, ${wordCount} words (${result.source_language} → ${result.target_language})${title ? ` from "${title}"` : ''}. Full result saved to ${savedPath}.`,
+    links: [outputLink(savedPath, { mimeType: 'application/json', description: `Flashcards ${jobId}` })],
+    next: `open ${savedPath} for every segment and word, or follow the clip URLs`,
+    structured: {
       title,
       durationSeconds: result.media?.duration ?? job.media?.duration ?? null,
       sourceLanguage: result.source_language,

@@ -103,6 +103,7 @@ export function registerGenerateVideo(server: McpServer, deps: MediaToolDeps): v
           waitSeconds: args.waitSeconds,
           extra,
           resumed: submitted.resumed,
+          known: { status: submitted.status },
           fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
         });
       } catch (error) {

@@ -60,6 +60,7 @@ export function registerImageToVideo(server: McpServer, deps: MediaToolDeps): vo
           waitSeconds: args.waitSeconds,
           extra,
           resumed: submitted.resumed,
+          known: { status: submitted.status },
           fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
         });
       } catch (error) {

@@ -5,21 +5,10 @@
 import path from 'node:path';
 import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { type MediaKind, readMediaAsDataUrl } from '@polymodal/core';
-import {
-  outputLink,
-  type RootsSync,
-  type ServerContext,
-  type ToolErrorHints,
-  toolError,
-} from '@polymodal/mcp-common';
+import { outputLink, type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
 import type { SpeechJobs } from './speech-jobs.js';
 
-export interface MediaToolDeps {
-  context: ServerContext;
-  /** The client's roots, added to the allowed directories once known. */
-  roots: RootsSync;
-  /** Pause between status reads of video and flashcard jobs. */
-  pollIntervalMs: number;
+export interface MediaToolDeps extends ToolContext {
   /** Speech syntheses running in this process (they may outlive one tool call). */
   speechJobs: SpeechJobs;
 }

@@ -1,18 +1,25 @@
 /**
- * Waiting for a video job within the long-job contract and turning the outcome into a tool result: a
- * handle while it runs, the saved MP4 (resource link, path, service URL) when done, an error result when
- * it failed or was canceled. Shared by generate_video, image_to_video and get_video_job.
+ * Waiting for a video job (mcp-common's `respondWithJob`) and presenting it: a handle while it runs, the
+ * saved MP4 (resource link, path, service URL) when done, and — by the rule every server follows — a
+ * failed or canceled job as `done: true, outcome: "failed" | "cancelled"` with the platform's reason.
+ * Shared by generate_video, image_to_video and get_video_job.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   CATALOG_VIDEO_SERVICE,
   IMAGE_TO_VIDEO_SERVICE,
-  isVideoJobDone,
   jobErrorText,
   type VideoJob,
   videoProgressPercent,
 } from '@polymodal/core';
-import { createJobHandle, jobStatusShape, type WaitExtra, waitForJob } from '@polymodal/mcp-common';
+import {
+  createToolDeadline,
+  type JobView,
+  jobStatusShape,
+  type PresentedJob,
+  respondWithJob,
+  type WaitExtra,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, saveMedia } from './media-tool-deps.js';
 
@@ -37,6 +44,18 @@ function clientFor(deps: MediaToolDeps, service: VideoService) {
     : deps.context.polymodal.imageToVideo;
 }
 
+/** What the long-job answer needs to know of a video job. */
+export function videoJobView(job: VideoJob): JobView {
+  const failed = job.status === 'failed';
+  const cancelled = job.status === 'canceled' || job.status === 'cancelled';
+  return {
+    status: job.status,
+    progress: videoProgressPercent(job),
+    outcome: failed ? 'failed' : cancelled ? 'cancelled' : job.status === 'done' ? 'succeeded' : undefined,
+    error: failed || cancelled ? (jobErrorText(job.error) ?? 'no reason given') : null,
+  };
+}
+
 export async function waitForVideo(
   deps: MediaToolDeps,
   options: {
@@ -46,51 +65,52 @@ export async function waitForVideo(
     extra: WaitExtra;
     resumed?: boolean;
     fileName?: string;
+    /** What the start said, for a handle when nothing can be read in time. */
+    known?: { status: string };
   },
 ): Promise<CallToolResult> {
-  const { service, jobId } = options;
+  const { service, jobId, extra } = options;
   const client = clientFor(deps, service);
-  const { done, job } = await waitForJob<VideoJob>({
-    extra: options.extra,
-    waitSeconds: options.waitSeconds,
-    intervalMs: deps.pollIntervalMs,
-    poll: (signal) => client.get(jobId, { signal }),
-    isDone: isVideoJobDone,
-    describe: (current) => ({ status: current.status, progress: videoProgressPercent(current) }),
-  });
-  await deps.context.ledger.updateById(service, jobId, { lastStatus: job.status }).catch(() => undefined);
-  const common = {
-    service,
-    ...(job.model ? { model: job.model } : {}),
-    ...(options.resumed ? { resumed: true } : {}),
-  };
-  if (!done) {
-    const handle = createJobHandle({
+  const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+  try {
+    return await respondWithJob<VideoJob>({
+      extra,
       jobId,
-      status: job.status,
-      progress: videoProgressPercent(job),
+      waitSeconds: options.waitSeconds,
+      deadline: deadline.at,
+      poll: (request) => client.poll(jobId, request),
+      view: videoJobView,
       waitTool: 'get_video_job',
+      ...(options.known ? { known: options.known } : {}),
+      structured: { service, ...(options.resumed ? { resumed: true } : {}) },
+      present: (job, done) => presentVideo(deps, job, done, { ...options, signal: extra.signal }),
     });
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function presentVideo(
+  deps: MediaToolDeps,
+  job: VideoJob,
+  done: boolean,
+  options: { jobId: string; resumed?: boolean; fileName?: string; signal: AbortSignal },
+): Promise<PresentedJob> {
+  const { jobId } = options;
+  const model = job.model ? { model: job.model } : {};
+  if (!done) {
     return {
-      content: [
-        {
-          type: 'text',
-          text: `Video ${jobId} is ${job.status}${options.resumed ? ' (continued from an identical earlier request)' : ''}. ${handle.next}.`,
-        },
-      ],
-      structuredContent: { ...handle, ...common },
+      text: `Video ${jobId} is ${job.status}${options.resumed ? ' (continued from an identical earlier request)' : ''}.`,
+      structured: model,
     };
   }
   if (job.status !== 'done' || !job.video?.url) {
-    const reason = jobErrorText(job.error) ?? 'no reason given';
+    const reason =
+      jobErrorText(job.error) ?? (job.status === 'done' ? 'no video URL in the result' : 'no reason given');
     return {
-      isError: true,
-      content: [
-        {
-          type: 'text',
-          text: `Video ${jobId} ended ${job.status}: ${reason}. Change the prompt or inputs and generate again (with newVariation=true for an identical request).`,
-        },
-      ],
+      text: `Video ${jobId} ended ${job.status}: ${reason}. Nothing was saved.`,
+      structured: model,
+      next: 'change the prompt or inputs and generate again (newVariation=true repeats an identical request as a new paid job)',
     };
   }
   const saved = await saveMedia(deps, {
@@ -98,25 +118,12 @@ export async function waitForVideo(
     kind: 'video',
     fileName: options.fileName ?? `video-${jobId}.mp4`,
     description: `Generated video ${jobId}`,
-    ...(options.extra.signal ? { signal: options.extra.signal } : {}),
+    signal: options.signal,
   });
   return {
-    content: [
-      {
-        type: 'text',
-        text: `Video ${jobId} is ready: saved to ${saved.savedPath} (${(saved.sizeBytes / 1024).toFixed(0)} KB).`,
-      },
-      saved.link,
-    ],
-    structuredContent: {
-      jobId,
-      status: job.status,
-      progress: 100,
-      done: true,
-      ...common,
-      videoUrl: job.video.url,
-      savedPath: saved.savedPath,
-      sizeBytes: saved.sizeBytes,
-    },
+    text: `Video ${jobId} is ready: saved to ${saved.savedPath} (${(saved.sizeBytes / 1024).toFixed(0)} KB).`,
+    links: [saved.link],
+    structured: { ...model, videoUrl: job.video.url, savedPath: saved.savedPath, sizeBytes: saved.sizeBytes },
+    next: `open the saved file ${saved.savedPath}`,
   };
 }

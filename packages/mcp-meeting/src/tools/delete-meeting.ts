@@ -4,7 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { jobIdSchema, type MeetingToolDeps, meetingToolError, retrieveJob } from './meeting-tool-deps.js';
+import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
@@ -38,7 +38,7 @@ export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps):
     async (args, extra) => {
       try {
         if (!args.confirm) {
-          const job = await retrieveJob(deps, args.jobId, extra.signal);
+          const job = await readJob(deps, args.jobId, extra.signal);
           const next = `call delete_meeting with jobId=${job.id} and confirm=true to delete it permanently`;
           return {
             content: [
@@ -58,7 +58,10 @@ export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps):
             },
           };
         }
-        await deps.context.polymodal.meeting.delete(args.jobId, { signal: extra.signal });
+        await deps.context.polymodal.meeting.delete(args.jobId, {
+          signal: extra.signal,
+          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+        });
         // The core client also marks the ledger entry DELETED, so the same file is not "resumed" later.
         deps.context.log.info(`deleted meeting job ${args.jobId}`);
         return {

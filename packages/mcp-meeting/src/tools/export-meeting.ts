@@ -12,7 +12,7 @@ import {
   renderSummaryMarkdown,
   renderTranscript,
 } from '../presenters/index.js';
-import { jobIdSchema, type MeetingToolDeps, meetingToolError, retrieveJob } from './meeting-tool-deps.js';
+import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 type What = 'transcript' | 'translation' | 'summary';
 
@@ -64,7 +64,7 @@ export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps):
         if (args.what === 'summary' && args.format !== 'md') {
           throw new ValidationError(`a summary exports as md only (got ${args.format}); use format "md"`);
         }
-        const job = await retrieveJob(deps, args.jobId, extra.signal);
+        const job = await readJob(deps, args.jobId, extra.signal);
         const text = render(job, args.what, args.format);
         const name = exportFileName(job, args.what, args.format, args.fileName);
         const savedPath = await deps.context.files.writeOutput(name, text);

@@ -4,7 +4,13 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { type MeetingJob, ValidationError } from '@polymodal/core';
-import { createWaitSecondsSchema, jobStatusShape, keepWaitingHint, waitForJob } from '@polymodal/mcp-common';
+import {
+  createToolDeadline,
+  createWaitSecondsSchema,
+  jobStatusShape,
+  keepWaitingHint,
+  respondWithJob,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import {
   countItems,
@@ -23,13 +29,10 @@ import {
 import { nextAfterStop } from './job-result.js';
 import {
   ANNOTATIONS_READ_ONLY,
-  describeJob,
-  isDone,
   jobIdSchema,
   type MeetingToolDeps,
+  meetingJobView,
   meetingToolError,
-  recordStatus,
-  retrieveJob,
 } from './meeting-tool-deps.js';
 
 export const MAX_SEGMENTS_CAP = 200;
@@ -84,62 +87,51 @@ export function registerGetMeeting(server: McpServer, deps: MeetingToolDeps): vo
       annotations: { title: 'Get a meeting job', ...ANNOTATIONS_READ_ONLY },
     },
     async (args, extra) => {
+      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
       try {
         const selection = checkSelection(args);
-        let job: MeetingJob;
-        let done: boolean;
-        if (args.waitSeconds > 0) {
-          ({ job, done } = await waitForJob({
-            extra,
-            waitSeconds: args.waitSeconds,
-            intervalMs: deps.pollIntervalMs,
-            poll: (signal) => deps.context.polymodal.meeting.retrieve(args.jobId, { signal }),
-            isDone,
-            describe: describeJob,
-          }));
-          await recordStatus(deps, job);
-        } else {
-          job = await retrieveJob(deps, args.jobId, extra.signal);
-          done = isDone(job);
-        }
         const include = new Set(args.include ?? ['summary', 'transcript']);
-        const summary = include.has('summary') ? presentSummary(job) : undefined;
-        const transcript =
-          include.has('transcript') && job.transcript
-            ? pageSegments(job, job.transcript, selection)
-            : undefined;
-        const translation =
-          include.has('translation') && job.translatedTranscript
-            ? pageSegments(job, job.translatedTranscript, selection)
-            : undefined;
-        const next = chooseNext(job, done, transcript ?? translation);
-        const structured = {
-          jobId: job.id,
-          status: job.status,
-          progress: job.progress,
-          done,
-          next,
-          ...jobDetails(job),
-          speakerNames: job.speakerNames ?? {},
-          counts: countItems(job),
-          ...(summary ? { summary } : {}),
-          ...(transcript ? { transcript } : {}),
-          ...(translation ? { translation } : {}),
-        };
-        return {
-          content: [
-            {
-              type: 'text',
-              text: renderText(job, done, { include, summary, transcript, translation, next }),
-            },
-          ],
-          structuredContent: structured,
-        };
+        return await respondWithJob<MeetingJob>({
+          extra,
+          jobId: args.jobId,
+          waitSeconds: args.waitSeconds,
+          deadline: deadline.at,
+          poll: (request) => deps.context.polymodal.meeting.poll(args.jobId, request),
+          view: meetingJobView,
+          waitTool: 'get_meeting',
+          present: (job, done) => presentPage(job, done, include, selection),
+        });
       } catch (error) {
         return meetingToolError(error, deps, { jobId: args.jobId });
+      } finally {
+        deadline.dispose();
       }
     },
   );
+}
+
+/** The job with the requested parts: summary, and one page of transcript and/or translation. */
+function presentPage(job: MeetingJob, done: boolean, include: Set<string>, selection: SegmentSelection) {
+  const summary = include.has('summary') ? presentSummary(job) : undefined;
+  const transcript =
+    include.has('transcript') && job.transcript ? pageSegments(job, job.transcript, selection) : undefined;
+  const translation =
+    include.has('translation') && job.translatedTranscript
+      ? pageSegments(job, job.translatedTranscript, selection)
+      : undefined;
+  const next = chooseNext(job, done, transcript ?? translation);
+  return {
+    text: renderText(job, done, { include, summary, transcript, translation, next }),
+    next,
+    structured: {
+      ...jobDetails(job),
+      speakerNames: job.speakerNames ?? {},
+      counts: countItems(job),
+      ...(summary ? { summary } : {}),
+      ...(transcript ? { transcript } : {}),
+      ...(translation ? { translation } : {}),
+    },
+  };
 }
 
 function checkSelection(args: {

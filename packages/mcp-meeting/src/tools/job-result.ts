@@ -1,9 +1,10 @@
 /**
- * The result every waiting meeting tool returns: a job handle while the job runs, the outcome (summary,
- * counts, what to call next) once processing stopped.
+ * How the waiting meeting tools present a job (through mcp-common's `respondWithJob`, which adds the
+ * common fields): the job details while it runs, the outcome (summary, counts, what to call next) once
+ * processing stopped.
  */
 import type { MeetingJob } from '@polymodal/core';
-import { keepWaitingHint } from '@polymodal/mcp-common';
+import { keepWaitingHint, type PresentedJob } from '@polymodal/mcp-common';
 import { countItems, jobDetails, presentSummary, renderSummaryText } from '../presenters/index.js';
 
 /** Hint for a job whose processing stopped. */
@@ -23,41 +24,38 @@ export function nextAfterStop(job: MeetingJob): string {
   }
 }
 
-/** Structured content shared by summarize_meeting and the action tools. */
-export function jobOutcome(job: MeetingJob, done: boolean) {
-  const base = {
-    jobId: job.id,
-    status: job.status,
-    progress: job.progress,
-    done,
-    next: done ? nextAfterStop(job) : keepWaitingHint('get_meeting', job.id),
-    ...jobDetails(job),
-  };
-  if (!done) return base;
-  const summary = presentSummary(job);
+/** The presenter shared by summarize_meeting and the action tools. */
+export function presentMeetingJob(job: MeetingJob, done: boolean): PresentedJob {
+  const structured: Record<string, unknown> = { ...jobDetails(job) };
+  if (done) {
+    structured.counts = countItems(job);
+    const summary = presentSummary(job);
+    if (summary) structured.summary = summary;
+  }
   return {
-    ...base,
-    counts: countItems(job),
-    ...(summary ? { summary } : {}),
+    text: jobOutcomeText(job, done),
+    structured,
+    next: done ? nextAfterStop(job) : keepWaitingHint('get_meeting', job.id),
   };
 }
 
-/** One-paragraph text mirror of `jobOutcome`. */
-export function jobOutcomeText(job: MeetingJob, done: boolean, lead?: string): string {
+/** One-paragraph text of a meeting job, running or stopped. */
+export function jobOutcomeText(job: MeetingJob, done: boolean): string {
   const title = job.title ? ` "${job.title}"` : '';
-  const prefix = lead ? `${lead} ` : '';
   if (!done) {
     return (
-      `${prefix}Meeting job ${job.id}${title} is still ${job.status} (${Math.round(job.progress)}%). ` +
+      `Meeting job ${job.id}${title} is still ${job.status} (${Math.round(job.progress)}%). ` +
       `It keeps running on the platform. Next: ${keepWaitingHint('get_meeting', job.id)}.`
     );
   }
-  const lines = [`${prefix}Meeting job ${job.id}${title} ${job.status}.`];
+  const lines = [`Meeting job ${job.id}${title} ${job.status}.`];
   if (job.status === 'COMPLETED') {
     const counts = countItems(job);
     lines[0] +=
       ` ${counts.segments} transcript segments, ${counts.speakers} speakers, ${counts.decisions} decisions, ` +
       `${counts.actionItems} action items, ${counts.openQuestions} open questions.`;
+  } else {
+    lines[0] += ' It was not charged (credits are charged only when a job completes).';
   }
   if (job.errorMessage) lines.push(`Error: ${job.errorMessage}`);
   if (job.warning) lines.push(`Warning: ${job.warning}`);

@@ -1,7 +1,7 @@
 /**
- * What every meeting tool receives, and the few helpers they share: reading a job (keeping the local
- * ledger's last status current), describing its progress, and error results with the facts that make
- * them actionable (cost on 402, state on 409, limits on 413).
+ * What every meeting tool receives, and the few helpers they share: reading a job (through the job
+ * engine, so reads stay 5 s apart and are recorded by core), viewing it for the long-job answer, and error
+ * results with the facts that make them actionable (cost on 402, state on 409, limits on 413).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -9,55 +9,58 @@ import {
   inspectRecording,
   isMeetingTerminal,
   MEETING_MAX_DURATION_SECONDS,
-  MEETING_SERVICE,
   type MeetingJob,
   meetingCost,
+  TimeoutError,
 } from '@polymodal/core';
-import {
-  type JobDescription,
-  type RootsSync,
-  type ServerContext,
-  type ToolErrorHints,
-  toolError,
-} from '@polymodal/mcp-common';
+import { type JobView, type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
-export interface MeetingToolDeps {
-  context: ServerContext;
-  /** Pause between polls while a tool waits (5 s in production, per the spec's polling rule). */
-  pollIntervalMs: number;
-  roots: RootsSync;
-}
+export type MeetingToolDeps = ToolContext;
 
 export const jobIdSchema = z
   .string()
   .min(1)
   .describe('Meeting job id, as returned by summarize_meeting, list_meetings or list_jobs.');
 
-export async function retrieveJob(
+/**
+ * The job as it is now, for a tool that needs it once: a read less than 5 s old is reused, otherwise one
+ * read, which may first wait out the rest of the spec's 5 s (within the call's deadline).
+ */
+export async function readJob(
   deps: MeetingToolDeps,
   jobId: string,
-  signal?: AbortSignal,
+  signal: AbortSignal,
 ): Promise<MeetingJob> {
-  const job = await deps.context.polymodal.meeting.retrieve(jobId, { signal });
-  await recordStatus(deps, job);
-  return job;
+  const now = Date.now();
+  const outcome = await deps.context.polymodal.meeting.poll(jobId, {
+    deadline: now,
+    firstReadDeadline: now + deps.toolDeadlineSeconds * 1000,
+    signal,
+  });
+  if (outcome.value) return outcome.value;
+  throw (
+    outcome.lastError ??
+    new TimeoutError(
+      `Meeting job ${jobId} could not be read within this call: the platform asked to wait before the next ` +
+        'read. Try again in a few seconds.',
+      0,
+      { deadlineReached: true },
+    )
+  );
 }
 
-/** Keeps list_jobs' "last seen" status current; a ledger hiccup must not fail the tool. */
-export async function recordStatus(deps: MeetingToolDeps, job: MeetingJob): Promise<void> {
-  try {
-    await deps.context.ledger.updateById(MEETING_SERVICE, job.id, {
-      lastStatus: job.status,
-      ...(job.title ? { title: job.title } : {}),
-    });
-  } catch (error) {
-    deps.context.log.debug('could not update the job ledger', { error: String(error) });
-  }
-}
-
-export function describeJob(job: MeetingJob): JobDescription {
-  return { status: job.status, progress: job.progress };
+/** What the long-job answer needs to know of a meeting job. */
+export function meetingJobView(job: MeetingJob): JobView {
+  const outcome =
+    job.status === 'COMPLETED'
+      ? 'succeeded'
+      : job.status === 'FAILED'
+        ? 'failed'
+        : job.status === 'CANCELLED'
+          ? 'cancelled'
+          : undefined;
+  return { status: job.status, progress: job.progress, outcome, error: job.errorMessage ?? null };
 }
 
 export function isDone(job: MeetingJob): boolean {

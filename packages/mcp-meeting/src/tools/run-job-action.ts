@@ -1,14 +1,20 @@
 /**
  * The platform's job actions (cancel, retry, resummarize, retranslate) share one flow: the action is
- * accepted at once and runs asynchronously, so the tool reads the job right after (or waits up to
- * waitSeconds) and says how to follow it with get_meeting.
+ * accepted at once and runs asynchronously, so the tool reads the job after it (no sooner than the spec's
+ * 5 s after the last read) or waits up to waitSeconds, and says how to follow it with get_meeting.
  */
 import { isMeetingTerminal, type MeetingJob, type MeetingLanguage } from '@polymodal/core';
-import { jobStatusShape, type WaitExtra, waitForJob } from '@polymodal/mcp-common';
+import {
+  createToolDeadline,
+  jobStatusShape,
+  type PresentedJob,
+  respondWithJob,
+  type WaitExtra,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { countsSchema, jobDetailsShape, summarySchema } from '../presenters/index.js';
-import { jobOutcome, jobOutcomeText } from './job-result.js';
-import { describeJob, type MeetingToolDeps, meetingToolError, recordStatus } from './meeting-tool-deps.js';
+import { presentMeetingJob } from './job-result.js';
+import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
 
 export type JobAction = 'cancel' | 'retry' | 'resummarize' | 'retranslate';
 
@@ -39,8 +45,9 @@ export async function runJobAction(
 ) {
   const { action, jobId, extra } = options;
   const meeting = deps.context.polymodal.meeting;
+  const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
   try {
-    const signalOptions = { signal: extra.signal };
+    const signalOptions = { signal: extra.signal, deadline: deadline.at };
     if (action === 'cancel') await meeting.cancel(jobId, signalOptions);
     else if (action === 'retry') await meeting.retry(jobId, signalOptions);
     else if (action === 'resummarize') await meeting.resummarize(jobId, signalOptions);
@@ -52,35 +59,32 @@ export async function runJobAction(
       );
     deps.context.log.info(`${action} accepted for meeting job ${jobId}`);
 
-    // The job was stopped before the action; on the real platform the restart is dispatched
+    // The job was stopped before a restart; on the real platform the restart is dispatched
     // asynchronously, so a first read may still show the old final state. While waiting, only a final
-    // state seen after the job moved (or on a later poll) counts as the action's outcome.
-    let polls = 0;
+    // state seen after the job moved (or on a later read) counts as the action's outcome.
+    let reads = 0;
     let moved = false;
-    const { job, done } = await waitForJob<MeetingJob>({
-      extra,
-      waitSeconds: options.waitSeconds,
-      intervalMs: deps.pollIntervalMs,
-      poll: async (signal) => {
-        const current = await meeting.retrieve(jobId, { signal });
-        polls += 1;
-        if (!isMeetingTerminal(current.status)) moved = true;
-        return current;
-      },
-      isDone: (current) =>
-        isMeetingTerminal(current.status) &&
-        (action === 'cancel' || options.waitSeconds === 0 || moved || polls > 1),
-      describe: describeJob,
-    });
-    await recordStatus(deps, job);
-    const stopped = isMeetingTerminal(job.status) && (done || options.waitSeconds === 0);
-    const lead = `${capitalize(action)} accepted.`;
-    return {
-      content: [{ type: 'text' as const, text: jobOutcomeText(job, stopped, lead) }],
-      structuredContent: { ...jobOutcome(job, stopped), action },
+    const settled = (job: MeetingJob) => {
+      reads += 1;
+      if (!isMeetingTerminal(job.status)) moved = true;
+      return isMeetingTerminal(job.status) && (action === 'cancel' || moved || reads > 1);
     };
+    return await respondWithJob<MeetingJob>({
+      extra,
+      jobId,
+      waitSeconds: options.waitSeconds,
+      deadline: deadline.at,
+      poll: (request) => meeting.poll(jobId, { ...request, until: settled }),
+      view: meetingJobView,
+      waitTool: 'get_meeting',
+      present: (job, done): PresentedJob => presentMeetingJob(job, done),
+      lead: `${capitalize(action)} accepted.`,
+      structured: { action },
+    });
   } catch (error) {
     return meetingToolError(error, deps, { jobId });
+  } finally {
+    deadline.dispose();
   }
 }
 

@@ -3,28 +3,29 @@
  * same file and options), and wait up to `waitSeconds` for transcript, translation and summary.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '@polymodal/core';
+import {
+  MEETING_LANGUAGES,
+  MeetingAsrEngine,
+  type MeetingJob,
+  MeetingLanguage,
+  SubmissionInProgressError,
+} from '@polymodal/core';
 import {
   createProgressReporter,
+  createToolDeadline,
   createWaitSecondsSchema,
   jobStatusShape,
-  waitForJob,
+  respondWithJob,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { countsSchema, jobDetailsShape, summarySchema } from '../presenters/index.js';
-import { jobOutcome, jobOutcomeText } from './job-result.js';
-import {
-  describeJob,
-  isDone,
-  type MeetingToolDeps,
-  meetingToolError,
-  recordStatus,
-} from './meeting-tool-deps.js';
+import { presentMeetingJob } from './job-result.js';
+import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
 
 const DESCRIPTION = `Transcribes, translates and summarizes a local meeting recording (MP4, MOV, AVI, MKV, MP3, M4A or WAV, up to 2 hours) on the Polymodal platform: speaker-separated transcript, translation into targetLanguage, and a structured summary (overview, topics, decisions, action items with owners and due dates, open questions), every item pointing at transcript segment ids.
 
 Cost: 4 credits per started minute of recording, with a minimum set by the platform; charged once, only when the job completes (failed or cancelled jobs cost nothing).
-Time: processing usually takes a fraction of the recording's length, plus the upload. This call waits at most waitSeconds (default 40, max 50); if the job is still running it returns done=false with the jobId — then call get_meeting with that jobId and waitSeconds up to 50 until done=true. Never call summarize_meeting again to "check": calling it again with the same file and options resumes the recorded job (resumed=true) instead of paying twice; force=true starts a new paid job.
+Time: processing usually takes a fraction of the recording's length, plus the upload. This call waits at most waitSeconds (default 40, max 50); if the job is still running it returns done=false with the jobId — then call get_meeting with that jobId and waitSeconds up to 50 until done=true. A long upload goes on after the call answers (done=false, status UPLOADING, no jobId yet): call summarize_meeting again with the same arguments to follow it. Calling it again with the same file and options never pays twice: it joins the upload in progress or resumes the recorded job (resumed=true); force=true starts a new paid job.
 Next: get_meeting for the transcript (paged) or translation, export_meeting to save srt/vtt/md files, update_meeting to name speakers.
 The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
 
@@ -93,11 +94,13 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
     },
     async (args, extra) => {
       const reporter = createProgressReporter(extra);
+      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+      const meeting = deps.context.polymodal.meeting;
+      let uploadPercent = 0;
       try {
         await deps.roots.ready();
-        let lastUploadPercent = -1;
         let lastUploadReport = 0;
-        const submitted = await deps.context.polymodal.meeting.submit({
+        const submitted = await meeting.submit({
           file: args.path,
           sourceLanguage: args.sourceLanguage,
           targetLanguage: args.targetLanguage,
@@ -107,15 +110,18 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
           maxSpeakers: args.maxSpeakers,
           title: args.title,
           force: args.force,
+          // The upload is not cut at the call's deadline (it has no job to come back to yet): the call
+          // answers then, and the upload goes on for the next identical call to join.
           signal: extra.signal,
+          deadline: deadline.at,
           onUploadProgress: (sent: number, total: number) => {
-            // Upload progress exists to keep hosts' progress-reset timeouts alive during a long upload. It
-            // stays within 0..1 so the job's own 0..100 can follow without going backwards, and is sent at
-            // most once a second (plus the last one) so a fast upload does not flood the client.
+            // Upload progress keeps hosts' progress-reset timeouts alive during a long upload. It stays
+            // within 0..1 so the job's own 0..100 can follow without going backwards, and is sent at most
+            // once a second (plus the last one) so a fast upload does not flood the client.
             const percent = total > 0 ? Math.floor((sent / total) * 100) : 0;
             const now = Date.now();
-            if (percent === lastUploadPercent || (percent < 100 && now - lastUploadReport < 1000)) return;
-            lastUploadPercent = percent;
+            if (percent === uploadPercent || (percent < 100 && now - lastUploadReport < 1000)) return;
+            uploadPercent = percent;
             lastUploadReport = now;
             void reporter.report(percent / 100, `UPLOADING ${percent}%`);
           },
@@ -123,28 +129,47 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
         deps.context.log.info(
           submitted.resumed ? `resumed meeting job ${submitted.id}` : `submitted meeting job ${submitted.id}`,
         );
-        const { done, job } = await waitForJob({
-          extra,
-          reporter,
-          waitSeconds: args.waitSeconds,
-          intervalMs: deps.pollIntervalMs,
-          poll: (signal) => deps.context.polymodal.meeting.retrieve(submitted.id, { signal }),
-          isDone,
-          describe: describeJob,
-        });
-        await recordStatus(deps, job);
         const notes = [
           submitted.resumed ? 'Resumed the job already submitted for this file (no new charge).' : '',
+          submitted.joined ? 'Joined the identical submission already in progress (no new charge).' : '',
           submitted.warning ?? '',
         ].filter(Boolean);
-        const lead = notes.length > 0 ? notes.join(' ') : undefined;
-        return {
-          content: [{ type: 'text', text: jobOutcomeText(job, done, lead) }],
-          structuredContent: { ...jobOutcome(job, done), resumed: submitted.resumed },
-        };
+        return await respondWithJob<MeetingJob>({
+          extra,
+          reporter,
+          jobId: submitted.id,
+          waitSeconds: args.waitSeconds,
+          deadline: deadline.at,
+          poll: (request) => meeting.poll(submitted.id, request),
+          view: meetingJobView,
+          waitTool: 'get_meeting',
+          known: { status: submitted.status },
+          present: presentMeetingJob,
+          lead: notes.length > 0 ? notes.join(' ') : undefined,
+          structured: { resumed: submitted.resumed },
+        });
       } catch (error) {
+        if (SubmissionInProgressError.isInstance(error)) return uploadInProgress(uploadPercent);
         return meetingToolError(error, deps, { path: args.path });
+      } finally {
+        deadline.dispose();
       }
     },
   );
+}
+
+/** The answer while the recording is still being uploaded (here, or by another process) at the deadline. */
+function uploadInProgress(percent: number) {
+  const next = 'call summarize_meeting again with the same arguments to follow the upload and the job';
+  return {
+    content: [
+      {
+        type: 'text' as const,
+        text:
+          `The recording is still being uploaded${percent > 0 ? ` (${percent}%)` : ''}; the upload goes on and ` +
+          `nothing is sent twice. Next: ${next}.`,
+      },
+    ],
+    structuredContent: { jobId: '', status: 'UPLOADING', progress: 0, done: false, next, resumed: false },
+  };
 }

@@ -5,13 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ValidationError } from '@polymodal/core';
 import { z } from 'zod';
-import {
-  jobIdSchema,
-  type MeetingToolDeps,
-  meetingToolError,
-  recordStatus,
-  retrieveJob,
-} from './meeting-tool-deps.js';
+import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
@@ -54,7 +48,7 @@ export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps):
           if (Object.keys(args.speakerNames).length === 0) {
             throw new ValidationError('speakerNames is empty; map at least one speaker id to a name');
           }
-          const job = await retrieveJob(deps, args.jobId, extra.signal);
+          const job = await readJob(deps, args.jobId, extra.signal);
           const known = [...new Set((job.transcript ?? []).map((segment) => segment.speakerId))].sort();
           if (known.length === 0) {
             throw new ValidationError(
@@ -81,7 +75,6 @@ export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps):
           },
           { signal: extra.signal },
         );
-        await recordStatus(deps, updated);
         const speakerNames = updated.speakerNames ?? {};
         const names = Object.entries(speakerNames)
           .map(([id, name]) => `${id}=${name}`)

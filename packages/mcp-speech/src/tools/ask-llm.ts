@@ -5,13 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { NotFoundError, redactSecrets, TimeoutError, ValidationError } from '@polymodal/core';
-import {
-  createToolDeadline,
-  PLATFORM_WORK_ANNOTATIONS,
-  TOOL_CALL_DEADLINE_SECONDS,
-  TOOL_ERROR_META_KEY,
-  type ToolDeadlineDeps,
-} from '@polymodal/mcp-common';
+import { createToolDeadline, PLATFORM_WORK_ANNOTATIONS, TOOL_ERROR_META_KEY } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -61,8 +55,8 @@ export function llmToolError(
   };
 }
 
-export function registerAskLlm(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
-  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
+export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
+  const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
     'ask_llm',
     {

@@ -2,7 +2,12 @@
  * get_reading_score: the state or result of a queued reading score, optionally waiting for it.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createWaitSecondsSchema, jobStatusShape, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  createToolDeadline,
+  createWaitSecondsSchema,
+  jobStatusShape,
+  READ_ONLY_ANNOTATIONS,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { readingOutcomeShape } from './reading-result.js';
 import { waitForTask } from './score-reading.js';
@@ -27,10 +32,13 @@ export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps)
       },
     },
     async (args, extra) => {
+      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
       try {
-        return await waitForTask(deps, args.jobId, args.waitSeconds, extra);
+        return await waitForTask(deps, args.jobId, args.waitSeconds, extra, deadline.at);
       } catch (error) {
         return speechToolError(error, deps);
+      } finally {
+        deadline.dispose();
       }
     },
   );

@@ -3,19 +3,14 @@
  * tool-call deadline.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  createToolDeadline,
-  READ_ONLY_ANNOTATIONS,
-  TOOL_CALL_DEADLINE_SECONDS,
-  type ToolDeadlineDeps,
-} from '@polymodal/mcp-common';
+import { createToolDeadline, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Shows the streaming Thai recogniser's configuration: language, engine, defaults (sample rate, frame and partial intervals, VAD) and this key's limits (requests per minute, concurrent sessions, daily audio seconds and how many were used today). Free and read-only.`;
 
-export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
-  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
+export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps): void {
+  const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
     'get_thai_asr_config',
     {

@@ -3,20 +3,15 @@
  * tool-call deadline: a list that hangs is not retried past it.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  createToolDeadline,
-  READ_ONLY_ANNOTATIONS,
-  TOOL_CALL_DEADLINE_SECONDS,
-  type ToolDeadlineDeps,
-} from '@polymodal/mcp-common';
+import { createToolDeadline, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { llmToolError } from './ask-llm.js';
 import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Lists the models of the Polymodal shared LLM (an OpenAI-compatible pool of local models): their ids and owners. Free, read-only and quick. Pass one of the ids as "model" to ask_llm; without it ask_llm uses the first model listed here.`;
 
-export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
-  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
+export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): void {
+  const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
     'list_llm_models',
     {

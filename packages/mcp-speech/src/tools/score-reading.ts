@@ -1,15 +1,20 @@
 /**
  * score_reading: scores a student's Thai reading against reference text or a reference recording. Most
- * answers come at once; a long recording is queued and waited for within the long-job contract.
+ * answers come at once; a long recording is queued and waited for within the long-job contract. The
+ * identical request again (same recordings and fields) returns the recorded score or joins the queued
+ * task instead of being scored and paid for again; newJob=true scores anew.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { READING_SCORE_SERVICE, type ReadingScoreTask, ValidationError } from '@polymodal/core';
+import { type ReadingScoreTask, ValidationError } from '@polymodal/core';
 import {
-  createJobHandle,
+  createToolDeadline,
   createWaitSecondsSchema,
+  type JobView,
   jobStatusShape,
   PLATFORM_WORK_ANNOTATIONS,
-  waitForJob,
+  type PresentedJob,
+  respondWithJob,
+  type WaitExtra,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { readingOutcome, readingOutcomeShape, readingSummary } from './reading-result.js';
@@ -39,14 +44,26 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
         lessonId: z.string().min(1).optional().describe('Echoed back in the result.'),
         includePronunciation: z.boolean().optional().describe('Score pronunciation too (default true).'),
         waitSeconds: createWaitSecondsSchema(40),
+        newJob: z
+          .boolean()
+          .default(false)
+          .describe('Score again although these very recordings and fields were scored before (paid again).'),
       },
-      outputSchema: { ...jobStatusShape, ...readingOutcomeShape },
+      outputSchema: {
+        ...jobStatusShape,
+        ...readingOutcomeShape,
+        resumed: z
+          .boolean()
+          .optional()
+          .describe('True when these recordings were scored before and the recorded score was returned.'),
+      },
       annotations: {
         title: 'Score a Thai reading',
         ...PLATFORM_WORK_ANNOTATIONS,
       },
     },
     async (args, extra) => {
+      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
       try {
         await deps.roots.ready();
         if ((args.referenceText === undefined) === (args.referenceAudioPath === undefined)) {
@@ -64,32 +81,75 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
           ...(args.includePronunciation === undefined
             ? {}
             : { includePronunciation: args.includePronunciation }),
+          forceNew: args.newJob,
           signal: extra.signal,
+          deadline: deadline.at,
         });
+        const note = submitted.resumed
+          ? 'These recordings were scored before: this is the recorded score (no new charge).'
+          : submitted.joined
+            ? 'Joined the identical request already in progress (no new charge).'
+            : undefined;
         if (submitted.kind === 'result') {
-          return finished('immediate', submitted.result);
+          return {
+            content: [
+              {
+                type: 'text' as const,
+                text: [note, readingSummary(submitted.result)].filter(Boolean).join(' '),
+              },
+            ],
+            structuredContent: {
+              jobId: 'immediate',
+              status: 'SUCCESS',
+              progress: 100,
+              done: true,
+              outcome: 'succeeded',
+              next: 'nothing further is needed',
+              resumed: submitted.resumed,
+              ...readingOutcome(submitted.result),
+            },
+          };
         }
-        // Recorded before waiting, so list_jobs shows it if this call is cut off.
-        await deps.context.ledger
-          .record({
-            service: READING_SCORE_SERVICE,
-            fingerprint: submitted.statusPath,
-            id: submitted.taskId,
-            lastStatus: 'PENDING',
-          })
-          .catch(() => undefined);
-        return await waitForTask(deps, submitted.taskId, args.waitSeconds, extra);
+        return await waitForTask(deps, submitted.taskId, args.waitSeconds, extra, deadline.at, note);
       } catch (error) {
         return speechToolError(error, deps);
+      } finally {
+        deadline.dispose();
       }
     },
   );
 }
 
-function finished(jobId: string, result: Parameters<typeof readingOutcome>[0]) {
+/** What the long-job answer needs to know of a queued reading score. */
+export function readingTaskView(task: ReadingScoreTask): JobView {
+  const failed = task.ready && (task.successful === false || !task.result);
   return {
-    content: [{ type: 'text' as const, text: readingSummary(result) }],
-    structuredContent: { jobId, status: 'SUCCESS', progress: 100, done: true, ...readingOutcome(result) },
+    status: task.state,
+    progress: task.ready ? 100 : 0,
+    outcome: !task.ready ? undefined : failed ? 'failed' : 'succeeded',
+    error: failed
+      ? typeof task.error === 'string'
+        ? task.error
+        : task.error
+          ? JSON.stringify(task.error)
+          : 'no reason given'
+      : null,
+  };
+}
+
+function presentTask(task: ReadingScoreTask, done: boolean): PresentedJob {
+  if (!done) return { text: `Reading score ${task.taskId} is still ${task.state}.` };
+  if (task.successful === false || !task.result) {
+    const reason = readingTaskView(task).error;
+    return {
+      text: `Reading score ${task.taskId} failed: ${reason}.`,
+      next: 'check the recordings (a Thai reading, audible, not empty) and call score_reading again with newJob=true',
+    };
+  }
+  return {
+    text: readingSummary(task.result),
+    structured: readingOutcome(task.result),
+    next: 'nothing further is needed',
   };
 }
 
@@ -98,45 +158,19 @@ export async function waitForTask(
   deps: SpeechToolDeps,
   taskId: string,
   waitSeconds: number,
-  extra: Parameters<typeof waitForJob>[0]['extra'],
+  extra: WaitExtra,
+  deadline: number,
+  lead?: string,
 ) {
-  const { done, job } = await waitForJob<ReadingScoreTask>({
+  return respondWithJob<ReadingScoreTask>({
     extra,
+    jobId: taskId,
     waitSeconds,
-    intervalMs: deps.pollIntervalMs,
-    poll: (signal) => deps.context.polymodal.readingScore.task(taskId, { signal }),
-    isDone: (task) => task.ready,
-    describe: (task) => ({ status: task.state, progress: task.ready ? 100 : 0 }),
+    deadline,
+    poll: (request) => deps.context.polymodal.readingScore.poll(taskId, request),
+    view: readingTaskView,
+    waitTool: 'get_reading_score',
+    present: presentTask,
+    lead,
   });
-  await deps.context.ledger
-    .updateById(READING_SCORE_SERVICE, taskId, { lastStatus: job.state })
-    .catch(() => undefined);
-  if (!done) {
-    const handle = createJobHandle({
-      jobId: taskId,
-      status: job.state,
-      progress: 0,
-      waitTool: 'get_reading_score',
-    });
-    return {
-      content: [
-        { type: 'text' as const, text: `Reading score ${taskId} is still ${job.state}. ${handle.next}` },
-      ],
-      structuredContent: { ...handle },
-    };
-  }
-  if (job.successful === false || !job.result) {
-    const reason =
-      typeof job.error === 'string' ? job.error : job.error ? JSON.stringify(job.error) : 'no reason given';
-    return {
-      isError: true,
-      content: [
-        {
-          type: 'text' as const,
-          text: `Reading score ${taskId} failed: ${reason}. Check the recordings and score again.`,
-        },
-      ],
-    };
-  }
-  return finished(taskId, job.result);
 }

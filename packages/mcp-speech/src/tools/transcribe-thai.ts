@@ -8,13 +8,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { redactSecrets, type TranscribeResult } from '@polymodal/core';
-import {
-  createProgressReporter,
-  createToolDeadline,
-  PLATFORM_WORK_ANNOTATIONS,
-  TOOL_CALL_DEADLINE_SECONDS,
-  type ToolDeadlineDeps,
-} from '@polymodal/mcp-common';
+import { createProgressReporter, createToolDeadline, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -29,8 +23,8 @@ function streamingBudgetSeconds(seconds: number): number {
   return Math.max(1, Math.floor(seconds * 0.8 - 3));
 }
 
-export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps & ToolDeadlineDeps): void {
-  const seconds = deps.toolDeadlineSeconds ?? TOOL_CALL_DEADLINE_SECONDS;
+export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps): void {
+  const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
     'transcribe_thai',
     {

@@ -1,11 +1,10 @@
 /**
- * The long-job contract shared by every Polymodal MCP server. Hosts cut a tool call off at about 60 s, so
- * a tool never blocks longer than `waitSeconds` (≤ 50): it polls, reports progress to clients that asked
- * for it, and hands back a job handle when the job outlives the wait. "Still running" is never an error.
+ * The pieces of the long-job contract a tool declares and reports with: the `waitSeconds` argument
+ * (0..50, because hosts cut a tool call off at about 60 s) and progress notifications that only ever
+ * increase. The waiting itself is `respondWithJob`.
  */
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { sleep } from '@polymodal/core';
 import { z } from 'zod';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -27,60 +26,6 @@ export function createWaitSecondsSchema(defaultSeconds: number = DEFAULT_WAIT_SE
 }
 
 export const waitSecondsSchema = createWaitSecondsSchema(DEFAULT_WAIT_SECONDS);
-
-export interface JobDescription {
-  status: string;
-  /** 0..100 */
-  progress?: number | undefined;
-  message?: string | undefined;
-}
-
-export interface WaitForJobOptions<T> {
-  extra: WaitExtra;
-  waitSeconds: number;
-  poll: (signal: AbortSignal) => Promise<T>;
-  isDone: (job: T) => boolean;
-  describe: (job: T) => JobDescription;
-  intervalMs: number;
-  /** Share one reporter with an earlier phase (e.g. an upload) so progress stays monotonic. */
-  reporter?: ProgressReporter;
-}
-
-export interface WaitForJobResult<T> {
-  done: boolean;
-  job: T;
-}
-
-/**
- * Polls at once, then every `intervalMs`, until `isDone` or `waitSeconds` have elapsed. Sends
- * `notifications/progress` on each change when the client gave a progress token. The client's
- * cancellation (`extra.signal`) ends the wait at once by rethrowing the abort reason; the job itself keeps
- * running on the platform and stays recorded.
- */
-export async function waitForJob<T>(options: WaitForJobOptions<T>): Promise<WaitForJobResult<T>> {
-  const { extra } = options;
-  const signal = extra.signal;
-  const waitMs = Math.min(Math.max(options.waitSeconds, 0), MAX_WAIT_SECONDS) * 1000;
-  const deadline = Date.now() + waitMs;
-  const reporter = options.reporter ?? createProgressReporter(extra);
-
-  for (;;) {
-    signal.throwIfAborted();
-    const job = await options.poll(signal);
-    signal.throwIfAborted();
-    const done = options.isDone(job);
-    const description = options.describe(job);
-    const progress = clampProgress(description.progress);
-    await reporter.report(
-      progress,
-      description.message ?? formatProgressMessage(description.status, progress),
-    );
-    if (done) return { done: true, job };
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) return { done: false, job };
-    await sleep(Math.min(options.intervalMs, remaining), signal);
-  }
-}
 
 export interface ProgressReporter {
   /** Whether the client asked for progress (gave a progress token). */
@@ -117,9 +62,4 @@ export function createProgressReporter(extra: WaitExtra): ProgressReporter {
 /** "TRANSCRIBING 45%" */
 export function formatProgressMessage(status: string, progress: number): string {
   return `${status} ${Math.round(progress)}%`;
-}
-
-function clampProgress(value: number | undefined): number {
-  if (value === undefined || !Number.isFinite(value)) return 0;
-  return Math.min(100, Math.max(0, value));
 }

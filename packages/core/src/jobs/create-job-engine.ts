@@ -1,0 +1,689 @@
+/**
+ * The job engine: the one owner of "this job, its claim, its last read, its deadline", used by every
+ * service client that starts paid work (meeting, catalog video, image-to-video, flashcards, speech
+ * synthesis, reading score).
+ *
+ * - `start` claims a submission in the ledger before any byte is uploaded. An identical request in this
+ *   process joins the one in flight; in another process it finds the claim and waits for that job
+ *   (within its own deadline) instead of paying again. A claim whose owner died (process gone, lease
+ *   expired) is taken over; a claim that cannot be written refuses the submission before anything is
+ *   paid. A recorded job is resumed instead of resubmitted.
+ * - `poll` is the one polling loop: a deadline that bounds every read (a Retry-After longer than the time
+ *   left ends the wait), a handle (`done: false`) when time runs out — never an error, never a late answer —
+ *   and a per-job minimum interval that holds across tool calls and processes: the last read (time, and in
+ *   this process the body) is remembered and reused, or the rest of the interval is waited out.
+ * - Every status read is recorded in the ledger here; a ledger write that fails is logged once with the
+ *   reason (and never hides the platform's answer), except a claim, whose failure blocks the paid request.
+ */
+import { hostname } from 'node:os';
+import {
+  ApiError,
+  ConnectionError,
+  NotFoundError,
+  PollingTimeoutError,
+  PolymodalError,
+  TimeoutError,
+  UncertainSubmissionError,
+} from '../errors/index.js';
+import {
+  type JobLedger,
+  type LedgerEntry,
+  LedgerError,
+  type LedgerPatch,
+} from '../ledger/create-job-ledger.js';
+import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
+import {
+  DEFAULT_MAX_CONSECUTIVE_ERRORS,
+  isTransientReadError,
+  type PollJobOptions,
+  type PollOutcome,
+} from './poll-job.js';
+import { createSingleFlight } from './single-flight.js';
+
+/** Ledger statuses of a submission that has no job id (yet). */
+export const SUBMITTING = 'SUBMITTING';
+export const UNKNOWN_OUTCOME = 'UNKNOWN';
+export const NOT_CREATED = 'NOT_CREATED';
+
+export const DEFAULT_CLAIM_LEASE_MS = 30_000;
+/** How often a caller waiting on another process's claim looks at the ledger again. */
+const CLAIM_CHECK_MS = 250;
+/** A read in flight keeps other processes from reading the same job for at most this long. */
+const READ_RESERVATION_MS = 60_000;
+/** How long a resume check may take when the call gives no deadline. */
+const RESUME_CHECK_MS = 60_000;
+/** While another process's read is in flight, the ledger is looked at again this often. */
+const LEDGER_RECHECK_MS = 1_000;
+/** Remembered bodies older than this are dropped (they are only reused within one interval). */
+const BODY_MEMORY_MS = 120_000;
+
+export interface JobEngineLogger {
+  warn(message: string): void;
+}
+
+export interface JobEngineOptions {
+  /** Without a ledger, submissions are single-flight in this process only and nothing is resumable. */
+  ledger?: JobLedger | undefined;
+  /** Where ledger trouble is reported (default: one line on stderr per distinct problem). */
+  log?: JobEngineLogger;
+  /** How long a claim holds without renewal (renewed every third of it while the submission runs). */
+  leaseMs?: number;
+  now?: () => number;
+  sleep?: SleepFunction;
+  random?: () => number;
+}
+
+export interface StartJobContext {
+  /** The ledger entry under this call's claim: what an earlier, interrupted attempt left (e.g. a receipt). */
+  entry: LedgerEntry | undefined;
+  /** The entry as it was before this call claimed it (its status tells an interrupted attempt). */
+  previous: LedgerEntry | undefined;
+  /** Aborts when every caller that joined this submission has gone. */
+  signal: AbortSignal;
+  /** Records progress of the submission (e.g. an upload receipt) before going on; throws if it cannot. */
+  save(patch: LedgerPatch): Promise<void>;
+}
+
+export interface StartJobOptions {
+  service: string;
+  /** Identity of the request: the same fingerprint is the same paid work. */
+  fingerprint: string;
+  /** What was asked, for list_jobs and resuming; never credentials or file contents. */
+  request?: Record<string, unknown>;
+  title?: string | null;
+  signal?: AbortSignal | undefined;
+  /** A caller waiting on another process's submission stops waiting at this time (epoch ms). */
+  deadline?: number | undefined;
+  /** Start anew even when a recorded job could be resumed (pay again on purpose). */
+  forceNew?: boolean | undefined;
+  /** Submit although an identical earlier submission may already have created a job. */
+  allowResubmit?: boolean | undefined;
+  /** Name of the option that sets `allowResubmit`, for the error message. */
+  resubmitOption?: string;
+  /**
+   * Whether an interrupted submission may simply be run again (the service recognises a repeat: an
+   * idempotency key, a receipt that yields the existing job). Otherwise an interrupted submission whose
+   * POST may have arrived blocks with `UncertainSubmissionError` until `allowResubmit`.
+   */
+  resendable?: boolean;
+  /** Whether a job with this last status is worth resuming (default: yes). */
+  reusable?: (status: string) => boolean;
+  /**
+   * The live status of a recorded job before it is resumed; undefined when the job is gone. `deadline` is
+   * the call's (or a minute from now when the call has none).
+   */
+  current?: (id: string, request: { signal: AbortSignal; deadline: number }) => Promise<string | undefined>;
+  /** The paid work: upload, create, … Returns the platform's job id and status. */
+  submit: (context: StartJobContext) => Promise<{ id: string; status: string }>;
+}
+
+export interface StartedJob {
+  id: string;
+  status: string;
+  /** True when a recorded job was returned and nothing was sent. */
+  resumed: boolean;
+  /** True when this call joined an identical submission in flight (here or in another process). */
+  joined: boolean;
+}
+
+export interface ObservedRead {
+  status?: string | undefined;
+  /** The value read, remembered for one interval so that an immediate second read is not needed. */
+  body?: unknown;
+  /** The platform asked not to be read again before this long. */
+  retryAfterMs?: number | undefined;
+  /** Fields to record with the status (e.g. a title). */
+  patch?: LedgerPatch;
+}
+
+export interface JobEngine {
+  readonly ledger: JobLedger | undefined;
+  start(options: StartJobOptions): Promise<StartedJob>;
+  poll<T>(options: PollJobOptions<T>): Promise<PollOutcome<T>>;
+  /** Records a read made outside `poll` (a client's plain `retrieve`). */
+  noteRead(service: string, id: string, read: ObservedRead): Promise<void>;
+  /** The job was changed (cancel, retry, rename…): a remembered body no longer describes it. */
+  invalidate(service: string, id: string): void;
+  /** Records a status (or other fields) of a known job; a failure is logged, never thrown. */
+  record(service: string, id: string, patch: LedgerPatch): Promise<void>;
+  /** The ledger entry of a job, if this installation recorded it (undefined when there is no ledger). */
+  find(service: string, id: string): Promise<LedgerEntry | undefined>;
+  /** Reports a problem of the ledger once (repeats of the same message are dropped). */
+  warn(message: string): void;
+}
+
+/**
+ * The call's time ran out while its submission (or an identical one it joined, here or in another process)
+ * was still running, e.g. a long upload. The submission goes on; repeating the call joins it.
+ */
+export class SubmissionInProgressError extends PolymodalError {
+  override readonly kind = 'submission-in-progress';
+  readonly service: string;
+  readonly since: string;
+  constructor(options: { service: string; since: string }) {
+    super(
+      `An identical ${options.service} request is still being submitted (since ${options.since}); it goes on, ` +
+        'and nothing was sent twice. Repeat the same call in a few seconds to follow it.',
+    );
+    this.service = options.service;
+    this.since = options.since;
+  }
+  static override isInstance(value: unknown): value is SubmissionInProgressError {
+    return PolymodalError.isInstance(value) && value.kind === 'submission-in-progress';
+  }
+}
+
+/** Whether a failed submission certainly created nothing. */
+export function provesNotCreated(error: unknown): boolean {
+  if (ApiError.isInstance(error)) return error.status < 500;
+  if (ConnectionError.isInstance(error)) return !error.requestMayHaveArrived;
+  // Our own checks (validation, configuration, ledger) fail before anything is sent; an abort or a
+  // timeout may not.
+  return (
+    PolymodalError.isInstance(error) &&
+    (error.kind === 'validation' || error.kind === 'config' || error.kind === 'ledger')
+  );
+}
+
+interface ReadMemory {
+  /** When the last read (or failed read) ended. */
+  at: number;
+  /** Earliest time of the next read (interval or Retry-After). */
+  nextAt: number;
+  body?: unknown;
+  bodyAt?: number;
+}
+
+function parseTime(value: string | null | undefined): number {
+  if (!value) return 0;
+  const parsed = Date.parse(value);
+  return Number.isFinite(parsed) ? parsed : 0;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
+  const { ledger } = options;
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+  const leaseMs = options.leaseMs ?? DEFAULT_CLAIM_LEASE_MS;
+  const owner = `${hostname()}/${process.pid}/${Math.floor(random() * 2 ** 32).toString(36)}`;
+  const flights = createSingleFlight();
+  const memory = new Map<string, ReadMemory>();
+  const reported = new Set<string>();
+
+  const log: JobEngineLogger = options.log ?? {
+    warn: (message) => process.stderr.write(`polymodal: ${message}\n`),
+  };
+  /** Logs a ledger problem once per distinct reason, so a full disk does not flood the log. */
+  function warnOnce(message: string): void {
+    if (reported.has(message)) return;
+    reported.add(message);
+    log.warn(message);
+  }
+
+  const keyOf = (service: string, id: string) => `${service}\n${id}`;
+
+  function claimAlive(claim: LedgerEntry['claim']): boolean {
+    if (!claim) return false;
+    if (parseTime(claim.expiresAt) <= now()) return false;
+    const [host, pidText] = claim.owner.split('/');
+    if (host === hostname() && pidText !== undefined) {
+      const pid = Number(pidText);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid)) return false;
+    }
+    return true;
+  }
+
+  function newClaim() {
+    return { owner, expiresAt: new Date(now() + leaseMs).toISOString() };
+  }
+
+  async function find(service: string, id: string): Promise<LedgerEntry | undefined> {
+    if (!ledger) return undefined;
+    try {
+      return await ledger.findById(service, id);
+    } catch (error) {
+      warnOnce(`could not read the job ledger at ${ledger.location}: ${describeError(error)}`);
+      return undefined;
+    }
+  }
+
+  async function record(service: string, id: string, patch: LedgerPatch): Promise<void> {
+    if (!ledger) return;
+    try {
+      await ledger.updateById(service, id, patch);
+    } catch (error) {
+      warnOnce(`could not update the job ledger at ${ledger.location}: ${describeError(error)}`);
+    }
+  }
+
+  function remember(service: string, id: string, update: Partial<ReadMemory> & { at: number }): void {
+    const key = keyOf(service, id);
+    const previous = memory.get(key);
+    memory.set(key, { nextAt: update.at, ...previous, ...update });
+    // Bodies can be megabytes (a two-hour transcript); they are only useful for one interval.
+    for (const [otherKey, entry] of memory) {
+      if (now() - entry.at > BODY_MEMORY_MS) memory.delete(otherKey);
+    }
+  }
+
+  async function noteRead(service: string, id: string, read: ObservedRead): Promise<void> {
+    const at = now();
+    const nextAt = at + (read.retryAfterMs ?? 0);
+    remember(service, id, {
+      at,
+      nextAt: Math.max(nextAt, memory.get(keyOf(service, id))?.nextAt ?? 0),
+      ...(read.body === undefined ? {} : { body: read.body, bodyAt: at }),
+    });
+    await record(service, id, {
+      ...(read.status === undefined ? {} : { lastStatus: read.status }),
+      ...read.patch,
+      lastReadAt: new Date(at).toISOString(),
+      nextReadAt: new Date(nextAt).toISOString(),
+    });
+  }
+
+  /**
+   * Waits until no process holds another claim on this request, then takes the claim. Returns the
+   * claimed entry, or a recorded job to resume.
+   */
+  async function claim(
+    options: StartJobOptions,
+    signal: AbortSignal,
+  ): Promise<
+    { resumed: StartedJob } | { entry: LedgerEntry | undefined; previous: LedgerEntry | undefined }
+  > {
+    if (!ledger) return { entry: undefined, previous: undefined };
+    const { service, fingerprint } = options;
+    const reusable = options.reusable ?? (() => true);
+    let waited = false;
+    /** A recorded job found gone or not worth resuming in this call (not checked again). */
+    let passedOver: string | undefined;
+    for (;;) {
+      signal.throwIfAborted();
+      let entry: LedgerEntry | undefined;
+      try {
+        entry = await ledger.findByFingerprint(service, fingerprint);
+      } catch (error) {
+        throw ledgerRefusal(error);
+      }
+
+      if (entry && claimAlive(entry.claim) && entry.claim?.owner !== owner) {
+        // Another process is submitting this very request: wait for its job rather than pay again.
+        if (options.deadline !== undefined && now() + CLAIM_CHECK_MS > options.deadline) {
+          throw new SubmissionInProgressError({ service, since: entry.updatedAt });
+        }
+        waited = true;
+        await sleep(CLAIM_CHECK_MS, signal);
+        continue;
+      }
+
+      if (entry?.id && entry.id !== passedOver && !options.forceNew && reusable(entry.lastStatus)) {
+        let status: string | undefined = entry.lastStatus;
+        if (options.current) {
+          try {
+            status = await options.current(entry.id, {
+              signal,
+              deadline: options.deadline ?? now() + RESUME_CHECK_MS,
+            });
+          } catch (error) {
+            if (signal.aborted) throw signal.reason;
+            // The platform cannot answer right now (503, 429, a reset, a Retry-After): the recorded job is
+            // still the right answer, and paying again would be the one wrong one.
+            if (!isTransientReadError(error) && !PollingTimeoutError.isInstance(error)) throw error;
+          }
+        }
+        if (status !== undefined && reusable(status)) {
+          return { resumed: { id: entry.id, status, resumed: true, joined: waited } };
+        }
+        // Gone (404) or no longer worth resuming: start over in this entry. Reading the status wrote to
+        // the entry, so it is read again before it is claimed.
+        passedOver = entry.id;
+        continue;
+      }
+
+      if (
+        entry &&
+        entry.id === null &&
+        (entry.lastStatus === SUBMITTING || entry.lastStatus === UNKNOWN_OUTCOME) &&
+        !options.resendable &&
+        !options.allowResubmit
+      ) {
+        throw new UncertainSubmissionError({
+          service,
+          since: entry.updatedAt,
+          resubmitOption: options.resubmitOption ?? 'allowResubmit',
+        });
+      }
+
+      const fresh = {
+        lastStatus: SUBMITTING,
+        claim: newClaim(),
+        ...(options.title === undefined ? {} : { title: options.title }),
+        ...(options.request ? { request: options.request } : {}),
+      };
+      try {
+        if (!entry) {
+          const inserted = await ledger.insert({ service, fingerprint, id: null, ...fresh });
+          if (inserted.inserted) return { entry: inserted.entry, previous: undefined };
+          continue;
+        }
+        // Starting over from a finished or abandoned job: its id and receipt belong to that job.
+        const restart = entry.id !== null;
+        const claimed = await ledger.compareAndSet(service, fingerprint, entry.revision, {
+          ...fresh,
+          ...(restart ? { id: null, receipt: null, receiptIssuedAt: null } : {}),
+        });
+        if (claimed) return { entry: claimed, previous: entry };
+      } catch (error) {
+        throw ledgerRefusal(error);
+      }
+    }
+  }
+
+  function ledgerRefusal(error: unknown): unknown {
+    if (!PolymodalError.isInstance(error) || error.kind !== 'validation') {
+      const location = ledger?.location ?? '(none)';
+      return new LedgerError(
+        `The job ledger at ${location} could not record this submission (${describeError(error)}), so it was ` +
+          'not sent: without a record, a repeat could pay twice. Fix the state directory (POLYMODAL_STATE_DIR) ' +
+          'and try again.',
+        { location, cause: error },
+      );
+    }
+    return error;
+  }
+
+  async function startOnce(options: StartJobOptions, signal: AbortSignal): Promise<StartedJob> {
+    const claimed = await claim(options, signal);
+    if ('resumed' in claimed) return claimed.resumed;
+    const { service, fingerprint } = options;
+    const entry = claimed.entry;
+
+    const renewal =
+      ledger && entry
+        ? setInterval(() => {
+            void renewClaim(service, fingerprint);
+          }, leaseMs / 3)
+        : undefined;
+    renewal?.unref();
+
+    let started: { id: string; status: string };
+    try {
+      started = await options.submit({
+        entry,
+        previous: claimed.previous,
+        signal,
+        save: async (patch) => {
+          if (!ledger) return;
+          try {
+            await ledger.update(service, fingerprint, patch);
+          } catch (error) {
+            throw ledgerRefusal(error);
+          }
+        },
+      });
+    } catch (error) {
+      if (renewal) clearInterval(renewal);
+      if (ledger && entry) {
+        const outcome = provesNotCreated(error) ? NOT_CREATED : UNKNOWN_OUTCOME;
+        try {
+          await ledger.update(service, fingerprint, { lastStatus: outcome, claim: null });
+        } catch (writeError) {
+          warnOnce(`could not release a claim in the job ledger: ${describeError(writeError)}`);
+        }
+      }
+      throw error;
+    }
+    if (renewal) clearInterval(renewal);
+    if (ledger && entry) {
+      try {
+        await ledger.update(service, fingerprint, {
+          id: started.id,
+          lastStatus: started.status,
+          claim: null,
+        });
+      } catch (error) {
+        // The job exists and is paid for: its id is the answer, even if it could not be written down.
+        warnOnce(
+          `${service} job ${started.id} was started but could not be recorded in the job ledger: ${describeError(error)}`,
+        );
+      }
+    }
+    return { ...started, resumed: false, joined: false };
+  }
+
+  async function renewClaim(service: string, fingerprint: string): Promise<void> {
+    if (!ledger) return;
+    try {
+      const entry = await ledger.findByFingerprint(service, fingerprint);
+      if (entry?.claim?.owner !== owner) return;
+      await ledger.compareAndSet(service, fingerprint, entry.revision, { claim: newClaim() });
+    } catch (error) {
+      warnOnce(`could not renew a claim in the job ledger: ${describeError(error)}`);
+    }
+  }
+
+  /**
+   * When the next read of a job may be sent, from this process's memory and the ledger (where other
+   * processes leave their reads). `elsewhere`: the ledger, not this process, sets the time.
+   */
+  async function gate(
+    service: string,
+    id: string,
+  ): Promise<{ at: number; nextAt: number; entry: LedgerEntry | undefined; elsewhere: boolean }> {
+    const remembered = memory.get(keyOf(service, id));
+    const entry = await find(service, id);
+    const ledgerNextAt = parseTime(entry?.nextReadAt);
+    return {
+      at: Math.max(remembered?.at ?? 0, parseTime(entry?.lastReadAt)),
+      nextAt: Math.max(remembered?.nextAt ?? 0, ledgerNextAt),
+      entry,
+      elsewhere: ledgerNextAt > (remembered?.nextAt ?? 0),
+    };
+  }
+
+  /**
+   * Marks a read as in flight in the ledger, so another process does not read the same job meanwhile.
+   * False when another write came first (the caller looks again).
+   */
+  async function reserve(service: string, entry: LedgerEntry | undefined, until: number): Promise<boolean> {
+    if (!ledger || !entry) return true;
+    try {
+      const reserved = await ledger.compareAndSet(service, entry.fingerprint, entry.revision, {
+        nextReadAt: new Date(until).toISOString(),
+      });
+      return reserved !== undefined;
+    } catch (error) {
+      warnOnce(`could not update the job ledger at ${ledger.location}: ${describeError(error)}`);
+      return true;
+    }
+  }
+
+  async function poll<T>(o: PollJobOptions<T>): Promise<PollOutcome<T>> {
+    const { service, id, signal } = o;
+    const maxErrors = o.maxConsecutiveErrors ?? DEFAULT_MAX_CONSECUTIVE_ERRORS;
+    const startedAt = now();
+    const cadence = o.cadence ?? {};
+    let pause = o.intervalMs;
+    let value: T | undefined;
+    let reads = 0;
+    let transientErrors = 0;
+    let consecutive = 0;
+    let lastError: unknown;
+    const outcome = (done: boolean): PollOutcome<T> => ({
+      done,
+      value,
+      reads,
+      transientErrors,
+      ...(lastError === undefined || done ? {} : { lastError }),
+    });
+
+    // A value read less than one interval ago is as good as a new read (and costs the platform nothing).
+    const remembered = memory.get(keyOf(service, id));
+    if (remembered?.body !== undefined && now() - (remembered.bodyAt ?? 0) < o.intervalMs) {
+      value = remembered.body as T;
+      await o.onValue?.(value);
+      if (o.isDone(value)) return outcome(true);
+    }
+
+    for (;;) {
+      signal?.throwIfAborted();
+      const { at, nextAt: notBefore, entry, elsewhere } = await gate(service, id);
+      const spacing = pause * (1 + (cadence.jitter ?? 0) * random());
+      let nextAt = Math.max(at > 0 ? at + spacing : 0, notBefore, now());
+      if (reads === 0 && transientErrors === 0 && cadence.initialDelayMs) {
+        nextAt = Math.max(nextAt, startedAt + cadence.initialDelayMs);
+      }
+      // A caller with nothing to show may wait out (at most) one interval past its deadline for a first
+      // answer; never a Retry-After, and never a second read at the deadline.
+      const firstRead = value === undefined;
+      const limit =
+        firstRead && o.firstReadDeadline !== undefined && nextAt - now() <= o.intervalMs
+          ? Math.max(o.deadline, o.firstReadDeadline)
+          : o.deadline;
+      if (nextAt > limit || (nextAt >= limit && reads + transientErrors > 0)) return outcome(false);
+      if (nextAt > now()) {
+        const wait = nextAt - now();
+        // A read reserved by another process may end early: look again soon rather than sleep it out.
+        await sleep(elsewhere ? Math.min(wait, LEDGER_RECHECK_MS) : wait, signal);
+        if (elsewhere && wait > LEDGER_RECHECK_MS) continue;
+      }
+      const readDeadline = limit;
+      // Concurrent waits on one job in this process share one read.
+      const attempt = await flights.run(`read\n${keyOf(service, id)}`, signal, async (shared) => {
+        if (!(await reserve(service, entry, Math.min(readDeadline, now() + READ_RESERVATION_MS)))) {
+          return { kind: 'busy' as const };
+        }
+        try {
+          const read = await o.read({ signal: shared, deadline: readDeadline });
+          await noteRead(service, id, { status: o.status(read), body: read, retryAfterMs: o.intervalMs });
+          return { kind: 'value' as const, value: read };
+        } catch (error) {
+          if (shared.aborted) throw error;
+          const retryAfterMs = ApiError.isInstance(error) ? error.retryAfterMs : undefined;
+          await noteRead(service, id, { retryAfterMs: Math.max(o.intervalMs, retryAfterMs ?? 0) });
+          return { kind: 'error' as const, error };
+        }
+      });
+      if (attempt.kind === 'busy') continue;
+      if (attempt.kind === 'error') {
+        const { error } = attempt;
+        lastError = error;
+        if (TimeoutError.isInstance(error) && error.deadlineReached) return outcome(false);
+        if (!isTransientReadError(error)) throw error;
+        transientErrors += 1;
+        consecutive += 1;
+        if (consecutive > maxErrors) throw error;
+        continue;
+      }
+      reads += 1;
+      consecutive = 0;
+      lastError = undefined;
+      value = attempt.value as T;
+      await o.onValue?.(value);
+      if (o.isDone(value)) return outcome(true);
+      const grown = pause * (cadence.growth ?? 1);
+      pause =
+        cadence.maxIntervalMs === undefined
+          ? grown
+          : Math.min(grown, Math.max(cadence.maxIntervalMs, o.intervalMs));
+    }
+  }
+
+  return {
+    ledger,
+    async start(options) {
+      const key = `start\n${options.service}\n${options.fingerprint}${options.forceNew ? '\nnew' : ''}`;
+      const joining = flights.has(key);
+      const since = new Date(now()).toISOString();
+      const flight = flights.run(key, options.signal, (shared) => startOnce(options, shared));
+      const started = await withinDeadline(flight, options.deadline, () => {
+        // Not aborted: the submission goes on, and the next identical call joins it.
+        return new SubmissionInProgressError({ service: options.service, since });
+      });
+      return joining ? { ...started, joined: true } : started;
+    },
+    poll,
+    noteRead,
+    invalidate(service, id) {
+      const entry = memory.get(keyOf(service, id));
+      if (entry) {
+        delete entry.body;
+        delete entry.bodyAt;
+      }
+    },
+    record,
+    find,
+    warn: warnOnce,
+  };
+}
+
+/** `promise`, or the error `late()` gives when `deadline` (epoch ms) comes first. */
+function withinDeadline<T>(
+  promise: Promise<T>,
+  deadline: number | undefined,
+  late: () => unknown,
+): Promise<T> {
+  if (deadline === undefined) return promise;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(late()), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The live status of a recorded job, for `StartJobOptions.current`: one poll that may wait out at most
+ * one interval (a read less than an interval old is reused). Undefined when the service answers 404 (the
+ * job is gone); a platform that cannot answer now (429, 5xx, a Retry-After) throws, which leaves the
+ * recorded job the answer.
+ */
+export function currentStatus<T>(
+  poll: (request: {
+    deadline: number;
+    firstReadDeadline: number;
+    signal: AbortSignal;
+  }) => Promise<PollOutcome<T>>,
+  status: (value: T) => string,
+  options: { service: string; id: string; signal: AbortSignal; deadline: number },
+): Promise<string | undefined> {
+  return statusUnlessGone(async () => {
+    const now = Date.now();
+    // No time to wait for a change, but a first read may wait out one interval and take until the deadline.
+    const outcome = await poll({
+      deadline: now,
+      firstReadDeadline: options.deadline,
+      signal: options.signal,
+    });
+    if (outcome.value !== undefined) return status(outcome.value);
+    throw (
+      outcome.lastError ??
+      new PollingTimeoutError({ service: options.service, jobId: options.id, waitedMs: Date.now() - now })
+    );
+  });
+}
+
+/** The status `read` returns, or undefined when the service answers 404 (the recorded job is gone). */
+export async function statusUnlessGone(read: () => Promise<string>): Promise<string | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) return undefined;
+    throw error;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './create-job-engine.js';
+export * from './poll-job.js';
+export * from './single-flight.js';

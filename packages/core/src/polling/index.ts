@@ -1,1 +1,0 @@
-export * from './poll-until.js';

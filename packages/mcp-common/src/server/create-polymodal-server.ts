@@ -1,0 +1,65 @@
+/**
+ * One Polymodal MCP server: the SDK server with logging and instructions, the context built from the
+ * environment (or shared), roots kept in sync with the file access, and the server's tools registered.
+ * Each server's `server.ts` is one call of this, so what every server does alike lives here once (and a
+ * move to the SDK's next major version touches this file, not three).
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createServerContext, type ServerContext } from '../context/create-server-context.js';
+import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
+import type { ServerInstance } from '../runners/server-instance.js';
+
+/** What every tool of a Polymodal server receives. */
+export interface ToolContext {
+  context: ServerContext;
+  roots: RootsSync;
+  /** Seconds one tool call may take before it answers with what it has. */
+  toolDeadlineSeconds: number;
+}
+
+export interface PolymodalServerDeps {
+  /** Shared context; when absent one is built from `env` and closed by cleanup(). */
+  context?: ServerContext;
+  env?: NodeJS.ProcessEnv;
+  /** Overrides the context's tool deadline (tests). */
+  toolDeadlineSeconds?: number;
+}
+
+export interface PolymodalServerOptions<T extends ToolContext> {
+  name: string;
+  title: string;
+  version: string;
+  /** The server's instructions to the model (how its tools fit together). */
+  instructions: string;
+  deps?: PolymodalServerDeps;
+  /** Builds what this server's tools need beyond the common context (default: the common context). */
+  toolContext?: (common: ToolContext) => T;
+  register: (server: McpServer, tools: T) => void;
+}
+
+export function createPolymodalServer<T extends ToolContext = ToolContext>(
+  options: PolymodalServerOptions<T>,
+): ServerInstance {
+  const deps = options.deps ?? {};
+  const ownsContext = deps.context === undefined;
+  const context = deps.context ?? createServerContext({ env: deps.env, name: options.name });
+  const server = new McpServer(
+    { name: options.name, title: options.title, version: options.version },
+    { capabilities: { logging: {} }, instructions: options.instructions },
+  );
+  const detachLog = context.log.attach(server);
+  const roots = syncRoots(server, context.files, { log: context.log });
+  const common: ToolContext = {
+    context,
+    roots,
+    toolDeadlineSeconds: deps.toolDeadlineSeconds ?? context.toolDeadlineSeconds,
+  };
+  options.register(server, options.toolContext ? options.toolContext(common) : (common as T));
+  return {
+    server,
+    async cleanup() {
+      detachLog();
+      if (ownsContext) await context.close();
+    },
+  };
+}
