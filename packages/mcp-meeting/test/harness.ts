@@ -59,11 +59,14 @@ export async function startHarness(
     pollIntervalMs?: number;
     apiKey?: (sandbox: Sandbox) => string;
     config?: SandboxConfig;
+    /** 'held': the sandbox clock stands still (jobs do not progress) until released or advanced. */
+    clock?: 'running' | 'held';
   } = {},
 ): Promise<Harness> {
   const sandbox = await startSandbox({
     speed: options.speed ?? 100,
     ...(options.config ? { config: options.config } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-'));
   const mediaDir = path.join(root, 'media');

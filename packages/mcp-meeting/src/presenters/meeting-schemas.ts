@@ -65,11 +65,15 @@ export const segmentPageSchema = z.object({
 
 export type SegmentPageOutput = z.infer<typeof segmentPageSchema>;
 
-/** Job fields shown by several tools. */
+/** Job fields shown by several tools (absent from a handle given before the job could be read). */
 export const jobDetailsShape = {
-  title: z.string().nullable(),
-  credits: z.number().nullable().describe('Credits this recording costs (charged once, on success).'),
-  creditsCharged: z.boolean(),
-  warning: z.string().nullable().describe('Set when results are partial.'),
-  errorMessage: z.string().nullable().describe('Set when the job FAILED.'),
+  title: z.string().nullable().optional(),
+  credits: z
+    .number()
+    .nullable()
+    .optional()
+    .describe('Credits this recording costs (charged once, on success).'),
+  creditsCharged: z.boolean().optional(),
+  warning: z.string().nullable().optional().describe('Set when results are partial.'),
+  errorMessage: z.string().nullable().optional().describe('Set when the job FAILED.'),
 };

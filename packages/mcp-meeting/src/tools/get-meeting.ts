@@ -78,8 +78,8 @@ export function registerGetMeeting(server: McpServer, deps: MeetingToolDeps): vo
       outputSchema: {
         ...jobStatusShape,
         ...jobDetailsShape,
-        speakerNames: z.record(z.string(), z.string()).describe('Speaker id → display name.'),
-        counts: countsSchema,
+        speakerNames: z.record(z.string(), z.string()).optional().describe('Speaker id → display name.'),
+        counts: countsSchema.optional(),
         summary: summarySchema.optional(),
         transcript: segmentPageSchema.optional(),
         translation: segmentPageSchema.optional(),

@@ -1,0 +1,394 @@
+/**
+ * The job engine on a virtual clock (polling) and on real ledgers in temp dirs (claims): what a caller
+ * notices — how many reads and submissions happen, and when the answer comes.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiError, NotFoundError, UncertainSubmissionError } from '../errors/index.js';
+import { createJobLedger, type JobLedger, LedgerError } from '../ledger/create-job-ledger.js';
+import { createJobEngine, SubmissionInProgressError } from './create-job-engine.js';
+
+interface Job {
+  status: string;
+}
+
+/** A clock that only moves when the engine sleeps: every wait is exact and instant. */
+function virtualClock(start = 1_000_000) {
+  let time = start;
+  return {
+    now: () => time,
+    sleep: async (ms: number, signal?: AbortSignal) => {
+      signal?.throwIfAborted();
+      time += Math.max(0, ms);
+    },
+    advance: (ms: number) => {
+      time += ms;
+    },
+  };
+}
+
+/** Resolves once `condition` holds (checked every 10 ms; the test's own timeout bounds it). */
+async function until(condition: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+const rateLimited = (retryAfterMs: number) =>
+  createApiError({ status: 429, method: 'GET', url: '/jobs/j1', body: undefined, retryAfterMs });
+const unavailable = () => createApiError({ status: 503, method: 'GET', url: '/jobs/j1', body: undefined });
+const notFound = () => createApiError({ status: 404, method: 'GET', url: '/jobs/j1', body: undefined });
+
+/** A platform double whose answers are scripted per read; records when each read happened. */
+function scriptedReads(clock: ReturnType<typeof virtualClock>, answers: Array<Job | Error>) {
+  const times: number[] = [];
+  return {
+    times,
+    read: async () => {
+      times.push(clock.now());
+      const answer = answers[Math.min(times.length - 1, answers.length - 1)] as Job | Error;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    },
+  };
+}
+
+describe('poll: one loop, one deadline, one interval', () => {
+  const base = { service: 'meeting', id: 'j1', isDone: (job: Job) => job.status === 'COMPLETED' };
+
+  it('reads at once, then every interval, and answers when the job stops', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [
+      { status: 'PENDING' },
+      { status: 'PENDING' },
+      { status: 'COMPLETED' },
+    ]);
+    const start = clock.now();
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5_000,
+      deadline: start + 40_000,
+    });
+    expect(outcome).toMatchObject({ done: true, value: { status: 'COMPLETED' }, reads: 3 });
+    expect(platform.times.map((time) => time - start)).toEqual([0, 5_000, 10_000]);
+  });
+
+  it('makes no extra read at the deadline: waitSeconds under the interval gives one read and a handle', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [{ status: 'TRANSCRIBING' }]);
+    const start = clock.now();
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5_000,
+      deadline: start + 2_000,
+    });
+    expect(outcome).toMatchObject({ done: false, value: { status: 'TRANSCRIBING' }, reads: 1 });
+    // The answer comes at once: nothing is gained by sleeping until a deadline no read can precede.
+    expect(clock.now() - start).toBe(0);
+  });
+
+  it('a Retry-After longer than the time left ends the wait with a handle, without waiting for it', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [rateLimited(20_000)]);
+    const start = clock.now();
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5_000,
+      deadline: start + 2_000,
+    });
+    expect(outcome.done).toBe(false);
+    expect(outcome.value).toBeUndefined();
+    expect(outcome.transientErrors).toBe(1);
+    expect(platform.times).toHaveLength(1);
+    expect(clock.now() - start).toBeLessThanOrEqual(2_000);
+
+    // The next call (a new tool call 3 s later) does not read before the Retry-After either.
+    clock.advance(3_000);
+    const again = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5_000,
+      deadline: clock.now() + 2_000,
+    });
+    expect(again.done).toBe(false);
+    expect(platform.times).toHaveLength(1);
+  });
+
+  it('never reads before a Retry-After within the wait', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [rateLimited(12_000), { status: 'COMPLETED' }]);
+    const start = clock.now();
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5_000,
+      deadline: start + 40_000,
+    });
+    expect(outcome).toMatchObject({ done: true, transientErrors: 1, reads: 1 });
+    expect(platform.times.map((time) => time - start)).toEqual([0, 12_000]);
+  });
+
+  it('reuses a read less than one interval old across calls, and waits out the rest after a change', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [{ status: 'PENDING' }, { status: 'CANCELLED' }]);
+    const options = {
+      ...base,
+      isDone: () => true,
+      read: platform.read,
+      status: (job: Job) => job.status,
+      intervalMs: 5_000,
+    };
+    const first = await engine.poll({ ...options, deadline: clock.now() });
+    clock.advance(1_000);
+    const second = await engine.poll({ ...options, deadline: clock.now() });
+    expect(second).toMatchObject({ value: { status: 'PENDING' }, reads: 0 });
+    expect(first.reads).toBe(1);
+
+    // An action changed the job: the remembered body no longer describes it, but the interval still holds.
+    engine.invalidate('meeting', 'j1');
+    const afterChange = await engine.poll({
+      ...options,
+      deadline: clock.now(),
+      firstReadDeadline: clock.now() + 50_000,
+    });
+    expect(afterChange).toMatchObject({ value: { status: 'CANCELLED' }, reads: 1 });
+    expect(platform.times[1] ?? 0).toBe((platform.times[0] ?? 0) + 5_000);
+  });
+
+  it('tolerates and counts transient failures; a non-transient one is thrown', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const flaky = scriptedReads(clock, [unavailable(), unavailable(), { status: 'COMPLETED' }]);
+    const outcome = await engine.poll({
+      ...base,
+      read: flaky.read,
+      status: (job) => job.status,
+      intervalMs: 5_000,
+      deadline: clock.now() + 60_000,
+    });
+    expect(outcome).toMatchObject({ done: true, transientErrors: 2, reads: 1 });
+
+    const gone = scriptedReads(clock, [notFound()]);
+    await expect(
+      engine.poll({
+        ...base,
+        id: 'j2',
+        read: gone.read,
+        status: (job) => job.status,
+        intervalMs: 5_000,
+        deadline: clock.now() + 60_000,
+      }),
+    ).rejects.toSatisfy(NotFoundError.isInstance);
+    expect(gone.times).toHaveLength(1);
+  });
+
+  it('grows the pause with the cadence, up to its bound', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [
+      { status: 'STARTED' },
+      { status: 'STARTED' },
+      { status: 'STARTED' },
+      { status: 'STARTED' },
+      { status: 'SUCCESS' },
+    ]);
+    const start = clock.now();
+    await engine.poll({
+      service: 'speech-synthesis',
+      id: 't1',
+      isDone: (job: Job) => job.status === 'SUCCESS',
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 1_000,
+      cadence: { initialDelayMs: 2_000, growth: 2, maxIntervalMs: 5_000 },
+      deadline: start + 60_000,
+    });
+    expect(platform.times.map((time) => time - start)).toEqual([2_000, 4_000, 8_000, 13_000, 18_000]);
+  });
+});
+
+describe('start: claim before paying', () => {
+  let dir: string;
+  let ledger: JobLedger;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'polymodal-engine-'));
+    ledger = createJobLedger({ dir: path.join(dir, 'jobs') });
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A submission that takes until `release()`; counts how often the paid work ran. */
+  function slowSubmission() {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let runs = 0;
+    return {
+      get runs() {
+        return runs;
+      },
+      release: () => release(),
+      submit: async () => {
+        runs += 1;
+        await gate;
+        return { id: `job-${runs}`, status: 'PENDING' };
+      },
+    };
+  }
+
+  it('identical starts in one process join the one in flight: one paid submission', async () => {
+    const engine = createJobEngine({ ledger });
+    const work = slowSubmission();
+    const calls = Array.from({ length: 5 }, () =>
+      engine.start({ service: 'meeting', fingerprint: 'fp', resendable: true, submit: work.submit }),
+    );
+    work.release();
+    const started = await Promise.all(calls);
+    expect(work.runs).toBe(1);
+    expect(new Set(started.map((item) => item.id))).toEqual(new Set(['job-1']));
+    expect(started.filter((item) => item.joined)).toHaveLength(4);
+  });
+
+  it('another process waits for the claim, then resumes the job instead of paying again', async () => {
+    const first = createJobEngine({ ledger });
+    // The second process's ledger counts its looks, so the test knows when it is waiting on the claim.
+    const secondLedger = createJobLedger({ dir: path.join(dir, 'jobs') });
+    let looks = 0;
+    const counted: JobLedger = {
+      ...secondLedger,
+      findByFingerprint: (service, fingerprint) => {
+        looks += 1;
+        return secondLedger.findByFingerprint(service, fingerprint);
+      },
+    };
+    const second = createJobEngine({ ledger: counted });
+    const work = slowSubmission();
+    const secondWork = slowSubmission();
+    const owner = first.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      submit: work.submit,
+    });
+    await until(async () => (await ledger.findByFingerprint('meeting', 'fp'))?.claim != null);
+    const joiner = second.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      submit: secondWork.submit,
+    });
+    await until(async () => looks >= 2);
+    work.release();
+    secondWork.release();
+    const [a, b] = await Promise.all([owner, joiner]);
+    expect(work.runs).toBe(1);
+    expect(secondWork.runs).toBe(0);
+    expect(b).toMatchObject({ id: a.id, resumed: true, joined: true });
+  });
+
+  it('a caller whose time runs out gets SubmissionInProgressError; the submission goes on and is joined', async () => {
+    const engine = createJobEngine({ ledger });
+    const work = slowSubmission();
+    const late = engine.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      deadline: Date.now() + 100,
+      submit: work.submit,
+    });
+    await expect(late).rejects.toSatisfy(SubmissionInProgressError.isInstance);
+    const again = engine.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      submit: work.submit,
+    });
+    work.release();
+    expect(await again).toMatchObject({ id: 'job-1', joined: true });
+    expect(work.runs).toBe(1);
+  });
+
+  it('takes over a claim whose owner died, and refuses an uncertain non-resendable one', async () => {
+    const engine = createJobEngine({ ledger });
+    const expired = new Date(Date.now() - 1_000).toISOString();
+    await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: null,
+      lastStatus: 'SUBMITTING',
+      claim: { owner: 'elsewhere/1/x', expiresAt: expired },
+    });
+    const work = slowSubmission();
+    work.release();
+    expect(
+      await engine.start({ service: 'meeting', fingerprint: 'fp', resendable: true, submit: work.submit }),
+    ).toMatchObject({ id: 'job-1', resumed: false });
+
+    await ledger.insert({
+      service: 'video',
+      fingerprint: 'fp',
+      id: null,
+      lastStatus: 'SUBMITTING',
+      claim: { owner: 'elsewhere/1/x', expiresAt: expired },
+    });
+    await expect(
+      engine.start({ service: 'video', fingerprint: 'fp', submit: work.submit }),
+    ).rejects.toSatisfy(UncertainSubmissionError.isInstance);
+    expect(work.runs).toBe(1);
+  });
+
+  it('a claim that cannot be written refuses the submission before anything is paid', async () => {
+    const broken: JobLedger = {
+      ...ledger,
+      location: '/nowhere',
+      findByFingerprint: async () => undefined,
+      insert: async () => {
+        throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      },
+    };
+    const engine = createJobEngine({ ledger: broken, log: { warn: () => undefined } });
+    const work = slowSubmission();
+    await expect(
+      engine.start({ service: 'meeting', fingerprint: 'fp', resendable: true, submit: work.submit }),
+    ).rejects.toSatisfy(LedgerError.isInstance);
+    expect(work.runs).toBe(0);
+  });
+
+  it('a recorded job the platform cannot confirm right now (503) is resumed, not paid again', async () => {
+    const engine = createJobEngine({ ledger });
+    const work = slowSubmission();
+    work.release();
+    const first = await engine.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      submit: work.submit,
+    });
+    const again = await engine.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      current: async () => {
+        throw unavailable();
+      },
+      submit: work.submit,
+    });
+    expect(again).toMatchObject({ id: first.id, resumed: true });
+    expect(work.runs).toBe(1);
+  });
+});
