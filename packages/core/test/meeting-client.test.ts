@@ -166,6 +166,37 @@ describe('meeting client', () => {
     expect(requestsTo('POST /api/conference-summary/v1/jobs')).toHaveLength(2);
   });
 
+  it('repeats an upload answered 503 (authentication unavailable: nothing was stored), with back-off', async () => {
+    fake.faults.set('POST /api/conference-summary/v1/uploads', { status: 503, body: { error: 'auth down' } });
+    const { uploadReceipt } = await meeting.upload(recording);
+    expect(uploadReceipt).toMatch(/^receipt-/);
+    expect(requestsTo('POST /api/conference-summary/v1/uploads')).toHaveLength(2);
+    expect(fake.uploads).toHaveLength(1);
+  });
+
+  it('a job list without "jobs" is an error naming the keys it has, not "no recordings"', async () => {
+    fake.faults.set('GET /api/conference-summary/v1/jobs', {
+      status: 200,
+      body: { recordings: [{ id: 'x' }], maxUploadBytes: 10 },
+    });
+    const error = await meeting.list().then(
+      () => undefined,
+      (reason: unknown) => reason as Error,
+    );
+    expect(error?.message).toMatch(/no list of recordings under "jobs"; the body has /);
+    expect(error?.message).toContain('"recordings"');
+    expect(error?.message).toContain('"maxUploadBytes"');
+  });
+
+  it('sends a non-ASCII file name as UTF-8 in filename= and keeps it as the title', async () => {
+    const named = path.join(recordings, 'réunion hebdo.wav');
+    await writeFile(named, wav(3));
+    await meeting.upload(named);
+    const disposition = fake.uploadDispositions.at(-1) ?? '';
+    expect(disposition).toContain('filename="réunion hebdo.wav"');
+    expect(disposition).not.toContain('filename*');
+  });
+
   it('never repeats an upload whose connection broke after the server received it', async () => {
     fake.faults.set('POST /api/conference-summary/v1/uploads', 'reset-after-receive');
     await expect(meeting.upload(recording)).rejects.toMatchObject({

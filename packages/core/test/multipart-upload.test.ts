@@ -66,12 +66,13 @@ describe('multipart upload', () => {
     expect(Number(announced)).toBe(received.length);
     const boundary = /boundary=(.+)$/.exec(contentType)?.[1] ?? '';
     expect(boundary).not.toBe('');
-    const text = received.toString('latin1');
+    const text = received.toString('utf8');
     expect(
       text.startsWith(`--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nmeeting\r\n`),
     ).toBe(true);
-    expect(text).toContain(`filename*=UTF-8''${encodeURIComponent('réunion "1".wav')}`);
-    expect(text).toContain('filename="r_union %221%22.wav"');
+    // RFC 7578 §4.2: UTF-8 in filename=, never filename* (which form-data parsers may ignore).
+    expect(text).toContain('filename="réunion %221%22.wav"');
+    expect(text).not.toContain('filename*');
     const start = received.indexOf('\r\n\r\n', received.indexOf('Content-Type: audio/wav')) + 4;
     const end = received.length - `\r\n--${boundary}--\r\n`.length;
     expect(received.subarray(start, end).equals(content)).toBe(true);

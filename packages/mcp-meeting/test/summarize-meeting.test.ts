@@ -103,6 +103,14 @@ describe('summarize_meeting', () => {
     expect(structured.summary.actionItems.every((item) => typeof item.owner === 'string')).toBe(true);
   });
 
+  it('keeps a non-ASCII file name as the recording title (UTF-8 filename=, never filename*)', async () => {
+    const file = await harness.writeRecording('réunion d’équipe.wav');
+    const result = await harness.call('summarize_meeting', { path: file, waitSeconds: 0 });
+    expect(result.isError, result.text).toBe(false);
+    const job = await harness.call('get_meeting', { jobId: result.structured.jobId, waitSeconds: 5 });
+    expect(job.structured.title).toBe('réunion d’équipe');
+  });
+
   it('returns a job handle when the job outlives waitSeconds, and get_meeting finishes the wait', async () => {
     const file = await harness.writeRecording('long.wav');
     const first = await harness.call('summarize_meeting', { path: file, waitSeconds: 0 });

@@ -164,7 +164,8 @@ export const MeetingJobEnvelope = z.looseObject({ job: MeetingJob });
 /**
  * Job list. The spec shows only that it carries the newest 100 recording headers, `maxUploadBytes` and
  * pricing; the header and pricing shapes are "not shown", so we accept the headers under `jobs` (the
- * sandbox's choice) and keep both opaque beyond an id and a status.
+ * sandbox's choice) and keep both opaque beyond an id and a status. A body without `jobs` is an error that
+ * names the keys it has — never a silent "no recordings", which would hide the platform's real shape.
  */
 export const MeetingJobHeader = z.looseObject({
   id: z.string(),
@@ -173,11 +174,23 @@ export const MeetingJobHeader = z.looseObject({
 });
 export type MeetingJobHeader = z.infer<typeof MeetingJobHeader>;
 
-export const MeetingJobList = z.looseObject({
-  jobs: z.array(MeetingJobHeader).default([]),
-  maxUploadBytes: z.number().nullish(),
-  pricing: z.unknown().optional(),
-});
+export const MeetingJobList = z
+  .looseObject({
+    jobs: z.array(MeetingJobHeader).optional(),
+    maxUploadBytes: z.number().nullish(),
+    pricing: z.unknown().optional(),
+  })
+  .superRefine((value, context) => {
+    if (value.jobs === undefined) {
+      const keys = Object.keys(value);
+      context.addIssue({
+        code: 'custom',
+        path: ['jobs'],
+        message: `no list of recordings under "jobs"; the body has ${keys.length > 0 ? keys.map((key) => JSON.stringify(key)).join(', ') : 'no keys'}`,
+      });
+    }
+  })
+  .transform((value) => ({ ...value, jobs: value.jobs ?? [] }));
 export type MeetingJobList = z.infer<typeof MeetingJobList>;
 
 export const ErrorBody = z.looseObject({ error: z.string() });

@@ -50,12 +50,13 @@ function fieldParts(boundary: string, fields: Record<string, string>): string {
   return text;
 }
 
+/**
+ * The file part's disposition. Non-ASCII names go as UTF-8 in `filename=` (what browsers send): RFC 7578
+ * §4.2 says `filename*` must not be used in multipart/form-data, and parsers that follow it would take
+ * the ASCII fallback and lose the real name. Quotes and line breaks are percent-encoded as browsers do.
+ */
 function fileDisposition(field: string, filename: string): string {
-  const plain = `form-data; name=${quote(field)}; filename=${quote(filename)}`;
-  if (/^[\x20-\x7e]*$/.test(filename)) return plain;
-  // Non-ASCII names: an ASCII fallback plus RFC 5987 `filename*`, which multipart parsers prefer.
-  const fallback = filename.replace(/[^\x20-\x7e]/g, '_');
-  return `form-data; name=${quote(field)}; filename=${quote(fallback)}; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  return `form-data; name=${quote(field)}; filename=${quote(filename)}`;
 }
 
 function changed(file: string): ValidationError {

@@ -22,6 +22,8 @@ export interface FakeMeetingServer {
   url: string;
   jobs: Map<string, FakeJob>;
   uploads: { bytes: number; contentType: string }[];
+  /** The Content-Disposition line of each upload's file part, as sent (UTF-8). */
+  uploadDispositions: string[];
   /** Statuses each new job will walk through. */
   script: string[];
   maxUploadBytes: number;
@@ -35,6 +37,7 @@ export async function startFakeMeetingServer(apiKey: string): Promise<FakeMeetin
   const state: Omit<FakeMeetingServer, 'server' | 'url' | 'close'> = {
     jobs: new Map(),
     uploads: [],
+    uploadDispositions: [],
     script: ['PENDING', 'TRANSCRIBING', 'SUMMARIZING', 'COMPLETED'],
     maxUploadBytes: 50 * 1024 * 1024,
     faults: new Map(),
@@ -92,6 +95,8 @@ export async function startFakeMeetingServer(apiKey: string): Promise<FakeMeetin
   ) {
     if (route === `POST ${API}/uploads`) {
       state.uploads.push({ bytes: raw.length, contentType: request.headers['content-type'] ?? '' });
+      const disposition = /Content-Disposition: [^\r\n]*filename[^\r\n]*/.exec(raw.toString('utf8'));
+      if (disposition) state.uploadDispositions.push(disposition[0]);
       counter += 1;
       reply(200, { uploadReceipt: `receipt-${counter}` });
       return;

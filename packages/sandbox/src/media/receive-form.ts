@@ -49,6 +49,8 @@ export async function receiveForm(options: ReceiveFormOptions): Promise<Received
   try {
     parser = busboy({
       headers: request.headers,
+      // Form-data file names are UTF-8 (RFC 7578 §4.2; browsers send them so), not busboy's latin1 default.
+      defParamCharset: 'utf8',
       limits: { files: 4, fileSize: options.maxBytes, fields: 40, fieldSize: 64 * 1024, parts: 60 },
     });
   } catch (error) {

@@ -36,6 +36,8 @@ export async function receiveUpload(options: ReceiveUploadOptions): Promise<Rece
   try {
     parser = busboy({
       headers: request.headers,
+      // Form-data file names are UTF-8 (RFC 7578 §4.2; browsers send them so), not busboy's latin1 default.
+      defParamCharset: 'utf8',
       limits: { files: 1, fileSize: options.maxBytes, fields: 50, fieldSize: 64 * 1024, parts: 100 },
     });
   } catch (error) {

@@ -20,6 +20,8 @@ export async function readMultipart(request: IncomingMessage, maxFileBytes: numb
     try {
       parser = busboy({
         headers: request.headers,
+        // Form-data file names are UTF-8 (RFC 7578 §4.2; browsers send them so), not busboy's latin1 default.
+        defParamCharset: 'utf8',
         limits: { files: 4, fileSize: maxFileBytes, fields: 30, fieldSize: 64 * 1024 },
       });
     } catch (error) {
