@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SHORT_SCRIPT } from './harness.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
@@ -81,18 +81,21 @@ beforeAll(async () => {
   });
   root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-processes-'));
   await mkdir(path.join(root, 'media'), { recursive: true });
-  // Held: jobs stay where they are, so "still running" holds however slow the machine is.
-  sandbox = await startSandbox({ speed: 100, clock: 'held' });
 });
 
 beforeEach(async () => {
-  await sandbox.control.reset();
+  // A sandbox per test: a request a killed server left delayed in one test must not be counted in the
+  // next. Held: jobs stay where they are, so "still running" holds however slow the machine is.
+  sandbox = await startSandbox({ speed: 100, clock: 'held' });
   stateDir = await mkdtemp(path.join(root, 'state-'));
 });
 
-afterAll(async () => {
-  await Promise.all(servers.map((server) => server.close()));
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
   await sandbox?.close();
+});
+
+afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 

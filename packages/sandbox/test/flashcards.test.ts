@@ -19,7 +19,8 @@ const media = {
 };
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ speed: 10, config: { media } });
+  // Held: every test moves the clock itself, so a loaded machine cannot skip a stage between two reads.
+  sandbox = await startSandbox({ speed: 10, config: { media }, clock: 'held' });
   client = createMediaClient(sandbox);
 });
 beforeEach(() => sandbox.control.reset());
@@ -47,7 +48,7 @@ const fromUrl = (body: Record<string, unknown>, key?: string) =>
   client.call('POST', `${VF}/jobs/from-url`, { json: body, ...(key ? { key } : {}) });
 
 async function withSandbox(config: SandboxConfig, run: (other: Sandbox) => Promise<void>) {
-  const other = await startSandbox({ speed: 10, config });
+  const other = await startSandbox({ speed: 10, config, clock: 'held' });
   try {
     await run(other);
   } finally {
