@@ -48,6 +48,57 @@ function open(url: string): Polymodal {
 }
 
 describe('flashcards client', () => {
+  it('makes relative clip and video URLs of a result absolute against the platform', async () => {
+    const server = await serve((_request, response) =>
+      sendJson(response, 200, {
+        job_id: 'vf_9',
+        status: 'done',
+        ready: true,
+        successful: true,
+        result: {
+          learning_direction: 'thai_to_chinese',
+          source_language: 'th',
+          target_language: 'zh',
+          media: { original_video_url: '/api/video-flashcards/v1/files/original.mp4' },
+          segments: [
+            {
+              index: 1,
+              start: 0,
+              end: 1,
+              text: 'สวัสดี',
+              video: {
+                original_segment_url: 'files/clip-1.mp4',
+                rendered_segment_url: 'https://cdn.example/r.mp4',
+              },
+            },
+          ],
+        },
+      }),
+    );
+    const { flashcards } = open(server.url);
+    const job = await flashcards.get('vf_9');
+    expect(job.result?.media?.original_video_url).toBe(
+      `${server.url}/api/video-flashcards/v1/files/original.mp4`,
+    );
+    expect(job.result?.segments[0]?.video?.original_segment_url).toBe(`${server.url}/files/clip-1.mp4`);
+    expect(job.result?.segments[0]?.video?.rendered_segment_url).toBe('https://cdn.example/r.mp4');
+  });
+
+  it('newJob (forceNew) sends a fresh idempotency key, so the platform starts a new job', async () => {
+    const keys: string[] = [];
+    const server = await serve(async (request, response) => {
+      const body = JSON.parse(await readBody(request)) as { idempotency_key: string };
+      keys.push(body.idempotency_key);
+      sendJson(response, 200, { success: true, job_id: `vf_${keys.length}`, status: 'queued' });
+    });
+    const { flashcards } = open(server.url);
+    const url = 'https://www.youtube.com/watch?v=dQw4w9WgXcQ';
+    await flashcards.startFromUrl(url, { learning_direction: 'thai_to_chinese' });
+    await flashcards.startFromUrl(url, { learning_direction: 'thai_to_chinese' }, { forceNew: true });
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).not.toBe(keys[0]);
+  });
+
   it('resends a start cut off after it arrived with the same idempotency key, so no second job appears', async () => {
     const keys: string[] = [];
     const server = await serve(async (request, response) => {

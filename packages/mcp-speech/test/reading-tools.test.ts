@@ -65,11 +65,14 @@ describe('reading score tools', () => {
 
   it('waits for a queued score, or hands back a job to continue with get_reading_score', async () => {
     const file = await recording('long.wav', [SAMPLE_READING_TEXT], 25);
+    // Held: the queued task stays PENDING however slow the machine is, until the clock is released.
+    harness.sandbox.control.holdClock();
     const handle = await harness.call('score_reading', {
       studentAudioPath: file,
       referenceText: SAMPLE_READING_TEXT,
       waitSeconds: 0,
     });
+    harness.sandbox.control.releaseClock();
     expect(handle.structured).toMatchObject({ done: false, status: 'PENDING' });
     expect(handle.structured.next).toContain('get_reading_score');
     const jobs = await harness.call('list_jobs', {});
@@ -81,6 +84,28 @@ describe('reading score tools', () => {
     });
     expect(finished.isError, finished.text).toBe(false);
     expect(finished.structured).toMatchObject({ done: true, correctWords: 7, referenceWords: 7 });
+  });
+
+  it('the identical request again, or at the same time, is scored (and paid) once', async () => {
+    const file = await recording('twice.wav', [SAMPLE_READING_TEXT]);
+    const before = scored();
+    const args = { studentAudioPath: file, referenceText: SAMPLE_READING_TEXT };
+    const [first, second] = await Promise.all([
+      harness.call('score_reading', args),
+      harness.call('score_reading', args),
+    ]);
+    const again = await harness.call('score_reading', args);
+    for (const result of [first, second, again]) {
+      expect(result.isError, result.text).toBe(false);
+      expect(result.structured).toMatchObject({ done: true, correctWords: 7 });
+    }
+    expect(again.structured.resumed).toBe(true);
+    expect(again.text).toMatch(/scored before/);
+    expect(scored() - before).toBe(1);
+
+    const anew = await harness.call('score_reading', { ...args, newJob: true });
+    expect(anew.structured.resumed).toBe(false);
+    expect(scored() - before).toBe(2);
   });
 
   it('refuses bad input and files outside the allowed directories before any call', async () => {
