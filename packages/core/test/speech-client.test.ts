@@ -1,8 +1,9 @@
 /**
  * The speech synthesis client's rules against a loopback server: a POST repeated only after an explicit
  * 429, never after a reset that may have admitted the task; a 429 on a status read keeps the taskId; pauses
- * never shorter than Retry-After; the governor keeps a batch within the key's limit; long text is split and
- * joined in order.
+ * never shorter than Retry-After, also after a restart; the governor keeps a batch within the key's limit,
+ * and a request refused with a 429 waits for a free slot; a stopped batch sends no further part; long text
+ * is split and joined in order. Time is a fake clock that moves only when the client sleeps.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -29,14 +30,18 @@ const KEY = 'pm_live_speechkey';
 let server: TestServer | undefined;
 let dir: string;
 let sleeps: number[];
+/** The fake clock: the client's and engine's `now`, advanced by their sleeps. */
+let clock: number;
 let closeHttp: (() => Promise<void>) | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'speech-'));
   sleeps = [];
+  clock = Date.now();
 });
 afterEach(async () => {
   await closeHttp?.();
+  closeHttp = undefined;
   await server?.close();
   server = undefined;
   await rm(dir, { recursive: true, force: true });
@@ -50,51 +55,89 @@ function client(options: { concurrentSessions?: number; ledger?: boolean } = {})
     baseDelayMs: 1,
     maxDelayMs: 2,
   });
-  closeHttp = () => http.close();
+  const previous = closeHttp;
+  closeHttp = async () => {
+    await previous?.();
+    await http.close();
+  };
   const files = createFileAccess({ allowedDirs: [dir], outputDir: path.join(dir, 'out') });
+  const sleep = async (ms: number) => {
+    sleeps.push(ms);
+    clock += ms;
+  };
+  const now = () => clock;
+  const random = () => 0;
   return createSpeechClient({
     http,
     files,
     downloader: createMediaDownloader({ platform: { baseUrl: server!.url }, files }),
-    ...(options.ledger
-      ? { engine: createJobEngine({ ledger: createJobLedger({ dir: path.join(dir, 'jobs') }) }) }
-      : {}),
+    // Each client is a process of its own: its own engine (memory), the ledger on disk shared.
+    engine: createJobEngine({
+      ...(options.ledger ? { ledger: createJobLedger({ dir: path.join(dir, 'jobs') }) } : {}),
+      sleep,
+      now,
+      random,
+    }),
     ...(options.concurrentSessions ? { concurrentSessions: options.concurrentSessions } : {}),
-    random: () => 0,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
+    random,
+    sleep,
+    now,
   });
 }
 
 const posts = () => server!.requests.filter((request) => request.method === 'POST');
 
-/** A fake service: every task is ready on its second status read. */
+/**
+ * A fake service: every task is ready on its `readsToFinish`-th status read (default the second); PENDING
+ * answers carry `Retry-After: pendingRetryAfter` (default 5). With `limit`, a POST while that many tasks
+ * are unfinished is refused with the service's 429.
+ */
 function fakeService(
-  options: { onPost?: (body: Record<string, unknown>, count: number) => 'busy' | 'reset' | 'ok' } = {},
+  options: {
+    onPost?: (body: Record<string, unknown>, count: number) => 'busy' | 'reset' | 'ok';
+    limit?: number;
+    readsToFinish?: number;
+    pendingRetryAfter?: number;
+  } = {},
 ) {
   const reads = new Map<string, number>();
   const texts = new Map<string, string>();
+  const statusReads: { taskId: string; at: number; retryAfterMs: number }[] = [];
   let count = 0;
+  let busy = 0;
   let unfinished = 0;
   let peak = 0;
+  const readsToFinish = options.readsToFinish ?? 2;
+  const pendingRetryAfter = options.pendingRetryAfter ?? 5;
+  const refuse = (response: import('node:http').ServerResponse, limit: number) => {
+    busy += 1;
+    sendJson(
+      response,
+      429,
+      { error: 'too many active jobs', activeJobs: limit, concurrentLimit: limit, retryAfterSeconds: 2 },
+      { 'retry-after': '2', 'cache-control': 'no-store' },
+    );
+  };
   return {
     peak: () => peak,
+    /** 429 answers to POSTs. */
+    busy: () => busy,
+    /** Status reads of tasks, in order, with the fake clock on arrival and the Retry-After answered. */
+    statusReads: () => statusReads,
     handler: async (
       request: import('node:http').IncomingMessage,
       response: import('node:http').ServerResponse,
     ) => {
       if (request.method === 'POST') {
         const body = JSON.parse(await readBody(request)) as Record<string, unknown>;
+        if (options.limit !== undefined && unfinished >= options.limit) {
+          refuse(response, options.limit);
+          return;
+        }
         count += 1;
         const verdict = options.onPost?.(body, count) ?? 'ok';
         if (verdict === 'busy') {
-          sendJson(
-            response,
-            429,
-            { error: 'too many active jobs', activeJobs: 2, concurrentLimit: 2, retryAfterSeconds: 2 },
-            { 'retry-after': '2', 'cache-control': 'no-store' },
-          );
+          refuse(response, 2);
           return;
         }
         const taskId = `task_${count}`;
@@ -123,16 +166,18 @@ function fakeService(
       const taskId = (request.url ?? '').split('/').pop() ?? '';
       const seen = (reads.get(taskId) ?? 0) + 1;
       reads.set(taskId, seen);
-      if (seen < 2) {
+      if (seen < readsToFinish) {
+        statusReads.push({ taskId, at: clock, retryAfterMs: pendingRetryAfter * 1000 });
         sendJson(
           response,
           200,
           { taskId, state: 'PENDING', ready: false, successful: null },
-          { 'retry-after': '5' },
+          { 'retry-after': String(pendingRetryAfter) },
         );
         return;
       }
-      if (seen === 2) unfinished -= 1;
+      statusReads.push({ taskId, at: clock, retryAfterMs: 0 });
+      if (seen === readsToFinish) unfinished -= 1;
       const text = texts.get(taskId) ?? '';
       sendJson(response, 200, {
         taskId,
@@ -266,6 +311,92 @@ describe('speech synthesis client', () => {
     expect(positions[2]).toEqual([1]);
     expect(positions[4]).toEqual([3, 2, 1]);
     expect(speech.stats().busyAnswers).toBe(0);
+  });
+
+  it('after a restart, reads a resumed task no sooner than the Retry-After its last read asked for', async () => {
+    const fake = fakeService({ readsToFinish: 3, pendingRetryAfter: 2 });
+    server = await startServer(fake.handler);
+    const first = client({ ledger: true });
+    const { taskId } = await first.submit({ text: 'Resume me later.' });
+    // The first process reads once (PENDING, Retry-After: 2), runs out of time and stops.
+    const outcome = await first.poll(taskId, { deadline: clock + 4_000 });
+    expect(outcome).toMatchObject({ done: false, reads: 1, value: { state: 'PENDING' } });
+
+    const restarted = client({ ledger: true });
+    const { task, resumed } = await restarted.synthesize({ text: 'Resume me later.' });
+    expect({ resumed, state: task.state, taskId: task.taskId }).toEqual({
+      resumed: true,
+      state: 'SUCCESS',
+      taskId,
+    });
+    expect(posts()).toHaveLength(1);
+    const reads = fake.statusReads();
+    expect(reads).toHaveLength(3);
+    for (let index = 1; index < reads.length; index++) {
+      const previous = reads[index - 1]!;
+      expect(reads[index]!.at - previous.at).toBeGreaterThanOrEqual(previous.retryAfterMs);
+    }
+  });
+
+  it('poll answers done: false with the newest task at its deadline, never an error', async () => {
+    server = await startServer(fakeService({ readsToFinish: 10, pendingRetryAfter: 1 }).handler);
+    const speech = client();
+    const { taskId } = await speech.submit({ text: 'Still going.' });
+    const seen: string[] = [];
+    const outcome = await speech.poll(taskId, {
+      deadline: clock + 6_000,
+      onProgress: (task) => {
+        seen.push(task.state);
+      },
+    });
+    expect(outcome.done).toBe(false);
+    expect(outcome.value?.state).toBe('PENDING');
+    expect(outcome.reads).toBeGreaterThan(1);
+    expect(seen).toHaveLength(outcome.reads);
+  });
+
+  it('a part refused with a 429 waits for a free slot of the limit it taught, so no second round is refused', async () => {
+    // The key allows 2 unfinished tasks; the client does not know it and starts 4 at once.
+    const fake = fakeService({ limit: 2 });
+    server = await startServer(fake.handler);
+    const speech = client();
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => speech.synthesize({ text: `Sentence ${index}.` })),
+    );
+    expect(results.every((result) => result.task.state === 'SUCCESS')).toBe(true);
+    expect(speech.governor.limit).toBe(2);
+    // Only the first round, sent before the limit was known, was refused.
+    expect(fake.busy()).toBe(2);
+    expect(posts()).toHaveLength(6 + 2);
+    expect(fake.peak()).toBe(2);
+  });
+
+  it('a stopped text synthesis sends no further part, and the same text again resumes the parts already sent', async () => {
+    const controller = new AbortController();
+    const fake = fakeService({
+      onPost: (_body, count) => {
+        // Stopped while the second part's POST is in flight.
+        if (count === 2) controller.abort(new Error('the user stopped it'));
+        return 'ok';
+      },
+    });
+    server = await startServer(fake.handler);
+    const speech = client({ concurrentSessions: 2, ledger: true });
+    const sentences = Array.from(
+      { length: 5 },
+      (_, index) =>
+        `Sentence ${index + 1} is long enough ${'to fill most of one part '.repeat(5)}on its own.`,
+    );
+    const text = sentences.join(' ');
+    await expect(speech.synthesizeText({ text }, { signal: controller.signal })).rejects.toThrow(
+      'the user stopped it',
+    );
+    expect(posts()).toHaveLength(2);
+
+    const again = await speech.synthesizeText({ text });
+    expect(again.parts.map((part) => part.resumed)).toEqual([true, true, false, false, false]);
+    expect(posts()).toHaveLength(5);
+    expect(again.parts.map((part) => part.text)).toEqual(sentences);
   });
 
   it('splits long text at sentence boundaries and joins the WAVs in order', async () => {

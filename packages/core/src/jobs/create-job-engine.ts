@@ -273,10 +273,12 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
 
   async function noteRead(service: string, id: string, read: ObservedRead): Promise<void> {
     const at = now();
-    const nextAt = at + (read.retryAfterMs ?? 0);
+    // A later note of the same read (the loop's interval after a client's Retry-After) must not shorten
+    // the wait that the ledger tells other processes, nor a restarted one.
+    const nextAt = Math.max(at + (read.retryAfterMs ?? 0), memory.get(keyOf(service, id))?.nextAt ?? 0);
     remember(service, id, {
       at,
-      nextAt: Math.max(nextAt, memory.get(keyOf(service, id))?.nextAt ?? 0),
+      nextAt,
       ...(read.body === undefined ? {} : { body: read.body, bodyAt: at }),
     });
     await record(service, id, {

@@ -2,7 +2,10 @@
  * Keeps the number of unfinished synthesis tasks of one key at or below what the key allows
  * (`concurrentSessions`, not readable from the API). The limit is configured, or learned from the
  * `concurrentLimit` of a 429; until then at most `initialLimit` tasks run at once. Work beyond the limit
- * waits in a FIFO queue and is told its position whenever it changes.
+ * waits in a FIFO queue and is told its position whenever it changes. A request the service refused with
+ * a 429 gives its slot back and queues again at the front: slots handed out before the limit was learned
+ * are not taken back, so it must wait for one of the learned limit to free up rather than be sent again
+ * into a key that is still full.
  */
 
 export interface GovernorOptions {
@@ -56,9 +59,16 @@ export class ConcurrencyGovernor {
 
   /**
    * Waits for a slot. `onPosition` hears 1-based queue positions while waiting (not called when a slot
-   * is free at once). An abort removes the caller from the queue.
+   * is free at once). `front` puts the caller ahead of the queue (work that already had its turn). An
+   * abort removes the caller from the queue.
    */
-  acquire(options: { signal?: AbortSignal; onPosition?: (position: number) => void } = {}): Promise<Slot> {
+  acquire(
+    options: {
+      signal?: AbortSignal | undefined;
+      onPosition?: ((position: number) => void) | undefined;
+      front?: boolean;
+    } = {},
+  ): Promise<Slot> {
     const { signal } = options;
     signal?.throwIfAborted();
     if (this.#queue.length === 0 && this.#active < this.#effectiveLimit()) {
@@ -82,7 +92,8 @@ export class ConcurrencyGovernor {
         lastPosition: 0,
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
+      if (options.front) this.#queue.unshift(waiter);
+      else this.#queue.push(waiter);
       this.#notifyPositions();
     });
   }

@@ -3,13 +3,17 @@
  *
  * - A POST is retried automatically only after an explicit 429 (no task was admitted); after a timeout or
  *   a reset it is not, since the task may exist (the job ledger then refuses an identical request until
- *   the caller allows a resubmission).
- * - A 429 on a status read keeps the same taskId and reads the same URL again.
- * - Status is never read faster than the last Retry-After (start response, PENDING responses, 429), with
- *   up to 10 % random jitter, and the pause grows by a quarter per read up to one read per 15 s.
+ *   the caller allows a resubmission). A caller's abort ends its waiting (for a slot, out a 429's pause),
+ *   never a POST already sent: that one completes and is recorded, so a repeat resumes its task.
+ * - Status reads go through the job engine's one polling loop: the first read after the start response's
+ *   Retry-After (at least 1 s), then a pause that grows by a quarter per read up to one read per 15 s, with
+ *   up to 10 % jitter, and never sooner than the last Retry-After (start, PENDING, 429) — remembered in this
+ *   process and in the ledger, so a resumed task after a restart waits for it too.
+ * - A 429 on a status read is not a failure: the same taskId is read again after its Retry-After.
  * - A per-key governor keeps unfinished tasks within the key's `concurrentSessions` (configured, or
  *   learned from a 429's `concurrentLimit`; 4 until known), so a batch does not provoke 429s; queued work
- *   hears its position.
+ *   hears its position. A request refused with a 429 waits for a free slot of the learned limit, not only
+ *   for its Retry-After.
  *
  * `synthesizeText` takes text of any length: it splits it at sentence boundaries into parts of at most
  * 200 characters, synthesises them under the governor and joins the WAVs in order.
@@ -29,10 +33,16 @@ import {
 } from '../contracts/speech-synthesis.js';
 import { jobErrorText } from '../contracts/video.js';
 import type { MediaDownloader } from '../download/index.js';
-import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
+import {
+  ApiError,
+  ConnectionError,
+  JobFailedError,
+  PollingTimeoutError,
+  ValidationError,
+} from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import { type HttpClient, parseRetryAfter } from '../http/index.js';
-import { createJobEngine, type JobEngine, statusUnlessGone } from '../jobs/index.js';
+import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
 import { fingerprint, type LedgerEntry } from '../ledger/index.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
 import { isWav } from '../media/sniff-media-type.js';
@@ -48,15 +58,17 @@ export const CUSTOM_VOICE_SERVICE = 'custom-voice';
 export const TTS_MIN_POLL_MS = 1_000;
 export const TTS_MAX_POLL_MS = 15_000;
 export const TTS_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
+/** The spec's polling rule as the engine's cadence: a quarter longer per read, at most 15 s, 10 % jitter. */
+const TTS_POLL_GROWTH = 1.25;
+const TTS_POLL_JITTER = 0.1;
 /** 429 answers to one POST waited out before giving up. */
 const MAX_BUSY_ROUNDS = 30;
 /** A slot of a task nobody looks at any more is freed after this long. */
 const SLOT_EXPIRY_MS = 15 * 60 * 1000;
-const MAX_CONSECUTIVE_ERRORS = 5;
 
 export interface SpeechClientOptions {
   http: HttpClient;
-  /** The job engine (claims, ledger); default one without a ledger. */
+  /** The job engine (claims, ledger, the polling loop); default one without a ledger. */
   engine?: JobEngine;
   files?: FileAccess;
   /** Needed by synthesizeText (to fetch the parts). */
@@ -65,14 +77,23 @@ export interface SpeechClientOptions {
   concurrentSessions?: number;
   /** Tasks in flight while the limit is unknown. Default 4. */
   initialConcurrency?: number;
+  /** Used for 429 pauses, and by the default engine. */
   sleep?: SleepFunction;
   random?: () => number;
+  /** The clock of deadlines (and of the default engine). */
+  now?: () => number;
 }
 
 export interface SpeechSubmitOptions {
+  /**
+   * Ends the caller's waiting — for a free slot, or out a 429's pause — with its reason. A POST already sent
+   * is not cut: it completes and its task is recorded (a repeat resumes it).
+   */
   signal?: AbortSignal;
   /** Hears the 1-based queue position while the key's limit is reached. */
   onQueued?: (position: number) => void;
+  /** Hears that the request got a slot of the key's limit after waiting for one (it goes out now). */
+  onDequeued?: () => void;
   /** Send again although an identical earlier request was cut off and may already have created a task. */
   allowResubmit?: boolean;
   /** Start a new task even if this installation already synthesised the same request. */
@@ -86,10 +107,24 @@ export interface SubmittedSpeech {
   resumed: boolean;
 }
 
+export interface SpeechPollOptions {
+  signal?: AbortSignal | undefined;
+  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest task known. */
+  deadline: number;
+  /** With nothing to show yet, the first read may still happen until this time. */
+  firstReadDeadline?: number;
+  /**
+   * Pause before the first read of a task this call just started: its start response's Retry-After
+   * (at least 1 s). Default none (a remembered Retry-After still holds).
+   */
+  initialDelayMs?: number;
+  onProgress?: (task: SpeechTask) => void | Promise<void>;
+}
+
 export interface SpeechWaitOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
-  /** First pause (default: the start response's Retry-After, at least 1 s). */
+  /** First pause (default: the remembered Retry-After of the task, and at least 1 s after its last read). */
   initialDelayMs?: number;
   onProgress?: (task: SpeechTask) => void;
 }
@@ -104,6 +139,8 @@ export interface TextSynthesisProgress {
   finished: number;
   /** Parts waiting for a free slot of the key. */
   queued: number;
+  /** Parts whose task exists (sent and admitted, or resumed from an earlier run). */
+  submitted: number;
 }
 
 export interface TextSynthesisPart {
@@ -118,6 +155,17 @@ export interface TextSynthesis {
   wav: Buffer;
   parts: TextSynthesisPart[];
   durationSeconds: number | undefined;
+}
+
+export interface TextSynthesisOptions {
+  /**
+   * Stops the synthesis: parts not yet sent are never sent, and the call rejects at once with the reason.
+   * Parts already sent finish on their own and are recorded, so the same text again resumes them.
+   */
+  signal?: AbortSignal;
+  onProgress?: (progress: TextSynthesisProgress) => void;
+  allowResubmit?: boolean;
+  forceNew?: boolean;
 }
 
 export interface RegisterVoiceOptions {
@@ -153,6 +201,9 @@ export interface SpeechClient {
   validate(request: SpeechRequest): SpeechRequest;
   submit(request: SpeechRequest, options?: SpeechSubmitOptions): Promise<SubmittedSpeech>;
   get(taskId: string, options?: { signal?: AbortSignal }): Promise<SpeechTaskRead>;
+  /** Waits until `deadline` at most: `done: false` with the newest task then, never an error for time. */
+  poll(taskId: string, options: SpeechPollOptions): Promise<PollOutcome<SpeechTask>>;
+  /** Polls until the task is ready; FAILURE → JobFailedError; the time limit → PollingTimeoutError. */
   wait(taskId: string, options?: SpeechWaitOptions): Promise<SpeechTask>;
   /** submit + wait; a FAILURE → JobFailedError. */
   synthesize(
@@ -161,9 +212,7 @@ export interface SpeechClient {
   ): Promise<{ task: SpeechTask; resumed: boolean }>;
   synthesizeText(
     request: Omit<SpeechRequest, 'text'> & { text: string },
-    options?: Omit<SpeechSubmitOptions, 'onQueued'> & {
-      onProgress?: (progress: TextSynthesisProgress) => void;
-    },
+    options?: TextSynthesisOptions,
   ): Promise<TextSynthesis>;
   registerVoice(options: RegisterVoiceOptions): Promise<RegisteredVoice>;
   /** Voices this installation registered, newest first (from the job ledger). */
@@ -172,16 +221,39 @@ export interface SpeechClient {
   stats(): SpeechStats;
 }
 
+/** The slot a submission holds; a 429 swaps it for a new one after waiting in the queue. */
+interface Lease {
+  slot: Slot;
+  /** Set once the submission itself (not a resume or a join) owns the slot. */
+  submitting: boolean;
+}
+
+/** What the paid part of a submission needs besides the body. */
+interface PostOptions {
+  /** Ends a 429's pause and the wait for a new slot; never the POST. */
+  signal: AbortSignal | undefined;
+  onQueued?: ((position: number) => void) | undefined;
+  onDequeued?: (() => void) | undefined;
+}
+
 function statusPathOf(taskId: string): string {
   return `${TTS_API_PATH}/audio/speech/${encodeURIComponent(checkJobId(taskId, 'taskId'))}`;
 }
 
+/** A signal that aborts with whichever of `signals` aborts first (undefined ones are ignored). */
+function eitherSignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
+  if (present.length <= 1) return present[0];
+  return AbortSignal.any(present);
+}
+
 export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
   const { http } = options;
-  const engine = options.engine ?? createJobEngine();
-  const ledger = engine.ledger;
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const engine = options.engine ?? createJobEngine({ sleep, random, now });
+  const ledger = engine.ledger;
   const governor = new ConcurrencyGovernor({
     ...(options.concurrentSessions === undefined ? {} : { limit: options.concurrentSessions }),
     ...(options.initialConcurrency === undefined ? {} : { initialLimit: options.initialConcurrency }),
@@ -193,7 +265,11 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
   function hold(taskId: string, slot: Slot): void {
     const timer = setTimeout(() => release(taskId), SLOT_EXPIRY_MS);
     timer.unref();
-    held.get(taskId)?.slot.release();
+    const previous = held.get(taskId);
+    if (previous && previous.slot !== slot) {
+      clearTimeout(previous.timer);
+      previous.slot.release();
+    }
     held.set(taskId, { slot, timer });
     stats.peakActive = Math.max(stats.peakActive, governor.active);
   }
@@ -206,7 +282,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     entry.slot.release();
   }
 
-  const jitter = (ms: number) => ms * (1 + random() * 0.1);
+  const jitter = (ms: number) => ms * (1 + random() * TTS_POLL_JITTER);
 
   /** Learns from a 429 and returns how long to wait before trying again. */
   function busyPause(error: ApiError): number {
@@ -237,8 +313,21 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     return parsed.data;
   }
 
-  async function post(body: SpeechRequest, signal: AbortSignal | undefined) {
+  /**
+   * Sends the POST, and again after each 429 (which admitted nothing) once the Retry-After has passed and
+   * a slot of the now known limit is free. The POST itself takes no signal: once sent, it may admit the
+   * task, and cutting it would leave an uncertain, unresumable submission.
+   */
+  async function post(body: SpeechRequest, lease: Lease, extra: PostOptions) {
     for (let round = 0; ; round++) {
+      if (extra.signal?.aborted) {
+        // Said as a transport failure that provably never arrived, so that the ledger records "not
+        // created" and a repeat sends it without asking for allowResubmit.
+        throw new ConnectionError(
+          'The speech request was not sent: everyone waiting for it had stopped. Send it again when needed.',
+          { requestMayHaveArrived: false, code: 'NOT_SENT' },
+        );
+      }
       try {
         stats.posts += 1;
         const response = await http.request({
@@ -248,26 +337,70 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
           schema: SpeechStart,
           idempotent: false,
           retryRateLimited: false,
-          ...(signal ? { signal } : {}),
         });
         return {
           taskId: response.data.taskId,
           retryAfterMs: parseRetryAfter(response.headers['retry-after']),
         };
       } catch (error) {
-        // A 429 means no task was admitted: waiting and sending again cannot create a duplicate.
         if (!(ApiError.isInstance(error) && error.status === 429) || round >= MAX_BUSY_ROUNDS) throw error;
-        await sleep(busyPause(error), signal);
+        const pausedUntil = now() + busyPause(error);
+        // The key is full: this request gives its slot back (it may have been taken before the limit was
+        // known, or another client filled the key) and queues, first in line, for a slot of the limit the
+        // 429 taught — then waits out what is left of the Retry-After.
+        lease.slot.release();
+        let waited = false;
+        try {
+          lease.slot = await governor.acquire({
+            signal: extra.signal,
+            onPosition: (position) => {
+              waited = true;
+              extra.onQueued?.(position);
+            },
+            front: true,
+          });
+        } catch {
+          // Everyone waiting has gone. The 429 is the last answer, and it proves that nothing was created.
+          throw error;
+        }
+        if (waited) extra.onDequeued?.();
+        try {
+          if (pausedUntil > now()) await sleep(pausedUntil - now(), extra.signal);
+        } catch {
+          throw error;
+        }
       }
     }
   }
 
   async function submit(input: SpeechRequest, extra: SpeechSubmitOptions = {}): Promise<SubmittedSpeech> {
+    return submitRequest(input, { ...extra, stopSending: extra.signal });
+  }
+
+  /**
+   * `signal` ends the caller's wait for the submission; `stopSending` ends the waits before a POST (a
+   * slot, a 429's pause). A batch passes only `stopSending`, so that a POST in flight is still followed.
+   */
+  async function submitRequest(
+    input: SpeechRequest,
+    extra: Omit<SpeechSubmitOptions, 'signal'> & {
+      signal?: AbortSignal | undefined;
+      stopSending?: AbortSignal | undefined;
+    },
+  ): Promise<SubmittedSpeech> {
     const body = validate(input);
-    const slot = await governor.acquire({
-      ...(extra.signal ? { signal: extra.signal } : {}),
-      ...(extra.onQueued ? { onPosition: extra.onQueued } : {}),
-    });
+    let waited = false;
+    const lease: Lease = {
+      slot: await governor.acquire({
+        signal: extra.stopSending,
+        onPosition: (position) => {
+          waited = true;
+          extra.onQueued?.(position);
+        },
+      }),
+      submitting: false,
+    };
+    if (waited) extra.onDequeued?.();
     let retryAfterMs: number | undefined;
     try {
       const started = await engine.start({
@@ -277,101 +410,150 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
         request: { ...body },
         signal: extra.signal,
         reusable: (status) => status !== 'FAILURE',
-        current: (id, { signal }) => statusUnlessGone(async () => (await readTask(id, signal)).task.state),
+        current: (id, request) =>
+          currentStatus(
+            (pollRequest) => poll(id, pollRequest),
+            (task) => task.state,
+            { service: SPEECH_SYNTHESIS_SERVICE, id, ...request },
+          ),
         forceNew: extra.forceNew,
         allowResubmit: extra.allowResubmit,
         resubmitOption: 'allowResubmit',
         submit: async ({ signal }) => {
-          const posted = await post(body, signal);
-          retryAfterMs = posted.retryAfterMs;
-          return { id: posted.taskId, status: 'PENDING' };
+          lease.submitting = true;
+          try {
+            const posted = await post(body, lease, {
+              signal: eitherSignal(signal, extra.stopSending),
+              onQueued: extra.onQueued,
+              onDequeued: extra.onDequeued,
+            });
+            retryAfterMs = posted.retryAfterMs;
+            hold(posted.taskId, lease.slot);
+            return { id: posted.taskId, status: 'PENDING' };
+          } catch (error) {
+            lease.slot.release();
+            throw error;
+          }
         },
       });
-      if (started.resumed && (started.status === 'SUCCESS' || started.status === 'FAILURE')) {
-        slot.release();
-      } else {
-        hold(started.id, slot);
+      if (!lease.submitting) {
+        // Resumed, or joined an identical submission: this caller's slot follows the task unless it is over.
+        if (started.status === 'SUCCESS' || started.status === 'FAILURE') lease.slot.release();
+        else hold(started.id, lease.slot);
+      } else if (!started.resumed) {
+        // The start response's Retry-After holds for every reader of the task, here and in other processes.
+        await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, started.id, {
+          status: 'PENDING',
+          retryAfterMs: jitter(Math.max(retryAfterMs ?? 0, TTS_MIN_POLL_MS)),
+        });
       }
       return { taskId: started.id, retryAfterMs, resumed: started.resumed };
     } catch (error) {
-      slot.release();
+      // A submission that got as far as its POST owns the slot (it holds or releases it itself).
+      if (!lease.submitting) lease.slot.release();
       throw error;
     }
   }
 
-  async function readTask(taskId: string, signal: AbortSignal | undefined): Promise<SpeechTaskRead> {
-    const response = await http.request({
-      method: 'GET',
-      path: statusPathOf(taskId),
-      schema: SpeechTaskSchema,
-      idempotent: true,
-      retryRateLimited: false,
-      ...(signal ? { signal } : {}),
-    });
+  async function readTask(
+    taskId: string,
+    request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
+  ): Promise<SpeechTaskRead> {
+    const response = await http
+      .request({
+        method: 'GET',
+        path: statusPathOf(taskId),
+        schema: SpeechTaskSchema,
+        idempotent: true,
+        retryRateLimited: false,
+        signal: request.signal,
+        deadline: request.deadline,
+        maxRetries: request.maxRetries,
+      })
+      .catch(async (error: unknown) => {
+        if (ApiError.isInstance(error) && error.status === 429) {
+          // Not a failure: the same task is read again after the pause the service asked for (and the 429
+          // may teach the key's limit).
+          await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, taskId, { retryAfterMs: busyPause(error) });
+        } else if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
+          await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, taskId, { retryAfterMs: error.retryAfterMs });
+        }
+        throw error;
+      });
     if (response.data.ready) release(taskId);
     const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
     await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, taskId, {
       status: response.data.state,
       body: response.data,
-      retryAfterMs,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs: jitter(retryAfterMs) }),
     });
     return { task: response.data, retryAfterMs };
   }
 
+  function poll(taskId: string, request: SpeechPollOptions): Promise<PollOutcome<SpeechTask>> {
+    checkJobId(taskId, 'taskId');
+    return engine.poll<SpeechTask>({
+      service: SPEECH_SYNTHESIS_SERVICE,
+      id: taskId,
+      read: async ({ signal, deadline }) =>
+        (await readTask(taskId, { signal, deadline, maxRetries: 0 })).task,
+      isDone: (task) => task.ready,
+      status: (task) => task.state,
+      intervalMs: TTS_MIN_POLL_MS,
+      cadence: {
+        ...(request.initialDelayMs === undefined
+          ? {}
+          : { initialDelayMs: Math.max(request.initialDelayMs, TTS_MIN_POLL_MS) }),
+        growth: TTS_POLL_GROWTH,
+        maxIntervalMs: TTS_MAX_POLL_MS,
+        jitter: TTS_POLL_JITTER,
+      },
+      deadline: request.deadline,
+      ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
+      signal: request.signal,
+      ...(request.onProgress ? { onValue: request.onProgress } : {}),
+    });
+  }
+
   async function wait(taskId: string, extra: SpeechWaitOptions = {}): Promise<SpeechTask> {
-    const deadline = Date.now() + (extra.timeoutMs ?? TTS_WAIT_TIMEOUT_MS);
-    let pause = Math.max(extra.initialDelayMs ?? TTS_MIN_POLL_MS, TTS_MIN_POLL_MS);
-    let floor = pause;
-    let errors = 0;
-    let lastState: string | undefined;
-    // The first read waits for the start response's Retry-After.
-    await sleep(jitter(floor), extra.signal);
-    for (;;) {
-      try {
-        const { task, retryAfterMs } = await readTask(taskId, extra.signal);
-        errors = 0;
-        lastState = task.state;
-        extra.onProgress?.(task);
-        if (task.ready) {
-          if (task.successful !== true || !task.result?.url) {
-            throw new JobFailedError({
-              service: SPEECH_SYNTHESIS_SERVICE,
-              jobId: taskId,
-              status: task.state,
-              errorMessage:
-                jobErrorText(task.error) ?? (task.successful ? 'no audio URL in the result' : null),
-            });
-          }
-          return task;
-        }
-        floor = retryAfterMs ?? 0;
-      } catch (error) {
-        if (extra.signal?.aborted) throw extra.signal.reason;
-        if (ApiError.isInstance(error) && error.status === 429) {
-          // Not a failure: the same task is read again after the pause the service asked for.
-          floor = busyPause(error);
-        } else if (
-          !JobFailedError.isInstance(error) &&
-          (ApiError.isInstance(error) ? error.retryable : !ValidationError.isInstance(error)) &&
-          ++errors <= MAX_CONSECUTIVE_ERRORS
-        ) {
-          floor = 0;
-        } else {
-          throw error;
-        }
-      }
-      pause = Math.min(pause * 1.25, TTS_MAX_POLL_MS);
-      const delay = jitter(Math.max(pause, floor));
-      if (Date.now() + delay > deadline) {
-        throw new PollingTimeoutError({
-          service: SPEECH_SYNTHESIS_SERVICE,
-          jobId: taskId,
-          ...(lastState === undefined ? {} : { lastStatus: lastState }),
-          waitedMs: (extra.timeoutMs ?? TTS_WAIT_TIMEOUT_MS) - (deadline - Date.now()),
-        });
-      }
-      await sleep(delay, extra.signal);
+    const startedAt = now();
+    const outcome = await poll(taskId, {
+      deadline: startedAt + (extra.timeoutMs ?? TTS_WAIT_TIMEOUT_MS),
+      signal: extra.signal,
+      ...(extra.initialDelayMs === undefined ? {} : { initialDelayMs: extra.initialDelayMs }),
+      ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),
+    });
+    const task = outcome.value;
+    if (!outcome.done || !task) {
+      throw new PollingTimeoutError({
+        service: SPEECH_SYNTHESIS_SERVICE,
+        jobId: taskId,
+        ...(task ? { lastStatus: task.state } : {}),
+        waitedMs: now() - startedAt,
+      });
     }
+    if (task.successful !== true || !task.result?.url) {
+      throw new JobFailedError({
+        service: SPEECH_SYNTHESIS_SERVICE,
+        jobId: taskId,
+        status: task.state,
+        errorMessage: jobErrorText(task.error) ?? (task.successful ? 'no audio URL in the result' : null),
+      });
+    }
+    return task;
+  }
+
+  /** Waits for a task `submitRequest` returned: a new one after its start response's Retry-After. */
+  function waitSubmitted(
+    submitted: SubmittedSpeech,
+    extra: Omit<SpeechWaitOptions, 'initialDelayMs'>,
+  ): Promise<SpeechTask> {
+    return wait(submitted.taskId, {
+      ...extra,
+      ...(submitted.resumed
+        ? {}
+        : { initialDelayMs: Math.max(submitted.retryAfterMs ?? 0, TTS_MIN_POLL_MS) }),
+    });
   }
 
   async function synthesize(
@@ -379,104 +561,146 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     extra: SpeechSubmitOptions & Omit<SpeechWaitOptions, 'signal' | 'initialDelayMs'> = {},
   ): Promise<{ task: SpeechTask; resumed: boolean }> {
     const submitted = await submit(request, extra);
-    const task = await wait(submitted.taskId, {
+    const task = await waitSubmitted(submitted, {
       ...(extra.signal ? { signal: extra.signal } : {}),
       ...(extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs }),
       ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),
-      ...(submitted.retryAfterMs === undefined ? {} : { initialDelayMs: submitted.retryAfterMs }),
     });
     return { task, resumed: submitted.resumed };
   }
 
   async function synthesizeText(
     request: Omit<SpeechRequest, 'text'> & { text: string },
-    extra: Omit<SpeechSubmitOptions, 'onQueued'> & {
-      onProgress?: (progress: TextSynthesisProgress) => void;
-    } = {},
+    extra: TextSynthesisOptions = {},
   ): Promise<TextSynthesis> {
-    const downloader = options.downloader;
-    if (!downloader)
+    if (!options.downloader)
       throw new TypeError('synthesizeText needs a media downloader (createPolymodal provides one).');
+    const downloader: MediaDownloader = options.downloader;
     const texts = splitSpeechText(request.text, request.language ? { language: request.language } : {});
     if (texts.length === 0) {
       throw new ValidationError('text is empty. Nothing was sent.', [{ path: 'text', message: 'empty' }]);
     }
     // Every part is checked before the first one is sent.
     const bodies = texts.map((text) => validate({ ...request, text }));
-    const progress: TextSynthesisProgress = { parts: texts.length, finished: 0, queued: 0 };
+    extra.signal?.throwIfAborted();
+    const progress: TextSynthesisProgress = { parts: texts.length, finished: 0, queued: 0, submitted: 0 };
     const queuedParts = new Set<number>();
     const report = () => extra.onProgress?.({ ...progress, queued: queuedParts.size });
     report();
-    const partOptions: SpeechSubmitOptions = {
-      ...(extra.signal ? { signal: extra.signal } : {}),
+    // Aborted by the caller, or by the first part that fails: parts not yet sent are then never sent
+    // (the batch cannot be joined any more, and each would cost credits).
+    const stop = new AbortController();
+    let failure: { error: unknown } | undefined;
+    const onCallerAbort = () => stop.abort(extra.signal?.reason);
+    extra.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const partOptions = {
+      stopSending: stop.signal,
       ...(extra.allowResubmit ? { allowResubmit: true } : {}),
-      ...(extra.forceNew ? { forceNew: true } : {}),
     };
-    const settled = await Promise.allSettled(
-      bodies.map(async (body, index) => {
-        const { task, resumed } = await synthesize(body, {
-          ...partOptions,
-          onQueued: () => {
+
+    async function synthesizePart(body: SpeechRequest, index: number) {
+      const queued = {
+        onQueued: () => {
+          if (!queuedParts.has(index)) {
             queuedParts.add(index);
             report();
-          },
-          onProgress: () => {
-            if (queuedParts.delete(index)) report();
-          },
+          }
+        },
+        onDequeued: () => {
+          if (queuedParts.delete(index)) report();
+        },
+      };
+      const submitted = await submitRequest(body, {
+        ...partOptions,
+        ...queued,
+        ...(extra.forceNew ? { forceNew: true } : {}),
+      });
+      progress.submitted += 1;
+      report();
+      // An admitted part is followed to its end even once stopped: its slot is freed when it is seen
+      // ready, and its outcome is recorded for a repeat to resume.
+      let task = await waitSubmitted(submitted, {});
+      stop.signal.throwIfAborted();
+      let fetched: Awaited<ReturnType<MediaDownloader['fetchBytes']>>;
+      try {
+        fetched = await downloader.fetchBytes({
+          url: task.result?.url as string,
+          kind: 'audio',
+          signal: stop.signal,
         });
-        const url = task.result?.url as string;
-        let fetched: Awaited<ReturnType<MediaDownloader['fetchBytes']>>;
-        try {
-          fetched = await downloader.fetchBytes({
-            url,
-            kind: 'audio',
-            ...(extra.signal ? { signal: extra.signal } : {}),
-          });
-        } catch (error) {
-          // A result recorded long ago may have expired; synthesise that part again.
-          if (!(resumed && ApiError.isInstance(error) && (error.status === 404 || error.status === 410)))
-            throw error;
-          const again = await synthesize(body, { ...partOptions, forceNew: true });
-          fetched = await downloader.fetchBytes({
-            url: again.task.result?.url as string,
-            kind: 'audio',
-            ...(extra.signal ? { signal: extra.signal } : {}),
-          });
-        }
-        if (!isWav(fetched.bytes)) {
-          throw new ValidationError(
-            `Part ${index + 1} of the speech is not a WAV file; cannot join the parts.`,
-          );
-        }
-        progress.finished += 1;
-        queuedParts.delete(index);
-        report();
-        return {
-          bytes: fetched.bytes,
-          part: {
-            text: body.text,
-            taskId: task.taskId,
-            durationSeconds: task.result?.metadata?.duration,
-            resumed,
-          } satisfies TextSynthesisPart,
+      } catch (error) {
+        // A result recorded long ago may have expired; synthesise that part again.
+        if (
+          !(submitted.resumed && ApiError.isInstance(error) && (error.status === 404 || error.status === 410))
+        )
+          throw error;
+        const again = await submitRequest(body, { ...partOptions, ...queued, forceNew: true });
+        task = await waitSubmitted(again, {});
+        stop.signal.throwIfAborted();
+        fetched = await downloader.fetchBytes({
+          url: task.result?.url as string,
+          kind: 'audio',
+          signal: stop.signal,
+        });
+      }
+      if (!isWav(fetched.bytes)) {
+        throw new ValidationError(
+          `Part ${index + 1} of the speech is not a WAV file; cannot join the parts.`,
+        );
+      }
+      progress.finished += 1;
+      queuedParts.delete(index);
+      report();
+      return {
+        bytes: fetched.bytes,
+        part: {
+          text: body.text,
+          taskId: task.taskId,
+          durationSeconds: task.result?.metadata?.duration,
+          resumed: submitted.resumed,
+        } satisfies TextSynthesisPart,
+      };
+    }
+
+    const settled = Promise.allSettled(
+      bodies.map((body, index) =>
+        synthesizePart(body, index).catch((error: unknown) => {
+          if (!stop.signal.aborted) {
+            failure = { error };
+            stop.abort(error);
+          }
+          throw error;
+        }),
+      ),
+    );
+    try {
+      // The caller's abort answers at once; parts already sent go on in the background to their end.
+      const stopped = new Promise<never>((_resolve, reject) => {
+        const onStop = () => {
+          if (extra.signal?.aborted) reject(extra.signal.reason);
         };
-      }),
-    );
-    // Parts already admitted are finished (and recorded) before a failure is reported, so a rerun resumes
-    // them instead of paying again.
-    const failure = settled.find((item) => item.status === 'rejected');
-    if (failure) throw (failure as PromiseRejectedResult).reason;
-    const results = settled.map(
-      (item) => (item as PromiseFulfilledResult<{ bytes: Buffer; part: TextSynthesisPart }>).value,
-    );
-    const durations = results.map((item) => item.part.durationSeconds);
-    return {
-      wav: concatWav(results.map((item) => item.bytes)),
-      parts: results.map((item) => item.part),
-      durationSeconds: durations.every((value) => typeof value === 'number')
-        ? (durations as number[]).reduce((sum, value) => sum + value, 0)
-        : undefined,
-    };
+        if (stop.signal.aborted) onStop();
+        else stop.signal.addEventListener('abort', onStop, { once: true });
+      });
+      stopped.catch(() => undefined);
+      const results = await Promise.race([settled, stopped]);
+      // After a failure, parts already admitted are finished (and recorded) before it is reported, so a
+      // rerun resumes them instead of paying again.
+      if (failure) throw failure.error;
+      const parts = results.map(
+        (item) => (item as PromiseFulfilledResult<{ bytes: Buffer; part: TextSynthesisPart }>).value,
+      );
+      const durations = parts.map((item) => item.part.durationSeconds);
+      return {
+        wav: concatWav(parts.map((item) => item.bytes)),
+        parts: parts.map((item) => item.part),
+        durationSeconds: durations.every((value) => typeof value === 'number')
+          ? (durations as number[]).reduce((sum, value) => sum + value, 0)
+          : undefined,
+      };
+    } finally {
+      extra.signal?.removeEventListener('abort', onCallerAbort);
+    }
   }
 
   async function registerVoice(input: RegisterVoiceOptions): Promise<RegisteredVoice> {
@@ -573,7 +797,8 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
   return {
     validate,
     submit,
-    get: (taskId, extra = {}) => readTask(taskId, extra.signal),
+    get: (taskId, extra = {}) => readTask(taskId, { signal: extra.signal }),
+    poll,
     wait,
     synthesize,
     synthesizeText,
