@@ -128,7 +128,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
         : { initialConcurrency: options.speech.initialConcurrency }),
     }),
     media,
-    llm: createLlmClient({ http: keyHttp }),
+    llm: createLlmClient({ http: keyHttp, apiKey: config.apiKey }),
     thaiAsr: createThaiAsrClient({
       http: keyHttp,
       apiKey: config.apiKey,

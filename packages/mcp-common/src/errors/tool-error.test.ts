@@ -67,6 +67,13 @@ describe('toolError', () => {
     expect(text).toContain('***');
   });
 
+  it('a 404 that is not about a job names what was not found, and never a job', () => {
+    const text = textOf(toolError(apiError(404), { secrets, hints: { resource: 'the voice "v1"' } }));
+    expect(text).toMatch(/^HTTP 404: the voice "v1" was not found/);
+    expect(text).not.toMatch(/job/i);
+    expect(textOf(toolError(apiError(404), { secrets }))).not.toMatch(/job/i);
+  });
+
   it('404 says the id is unknown or belongs to another user', () => {
     const text = textOf(toolError(apiError(404), { secrets, hints: { jobId: 'job_9' } }));
     expect(text).toMatch(/HTTP 404: job job_9 is unknown or belongs to another user/);

@@ -24,6 +24,11 @@ import {
 export interface ToolErrorHints {
   /** Id of the job the call was about. */
   jobId?: string | undefined;
+  /**
+   * What a 404 is about when it is not a job (e.g. "the model \"x\"", "the Thai ASR configuration"), so
+   * the message names the real thing instead of a job.
+   */
+  resource?: string | undefined;
   /** Current state of that job, when known (named on 409). */
   jobState?: string | undefined;
   /** What the recording or request costs, in credits (named on 402). */
@@ -150,7 +155,9 @@ function describeApiError(error: ApiError, hints: ToolErrorHints): ToolErrorInfo
       message = `HTTP 403: this feature is not available to this account${server}.`;
       break;
     case 404:
-      message = `HTTP 404: ${hints.jobId ? `job ${hints.jobId}` : 'the requested job'} is unknown or belongs to another user${server}. List jobs to find a valid id.`;
+      message = hints.jobId
+        ? `HTTP 404: job ${hints.jobId} is unknown or belongs to another user${server}. List jobs to find a valid id.`
+        : `HTTP 404: ${hints.resource ?? 'what was asked for'} was not found${server}. Check the id or name you gave.`;
       break;
     case 409:
       message =

@@ -36,7 +36,7 @@ export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps)
       try {
         return await waitForTask(deps, args.jobId, args.waitSeconds, extra, deadline.at);
       } catch (error) {
-        return speechToolError(error, deps);
+        return speechToolError(error, deps, { jobId: args.jobId });
       } finally {
         deadline.dispose();
       }

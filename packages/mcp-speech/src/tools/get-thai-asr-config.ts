@@ -54,7 +54,7 @@ export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps
           },
         };
       } catch (error) {
-        return speechToolError(error, deps);
+        return speechToolError(error, deps, { resource: 'the Thai speech recognition configuration' });
       } finally {
         deadline.dispose();
       }
