@@ -50,6 +50,8 @@ export const DEFAULT_CLAIM_LEASE_MS = 30_000;
 const CLAIM_CHECK_MS = 250;
 /** A read in flight keeps other processes from reading the same job for at most this long. */
 const READ_RESERVATION_MS = 60_000;
+/** A job the ledger does not hold is looked up again after this long (another process may record it). */
+const UNRECORDED_MEMORY_MS = 60_000;
 /** How long a resume check may take when the call gives no deadline. */
 const RESUME_CHECK_MS = 60_000;
 /** While another process's read is in flight, the ledger is looked at again this often. */
@@ -242,10 +244,19 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     return { owner, expiresAt: new Date(now() + leaseMs).toISOString() };
   }
 
+  /** Jobs the ledger does not hold (started elsewhere), so that polling them does not search it each time. */
+  const unrecorded = new Map<string, number>();
+
   async function find(service: string, id: string): Promise<LedgerEntry | undefined> {
     if (!ledger) return undefined;
+    const key = keyOf(service, id);
+    const missingSince = unrecorded.get(key);
+    if (missingSince !== undefined && now() - missingSince < UNRECORDED_MEMORY_MS) return undefined;
     try {
-      return await ledger.findById(service, id);
+      const entry = await ledger.findById(service, id);
+      if (entry) unrecorded.delete(key);
+      else unrecorded.set(key, now());
+      return entry;
     } catch (error) {
       warnOnce(`could not read the job ledger at ${ledger.location}: ${describeError(error)}`);
       return undefined;
