@@ -61,6 +61,8 @@ export async function startHarness(
     config?: SandboxConfig;
     /** 'held': the sandbox clock stands still (jobs do not progress) until released or advanced. */
     clock?: 'running' | 'held';
+    /** Seconds one tool call may take (default 50, as in production). */
+    toolDeadlineSeconds?: number;
   } = {},
 ): Promise<Harness> {
   const sandbox = await startSandbox({
@@ -82,6 +84,9 @@ export async function startHarness(
     POLYMODAL_LOG_LEVEL: 'error',
     // Test-only: reads of a job this far apart instead of the spec's 5 s (honoured on loopback only).
     POLYMODAL_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 20),
+    ...(options.toolDeadlineSeconds === undefined
+      ? {}
+      : { POLYMODAL_TOOL_DEADLINE_SECONDS: String(options.toolDeadlineSeconds) }),
   };
   const secrets = [sandbox.apiKey, sandbox.apiKey2, env.POLYMODAL_API_KEY as string];
   const userId = sandbox.users[0]?.id as string;

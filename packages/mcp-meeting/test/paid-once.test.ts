@@ -110,6 +110,27 @@ describe('every wait bounded', () => {
     expect(readsOf(h, result.structured.jobId as string)).toHaveLength(readsBefore);
   });
 
+  it('a status read that never answers: get_meeting answers within its deadline + 2 s with a handle', async () => {
+    const h = await startHarness({ clock: 'held', toolDeadlineSeconds: 3 });
+    harness = h;
+    const file = await h.writeRecording('silent.wav');
+    const started = await h.call('summarize_meeting', { path: file, waitSeconds: 0 });
+    const jobId = started.structured.jobId as string;
+    h.sandbox.control.setFaults([{ match: { method: 'GET', path: `${API}/jobs/${jobId}$` }, kind: 'hang' }]);
+    // Past the (test) poll interval, so the job must be read again rather than the last read reused.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const startedAt = Date.now();
+    const result = await h.call('get_meeting', { jobId, waitSeconds: 0 });
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(result.isError, result.text).toBe(false);
+    expect(result.structured).toMatchObject({
+      jobId,
+      done: false,
+      next: expect.stringMatching(/get_meeting/),
+    });
+    expect(result.text).toMatch(/could not be read within this call/);
+  });
+
   it('reads of one job stay an interval apart across summarize → get → cancel → get → delete', async () => {
     const interval = 300;
     const h = await startHarness({ clock: 'held', pollIntervalMs: interval });

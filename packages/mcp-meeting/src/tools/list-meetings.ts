@@ -37,7 +37,10 @@ export function registerListMeetings(server: McpServer, deps: MeetingToolDeps): 
     },
     async (_args, extra) => {
       try {
-        const list = await deps.context.polymodal.meeting.list({ signal: extra.signal });
+        const list = await deps.context.polymodal.meeting.list({
+          signal: extra.signal,
+          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+        });
         const meetings = list.jobs.map((header) => ({
           ...header,
           title: header.title ?? null,

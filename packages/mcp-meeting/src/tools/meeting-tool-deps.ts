@@ -18,6 +18,9 @@ import { z } from 'zod';
 
 export type MeetingToolDeps = ToolContext;
 
+/** How long the facts of an error message (a price, a state, a limit) may take to gather. */
+const HINT_DEADLINE_MS = 5_000;
+
 export const jobIdSchema = z
   .string()
   .min(1)
@@ -82,13 +85,20 @@ export async function meetingToolError(
 ): Promise<CallToolResult> {
   const hints: ToolErrorHints = { jobId: facts.jobId, next: facts.next };
   if (ApiError.isInstance(error)) {
+    // Hints are a courtesy: a few seconds at most, one attempt, and a job read at most once per interval.
+    const hintDeadline = Date.now() + HINT_DEADLINE_MS;
     try {
       if (error.status === 409 && facts.jobId) {
-        hints.jobState = (await deps.context.polymodal.meeting.retrieve(facts.jobId)).status;
+        const now = Date.now();
+        const outcome = await deps.context.polymodal.meeting.poll(facts.jobId, {
+          deadline: now,
+          firstReadDeadline: hintDeadline,
+        });
+        hints.jobState = outcome.value?.status;
       } else if (error.status === 402 && facts.path) {
-        hints.credits = await priceRecording(deps, facts.path);
+        hints.credits = await priceRecording(deps, facts.path, hintDeadline);
       } else if (error.status === 413) {
-        hints.limit = await describeLimits(deps);
+        hints.limit = await describeLimits(deps, hintDeadline);
       }
     } catch {
       // Hints are a courtesy: the error itself is what must reach the agent.
@@ -101,11 +111,15 @@ export async function meetingToolError(
 }
 
 /** What the recording costs under the platform's rule (undefined when its duration cannot be read). */
-export async function priceRecording(deps: MeetingToolDeps, path: string): Promise<number | undefined> {
+export async function priceRecording(
+  deps: MeetingToolDeps,
+  path: string,
+  deadline?: number,
+): Promise<number | undefined> {
   const realPath = await deps.context.files.resolveReadable(path);
   const recording = await inspectRecording(realPath);
   if (recording.durationSeconds === undefined) return undefined;
-  const list = await deps.context.polymodal.meeting.list();
+  const list = await deps.context.polymodal.meeting.list({ deadline, maxRetries: 0 });
   return meetingCost(recording.durationSeconds, minimumCredits(list.pricing) ?? 0);
 }
 
@@ -115,9 +129,9 @@ export function minimumCredits(pricing: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-async function describeLimits(deps: MeetingToolDeps): Promise<string> {
+async function describeLimits(deps: MeetingToolDeps, deadline: number): Promise<string> {
   const hours = MEETING_MAX_DURATION_SECONDS / 3600;
-  const list = await deps.context.polymodal.meeting.list();
+  const list = await deps.context.polymodal.meeting.list({ deadline, maxRetries: 0 });
   return typeof list.maxUploadBytes === 'number'
     ? `${hours} hours of recording, ${formatBytes(list.maxUploadBytes)} per upload`
     : `${hours} hours of recording`;

@@ -73,7 +73,7 @@ export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps):
             ...(args.title !== undefined ? { title: args.title } : {}),
             ...(args.speakerNames !== undefined ? { speakerNames: args.speakerNames } : {}),
           },
-          { signal: extra.signal },
+          { signal: extra.signal, deadline: Date.now() + deps.toolDeadlineSeconds * 1000 },
         );
         const speakerNames = updated.speakerNames ?? {};
         const names = Object.entries(speakerNames)
