@@ -40,9 +40,12 @@ export interface SubmittedVideo {
 }
 
 export interface CatalogVideoClient {
-  models(options?: { signal?: AbortSignal; refresh?: boolean }): Promise<CatalogModel[]>;
+  models(options?: { signal?: AbortSignal; deadline?: number; refresh?: boolean }): Promise<CatalogModel[]>;
   /** The catalog entry the request is for; throws ValidationError listing every problem. */
-  validate(request: CatalogVideoRequest, options?: { signal?: AbortSignal }): Promise<CatalogModel>;
+  validate(
+    request: CatalogVideoRequest,
+    options?: { signal?: AbortSignal; deadline?: number },
+  ): Promise<CatalogModel>;
   submit(request: CatalogVideoRequest, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
   get(requestId: string, options?: { signal?: AbortSignal }): Promise<VideoJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
@@ -67,7 +70,9 @@ export function createCatalogVideoClient(options: {
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
 
-  async function models(request: { signal?: AbortSignal; refresh?: boolean } = {}): Promise<CatalogModel[]> {
+  async function models(
+    request: { signal?: AbortSignal; deadline?: number; refresh?: boolean } = {},
+  ): Promise<CatalogModel[]> {
     if (cache && !request.refresh && now() - cache.at < CATALOG_CACHE_MS) return cache.models;
     const response = await http.request({
       method: 'GET',
@@ -75,6 +80,7 @@ export function createCatalogVideoClient(options: {
       schema: CatalogEnvelope,
       idempotent: true,
       ...(request.signal ? { signal: request.signal } : {}),
+      deadline: request.deadline,
     });
     cache = { at: now(), models: response.data.data };
     return cache.models;
@@ -82,7 +88,7 @@ export function createCatalogVideoClient(options: {
 
   async function validate(
     request: CatalogVideoRequest,
-    extra: { signal?: AbortSignal } = {},
+    extra: { signal?: AbortSignal; deadline?: number } = {},
   ): Promise<CatalogModel> {
     const shape = CatalogVideoRequest.safeParse(request);
     if (!shape.success) {

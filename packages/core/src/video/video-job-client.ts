@@ -57,6 +57,8 @@ export function checkJobId(id: string, field = 'jobId'): string {
 
 export interface VideoSubmitOptions {
   signal?: AbortSignal;
+  /** When the call must be over (epoch ms): the catalog read and a wait on an identical start end by it. */
+  deadline?: number;
   /** Start a new job even if this installation already made the same request (a new variation). */
   forceNew?: boolean;
   /** Send again although an identical earlier request was cut off and may already have created a job. */
@@ -171,7 +173,7 @@ export function createVideoJobClient(options: {
   async function start(
     body: Record<string, unknown>,
     title: string,
-    extra: VideoSubmitOptions & { deadline?: number },
+    extra: VideoSubmitOptions,
   ): Promise<StartedJob> {
     return engine.start({
       service,

@@ -75,10 +75,15 @@ export function registerCreateFlashcards(server: McpServer, deps: MediaToolDeps)
           ? await client.startFromUrl(
               args.video,
               { ...options, ...(args.sourceType ? { source_type: args.sourceType } : {}) },
-              { signal: extra.signal, forceNew: args.newJob },
+              {
+                signal: extra.signal,
+                deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+                forceNew: args.newJob,
+              },
             )
           : await client.startFromFile(args.video, options, {
               signal: extra.signal,
+              deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
               forceNew: args.newJob,
               // The upload is reported as the first percent of the job.
               onUploadProgress: (sent, total) => {

@@ -94,6 +94,7 @@ export function registerGenerateVideo(server: McpServer, deps: MediaToolDeps): v
         };
         const submitted = await deps.context.polymodal.catalogVideo.submit(request, {
           signal: extra.signal,
+          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
           forceNew: args.newVariation,
           allowResubmit: args.allowResubmit,
         });

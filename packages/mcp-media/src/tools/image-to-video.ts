@@ -52,7 +52,12 @@ export function registerImageToVideo(server: McpServer, deps: MediaToolDeps): vo
             ...(args.resolution ? { resolution: args.resolution } : {}),
             ...(args.seed === undefined ? {} : { seed: args.seed }),
           },
-          { signal: extra.signal, forceNew: args.newVariation, allowResubmit: args.allowResubmit },
+          {
+            signal: extra.signal,
+            deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+            forceNew: args.newVariation,
+            allowResubmit: args.allowResubmit,
+          },
         );
         return await waitForVideo(deps, {
           service: IMAGE_TO_VIDEO_SERVICE,

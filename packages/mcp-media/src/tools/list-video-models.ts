@@ -45,7 +45,11 @@ export function registerListVideoModels(server: McpServer, deps: MediaToolDeps):
     },
     async ({ refresh }, extra) => {
       try {
-        const catalog = await deps.context.polymodal.catalogVideo.models({ refresh, signal: extra.signal });
+        const catalog = await deps.context.polymodal.catalogVideo.models({
+          refresh,
+          signal: extra.signal,
+          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+        });
         const models = catalog.map((model) => ({
           id: model.id,
           title: model.title,
