@@ -364,7 +364,9 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         entry.id === null &&
         (entry.lastStatus === SUBMITTING || entry.lastStatus === UNKNOWN_OUTCOME) &&
         !options.resendable &&
-        !options.allowResubmit
+        !options.allowResubmit &&
+        // Asking for a new job on purpose accepts that the interrupted one may exist too.
+        !options.forceNew
       ) {
         throw new UncertainSubmissionError({
           service,
