@@ -4,8 +4,12 @@
  * goes on, and `get_speech` (or the same synthesize_speech call again) joins it instead of starting anew.
  * Every part's task id is also in the job ledger, so after a restart the same request resumes the parts
  * already paid for.
+ *
+ * The work is not tied to one call, but it is not ownerless either: when a call following it is
+ * cancelled and no other call is following it, it stops sending parts (each costs credits, and nobody is
+ * waiting for the result). Parts already sent finish and are recorded, so the same request resumes them.
  */
-import type { TextSynthesisProgress } from '@polymodal/core';
+import { JobFailedError, type TextSynthesisProgress } from '@polymodal/core';
 
 export interface SpeechJobOutcome {
   savedPath: string;
@@ -15,22 +19,44 @@ export interface SpeechJobOutcome {
   wav: Buffer;
 }
 
+/**
+ * running; done (the WAV is saved); failed (a part's task ended FAILURE: the platform's own verdict);
+ * error (the work could not be done: credits, the network, the ledger…); cancelled (every caller left).
+ */
+export type SpeechJobState = 'running' | 'done' | 'failed' | 'error' | 'cancelled';
+
 export interface SpeechJob {
   id: string;
   startedAt: number;
   progress: TextSynthesisProgress;
-  /** Listeners of progress (one per waiting tool call). */
-  listeners: Set<(progress: TextSynthesisProgress) => void>;
-  promise: Promise<SpeechJobOutcome>;
-  state: 'running' | 'done' | 'failed';
+  state: SpeechJobState;
+  /** Once done. */
+  outcome?: SpeechJobOutcome;
+  /** Once failed, errored or cancelled: why. */
+  reason?: unknown;
+  /** Called on every progress change and once when the job stops. */
+  listeners: Set<() => void>;
+  /**
+   * Follows the job for one tool call. If `signal` aborts (the call was cancelled) while no other call
+   * follows the job, the job stops sending parts. Returns `leave`, for a call that stops following for
+   * another reason (its wait is over); calling it more than once is harmless.
+   */
+  follow(signal: AbortSignal): () => void;
 }
 
 export interface SpeechJobs {
   get(id: string): SpeechJob | undefined;
-  /** Returns the running job with this id, or starts one with `run`. */
+  /**
+   * Returns the running (or finished) job with this id, or starts one with `run`. A job that failed,
+   * errored, was cancelled or is stopping is not joined: the call starts again, and the parts already
+   * made resume from the ledger.
+   */
   start(
     id: string,
-    run: (report: (progress: TextSynthesisProgress) => void) => Promise<SpeechJobOutcome>,
+    run: (
+      report: (progress: TextSynthesisProgress) => void,
+      signal: AbortSignal,
+    ) => Promise<SpeechJobOutcome>,
   ): { job: SpeechJob; joined: boolean };
 }
 
@@ -38,38 +64,71 @@ export interface SpeechJobs {
 const KEEP_MS = 60 * 60 * 1000;
 
 export function createSpeechJobs(): SpeechJobs {
-  const jobs = new Map<string, SpeechJob>();
+  const jobs = new Map<string, { job: SpeechJob; controller: AbortController }>();
   return {
-    get: (id) => jobs.get(id),
+    get: (id) => jobs.get(id)?.job,
     start(id, run) {
       const existing = jobs.get(id);
-      // A failed job is not joined: calling again retries (finished parts resume from the ledger).
-      if (existing && existing.state !== 'failed') return { job: existing, joined: true };
+      if (
+        existing &&
+        !existing.controller.signal.aborted &&
+        (existing.job.state === 'running' || existing.job.state === 'done')
+      ) {
+        return { job: existing.job, joined: true };
+      }
+      const controller = new AbortController();
+      let following = 0;
+      const notify = () => {
+        for (const listener of job.listeners) listener();
+      };
       const job: SpeechJob = {
         id,
         startedAt: Date.now(),
-        progress: { parts: 0, finished: 0, queued: 0 },
+        progress: { parts: 0, finished: 0, queued: 0, submitted: 0 },
         listeners: new Set(),
         state: 'running',
-        promise: Promise.resolve() as unknown as Promise<SpeechJobOutcome>,
-      };
-      job.promise = run((progress) => {
-        job.progress = progress;
-        for (const listener of job.listeners) listener(progress);
-      });
-      job.promise.then(
-        () => {
-          job.state = 'done';
+        follow(signal) {
+          let left = false;
+          const leave = () => {
+            if (left) return;
+            left = true;
+            following -= 1;
+            signal.removeEventListener('abort', onCancel);
+          };
+          const onCancel = () => {
+            leave();
+            if (following === 0 && job.state === 'running') controller.abort(signal.reason);
+          };
+          following += 1;
+          if (signal.aborted) onCancel();
+          else signal.addEventListener('abort', onCancel, { once: true });
+          return leave;
         },
-        () => {
-          job.state = 'failed';
+      };
+      run((progress) => {
+        job.progress = progress;
+        notify();
+      }, controller.signal).then(
+        (outcome) => {
+          job.outcome = outcome;
+          job.state = 'done';
+          notify();
+        },
+        (error: unknown) => {
+          job.reason = error;
+          job.state = JobFailedError.isInstance(error)
+            ? 'failed'
+            : controller.signal.aborted
+              ? 'cancelled'
+              : 'error';
+          notify();
         },
       );
       const timer = setTimeout(() => {
-        if (jobs.get(id) === job) jobs.delete(id);
+        if (jobs.get(id)?.job === job) jobs.delete(id);
       }, KEEP_MS);
       timer.unref();
-      jobs.set(id, job);
+      jobs.set(id, { job, controller });
       return { job, joined: false };
     },
   };

@@ -1,48 +1,26 @@
 /**
- * synthesize_speech and get_speech: speech of any length as one WAV file. Text over 200 characters is
- * split at sentence boundaries, the parts are synthesised under the key's concurrency limit and joined in
- * order. The work runs in the server process and is joined, not restarted, by a later call.
+ * synthesize_speech: speech of any length as one WAV file. Text over 200 characters is split at sentence
+ * boundaries, the parts are synthesised under the key's concurrency limit and joined in order. The work
+ * runs in the server process (speech-jobs.ts) and is joined, not restarted, by a later call or get_speech;
+ * the call follows it through the long-job contract (speech-result.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   fingerprint,
   type SpeechRequest,
-  type TextSynthesisProgress,
   TTS_LANGUAGES,
   TTS_MODEL_A_EXPRESSIONS,
   TTS_MODELS,
-  ValidationError,
 } from '@polymodal/core';
-import {
-  createProgressReporter,
-  createWaitSecondsSchema,
-  jobStatusShape,
-  keepWaitingHint,
-  outputLink,
-  PLATFORM_WORK_ANNOTATIONS,
-  type WaitExtra,
-} from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { registerGetSpeech } from './get-speech.js';
 import { type MediaToolDeps, mediaToolError, outputName } from './media-tool-deps.js';
-import type { SpeechJob } from './speech-jobs.js';
+import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 
-/** Audio inlined on request only up to this size; larger files are only linked. */
-const MAX_INLINE_AUDIO_BYTES = 1024 * 1024;
 const MAX_TEXT = 20_000;
 
-const DESCRIPTION = `Synthesises speech from text into one WAV file saved in the output directory (returned as a resource link). Text of any length: over 200 characters it is split at sentence boundaries, the parts are synthesised in parallel within the key's concurrent-task limit and joined in order. Languages: ${TTS_LANGUAGES.join(', ')} (default en); Thai (th), Malay (ms) and Lao (lo) use model_d, which is chosen automatically for them. A cloned voice: pass the clone_audio path register_voice returned as voice. Costs credits per part. Repeating the same request continues or reuses the earlier parts instead of paying again. Waits up to waitSeconds with progress; if not finished, returns done=false with a jobId — call get_speech with it.`;
-
-export const speechOutcomeShape = {
-  ...jobStatusShape,
-  savedPath: z.string().optional(),
-  sizeBytes: z.number().optional(),
-  durationSeconds: z.number().optional(),
-  parts: z
-    .array(z.object({ text: z.string(), taskId: z.string(), resumed: z.boolean() }))
-    .optional()
-    .describe('The synthesis tasks, in order; resumed ones were made earlier and not paid again.'),
-};
+const DESCRIPTION = `Synthesises speech from text into one WAV file saved in the output directory (returned as a resource link). Text of any length: over 200 characters it is split at sentence boundaries, the parts are synthesised in parallel within the key's concurrent-task limit and joined in order. Languages: ${TTS_LANGUAGES.join(', ')} (default en); Thai (th), Malay (ms) and Lao (lo) use model_d, which is chosen automatically for them. A cloned voice: pass the clone_audio path register_voice returned as voice. Costs credits per part. Repeating the same request continues or reuses the earlier parts instead of paying again. Waits up to waitSeconds with progress ("3 of 7 parts done; 2 waiting for a free slot (key limit 3)"); if not finished, returns done=false with a jobId — call get_speech with it. Cancelling the call stops parts not yet sent (unless another call is waiting on the same synthesis); parts already sent are kept for a repeat. A part the service fails is reported as done=true, outcome=failed with its reason.`;
 
 export function registerSynthesizeSpeech(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
@@ -133,9 +111,10 @@ export function registerSynthesizeSpeech(server: McpServer, deps: MediaToolDeps)
         speech.validate({ ...request, text: args.text.slice(0, 1) });
         const jobId = `speech_${fingerprint({ request }).slice(0, 20)}`;
         const fileName = outputName(args.fileName, `${jobId}.wav`, '.wav');
-        const { job } = deps.speechJobs.start(jobId, async (report) => {
+        const { job } = deps.speechJobs.start(jobId, async (report, signal) => {
           const result = await speech.synthesizeText(request, {
             onProgress: report,
+            signal,
             ...(args.allowResubmit ? { allowResubmit: true } : {}),
           });
           const savedPath = await deps.context.files.writeOutput(fileName, result.wav);
@@ -147,133 +126,18 @@ export function registerSynthesizeSpeech(server: McpServer, deps: MediaToolDeps)
             wav: result.wav,
           };
         });
-        return await waitForSpeech(deps, job, args.waitSeconds, extra, args.inlineAudio);
+        return await waitForSpeech(deps, {
+          job,
+          waitSeconds: args.waitSeconds,
+          extra,
+          inlineAudio: args.inlineAudio,
+        });
       } catch (error) {
         return mediaToolError(error, deps);
       }
     },
   );
 
-  server.registerTool(
-    'get_speech',
-    {
-      title: 'Get a speech synthesis',
-      description:
-        'Waits up to waitSeconds (default 40) for a synthesis started by synthesize_speech in this server session and returns the saved WAV when done. After a server restart, call synthesize_speech again with the same arguments instead: finished parts are reused, not paid again.',
-      inputSchema: {
-        jobId: z.string().min(1).describe('The speech_... jobId synthesize_speech returned.'),
-        inlineAudio: z.boolean().default(false),
-        waitSeconds: createWaitSecondsSchema(40),
-      },
-      outputSchema: speechOutcomeShape,
-      annotations: {
-        title: 'Get a speech synthesis',
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
-    },
-    async (args, extra) => {
-      try {
-        const job = deps.speechJobs.get(args.jobId);
-        if (!job) {
-          throw new ValidationError(
-            `No speech synthesis ${args.jobId} is known to this server session (it may have restarted). Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,
-            [{ path: 'jobId', message: 'unknown in this session' }],
-          );
-        }
-        return await waitForSpeech(deps, job, args.waitSeconds, extra, args.inlineAudio);
-      } catch (error) {
-        return mediaToolError(error, deps, { jobId: args.jobId });
-      }
-    },
-  );
-}
-
-function describeProgress(
-  progress: TextSynthesisProgress,
-  limit: number | undefined,
-): { percent: number; message: string } {
-  if (progress.parts === 0) return { percent: 0, message: 'starting' };
-  const percent = (progress.finished / progress.parts) * 100;
-  const waiting =
-    progress.queued > 0
-      ? `; ${progress.queued} waiting for a free slot (key limit ${limit ?? 'not yet known'})`
-      : '';
-  return { percent, message: `${progress.finished} of ${progress.parts} parts done${waiting}` };
-}
-
-async function waitForSpeech(
-  deps: MediaToolDeps,
-  job: SpeechJob,
-  waitSeconds: number,
-  extra: WaitExtra,
-  inlineAudio: boolean,
-): Promise<CallToolResult> {
-  const reporter = createProgressReporter(extra);
-  const governor = deps.context.polymodal.speech.governor;
-  const listener = (progress: TextSynthesisProgress) => {
-    const { percent, message } = describeProgress(progress, governor.limit);
-    void reporter.report(percent, message);
-  };
-  job.listeners.add(listener);
-  listener(job.progress);
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  try {
-    const outcome = await Promise.race([
-      job.promise.then((value) => ({ kind: 'done' as const, value })),
-      new Promise<{ kind: 'waiting' }>((resolve) => {
-        timer = setTimeout(() => resolve({ kind: 'waiting' }), waitSeconds * 1000);
-      }),
-      new Promise<never>((_resolve, reject) => {
-        onAbort = () => reject(extra.signal.reason);
-        if (extra.signal.aborted) onAbort();
-        else extra.signal.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-    if (outcome.kind === 'waiting') {
-      const { percent, message } = describeProgress(job.progress, governor.limit);
-      const next = keepWaitingHint('get_speech', job.id);
-      return {
-        content: [{ type: 'text', text: `Speech ${job.id} is still running: ${message}. ${next}.` }],
-        structuredContent: { jobId: job.id, status: 'RUNNING', progress: percent, done: false, next },
-      };
-    }
-    const result = outcome.value;
-    const resumed = result.parts.filter((part) => part.resumed).length;
-    const seconds = result.durationSeconds === undefined ? '' : `, ${result.durationSeconds.toFixed(1)} s`;
-    const content: CallToolResult['content'] = [
-      {
-        type: 'text',
-        text: `Speech saved to ${result.savedPath} (${result.parts.length} part${result.parts.length > 1 ? 's' : ''}${seconds}${resumed > 0 ? `; ${resumed} reused from earlier` : ''}).`,
-      },
-      outputLink(result.savedPath, {
-        mimeType: 'audio/wav',
-        description: `Speech ${job.id}`,
-        size: result.sizeBytes,
-      }),
-    ];
-    if (inlineAudio && result.sizeBytes <= MAX_INLINE_AUDIO_BYTES) {
-      content.push({ type: 'audio', data: result.wav.toString('base64'), mimeType: 'audio/wav' });
-    }
-    return {
-      content,
-      structuredContent: {
-        jobId: job.id,
-        status: 'SUCCESS',
-        progress: 100,
-        done: true,
-        savedPath: result.savedPath,
-        sizeBytes: result.sizeBytes,
-        ...(result.durationSeconds === undefined ? {} : { durationSeconds: result.durationSeconds }),
-        parts: result.parts.map((part) => ({ text: part.text, taskId: part.taskId, resumed: part.resumed })),
-      },
-    };
-  } finally {
-    job.listeners.delete(listener);
-    if (timer) clearTimeout(timer);
-    if (onAbort) extra.signal.removeEventListener('abort', onAbort);
-  }
+  // get_speech continues what this tool starts; registered here so that the two always come together.
+  registerGetSpeech(server, deps);
 }

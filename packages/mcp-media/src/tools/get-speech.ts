@@ -1,0 +1,54 @@
+/**
+ * get_speech: keeps waiting on a synthesis synthesize_speech started in this server process, with the
+ * same answer (progress, handle, saved WAV, or a failed or cancelled outcome). Reading is free; it never
+ * sends a part.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ValidationError } from '@polymodal/core';
+import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { z } from 'zod';
+import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
+
+export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void {
+  server.registerTool(
+    'get_speech',
+    {
+      title: 'Get a speech synthesis',
+      description:
+        'Waits up to waitSeconds (default 40) for a synthesis started by synthesize_speech in this server session, with progress, and returns the saved WAV when done. Free: it never sends a part. After a server restart, call synthesize_speech again with the same arguments instead: finished parts are reused, not paid again.',
+      inputSchema: {
+        jobId: z.string().min(1).describe('The speech_... jobId synthesize_speech returned.'),
+        inlineAudio: z.boolean().default(false),
+        waitSeconds: createWaitSecondsSchema(40),
+      },
+      outputSchema: speechOutcomeShape,
+      annotations: {
+        title: 'Get a speech synthesis',
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    async (args, extra) => {
+      try {
+        const job = deps.speechJobs.get(args.jobId);
+        if (!job) {
+          throw new ValidationError(
+            `No speech synthesis ${args.jobId} is known to this server session (it may have restarted). Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,
+            [{ path: 'jobId', message: 'unknown in this session' }],
+          );
+        }
+        return await waitForSpeech(deps, {
+          job,
+          waitSeconds: args.waitSeconds,
+          extra,
+          inlineAudio: args.inlineAudio,
+        });
+      } catch (error) {
+        return mediaToolError(error, deps, { jobId: args.jobId });
+      }
+    },
+  );
+}
