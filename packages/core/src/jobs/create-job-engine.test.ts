@@ -195,6 +195,23 @@ describe('poll: one loop, one deadline, one interval', () => {
     expect(gone.times).toHaveLength(1);
   });
 
+  it('waits out any number of 429s within the deadline (the platform pacing, not the job failing)', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [
+      ...Array.from({ length: 8 }, () => rateLimited(1_000)),
+      { status: 'COMPLETED' },
+    ]);
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 1_000,
+      deadline: clock.now() + 60_000,
+    });
+    expect(outcome).toMatchObject({ done: true, transientErrors: 8, reads: 1 });
+  });
+
   it('grows the pause with the cadence, up to its bound', async () => {
     const clock = virtualClock();
     const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });

@@ -22,6 +22,7 @@ import {
   NotFoundError,
   PollingTimeoutError,
   PolymodalError,
+  RateLimitError,
   TimeoutError,
   UncertainSubmissionError,
 } from '../errors/index.js';
@@ -592,7 +593,9 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         if (TimeoutError.isInstance(error) && error.deadlineReached) return outcome(false);
         if (!isTransientReadError(error)) throw error;
         transientErrors += 1;
-        consecutive += 1;
+        // A 429 is the platform pacing us, not the job failing: it is waited out (within the deadline)
+        // however often it comes; other transient failures end the wait after a few in a row.
+        if (!RateLimitError.isInstance(error)) consecutive += 1;
         if (consecutive > maxErrors) throw error;
         continue;
       }
