@@ -7,28 +7,30 @@
  *  3. client CPU per 20 ms frame of streamed Thai recognition, and the first-partial latency the client
  *     sees beside the latency the sandbox reports;
  *  4. 30 speech syntheses at once on a key limited to 3 unfinished tasks: wall time beside the ideal
- *     ⌈30/3⌉ × job time, 429s surfaced to the caller and duplicate tasks.
+ *     ⌈30/3⌉ × job time, 429s surfaced to the caller and duplicate tasks;
+ *  5. duplicate-pay stress (duplicate-pay.mjs): 20 identical summarize_meeting calls at once over 4 meeting
+ *     server processes sharing one state dir, then over 1 process: uploads and jobs the sandbox saw beside
+ *     the ideal 1, distinct job ids answered, wall time of the burst;
+ *  6. reads per meeting job (polls-per-job.mjs): a job followed to completion through summarize_meeting and
+ *     get_meeting, its reads in the sandbox's request log beside the spec minimum ⌈D / interval⌉ + 1, and
+ *     the smallest gap between two reads beside the interval (the spec's 5 s scaled by 1/20).
+ * Sections 5 and 6 start their own sandbox process (6 at another speed) and meeting servers over stdio.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { duplicatePayReport, measureDuplicatePay } from './duplicate-pay.mjs';
+import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
+import { binOf, startSandboxProcess } from './sandbox-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
 const UPLOAD_BYTES = 500 * 1024 * 1024;
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
-
-function binOf(packageName, binName) {
-  const manifestPath = require.resolve(`${packageName}/package.json`);
-  return path.join(path.dirname(manifestPath), require(manifestPath).bin[binName]);
-}
 
 /** A 500 MB PCM WAV (48 kHz stereo 16-bit, about 45 min: under the 2 h limit), sparse on disk. */
 async function writeLargeWav(file, totalBytes) {
@@ -51,20 +53,6 @@ async function writeLargeWav(file, totalBytes) {
   await handle.write(header, 0, 44, 0);
   await handle.truncate(totalBytes);
   await handle.close();
-}
-
-async function startSandboxProcess() {
-  const child = spawn(process.execPath, [binOf('@polymodal/sandbox', 'polymodal-sandbox'), '--port', '0'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const env = {};
-  const lines = readline.createInterface({ input: child.stdout });
-  for await (const line of lines) {
-    const [key, ...rest] = line.split('=');
-    env[key] = rest.join('=');
-    if (env.POLYMODAL_API_KEY_2 !== undefined) break;
-  }
-  return { env, stop: () => child.kill('SIGTERM') };
 }
 
 function runChild(args, env) {
@@ -132,6 +120,9 @@ try {
   }
   const asr = await runChild([path.join(here, 'asr-client.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv);
   const tts = await runChild([path.join(here, 'tts-batch.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv);
+  // Each starts and stops its own sandbox process and servers.
+  const duplicatePay = await measureDuplicatePay();
+  const pollsPerJob = await measurePollsPerJob();
   const meetingMs = median(meetingTimes);
   const baselineMs = median(baselineTimes);
 
@@ -195,9 +186,11 @@ ${tts.runs
 
 The gap to the ideal is the polling rule: status is read no faster than Retry-After (≥ 1 s) with jitter,
 so each slot is noticed free up to about a second late.
-`;
+
+${duplicatePayReport(duplicatePay)}
+${pollsPerJobReport(pollsPerJob)}`;
   process.stdout.write(`${report}\n`);
 } finally {
-  sandbox.stop();
+  await sandbox.stop();
   await rm(scratch, { recursive: true, force: true });
 }
