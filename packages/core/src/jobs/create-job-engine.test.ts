@@ -168,6 +168,47 @@ describe('poll: one loop, one deadline, one interval', () => {
     expect(platform.times[1] ?? 0).toBe((platform.times[0] ?? 0) + 5_000);
   });
 
+  it('a first read waits at most one interval, also when other processes keep reading the job first', async () => {
+    const clock = virtualClock();
+    // The ledger as another busy process leaves it: the job was always read a second ago.
+    const busyElsewhere: JobLedger = {
+      location: 'memory',
+      findByFingerprint: async () => undefined,
+      findById: async () => ({
+        service: 'meeting',
+        fingerprint: 'fp',
+        id: 'j1',
+        lastStatus: 'TRANSCRIBING',
+        createdAt: new Date(0).toISOString(),
+        updatedAt: new Date(clock.now()).toISOString(),
+        lastReadAt: new Date(clock.now() - 1_000).toISOString(),
+        nextReadAt: new Date(clock.now() + 4_000).toISOString(),
+        revision: clock.now(),
+      }),
+      list: async () => [],
+      insert: async () => {
+        throw new Error('not used');
+      },
+      compareAndSet: async () => undefined,
+      update: async () => undefined,
+      updateById: async () => undefined,
+    };
+    const engine = createJobEngine({ ledger: busyElsewhere, now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [{ status: 'TRANSCRIBING' }]);
+    const start = clock.now();
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5_000,
+      deadline: start,
+      firstReadDeadline: start + 50_000,
+    });
+    expect(outcome).toMatchObject({ done: false, value: undefined, reads: 0 });
+    expect(platform.times).toHaveLength(0);
+    expect(clock.now() - start).toBeLessThanOrEqual(5_000);
+  });
+
   it('tolerates and counts transient failures; a non-transient one is thrown', async () => {
     const clock = virtualClock();
     const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });

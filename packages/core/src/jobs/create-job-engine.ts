@@ -557,10 +557,12 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       }
       // A caller with nothing to show may wait out (at most) one interval past its deadline for a first
       // answer; never a Retry-After, and never a second read at the deadline.
+      // Counted from the start of the call, not from each look: a process that loses the read to another
+      // one does not get a second interval.
       const firstRead = value === undefined;
       const limit =
-        firstRead && o.firstReadDeadline !== undefined && nextAt - now() <= o.intervalMs
-          ? Math.max(o.deadline, o.firstReadDeadline)
+        firstRead && o.firstReadDeadline !== undefined
+          ? Math.min(o.firstReadDeadline, Math.max(o.deadline, startedAt + o.intervalMs))
           : o.deadline;
       if (nextAt > limit || (nextAt >= limit && reads + transientErrors > 0)) return outcome(false);
       if (nextAt > now()) {
@@ -569,7 +571,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         await sleep(elsewhere ? Math.min(wait, LEDGER_RECHECK_MS) : wait, signal);
         if (elsewhere && wait > LEDGER_RECHECK_MS) continue;
       }
-      const readDeadline = limit;
+      // The read that starts in time may take until the call's hard deadline.
+      const readDeadline = firstRead ? Math.max(limit, o.firstReadDeadline ?? limit) : o.deadline;
       // Concurrent waits on one job in this process share one read.
       const attempt = await flights.run(`read\n${keyOf(service, id)}`, signal, async (shared) => {
         if (!(await reserve(service, entry, Math.min(readDeadline, now() + READ_RESERVATION_MS)))) {
