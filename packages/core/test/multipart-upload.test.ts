@@ -1,20 +1,29 @@
 /**
  * Streamed multipart uploads through the HTTP client: exact bytes and Content-Length on the wire, a file
- * that changes mid-upload, and flat memory for a 200 MB file.
+ * that changes mid-upload, the opened file (not the path) sent on every attempt, and flat memory for a
+ * 200 MB file.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createHttpClient, createMultipartFileBody, type HttpClient, ValidationError } from '../src/index.js';
+import {
+  createHttpClient,
+  createMultipartFileBody,
+  type HttpClient,
+  type OpenedFile,
+  openRegularFile,
+  ValidationError,
+} from '../src/index.js';
 import { sendJson, startServer, type TestServer } from './helpers/start-server.js';
 
 const Receipt = z.looseObject({ uploadReceipt: z.string() });
 let dir: string;
 let server: TestServer | undefined;
 let client: HttpClient | undefined;
+let opened: OpenedFile | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'polymodal-upload-'));
@@ -23,6 +32,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
+  await opened?.handle.close();
+  opened = undefined;
   await client?.close();
   await server?.close();
   client = undefined;
@@ -47,13 +58,15 @@ describe('multipart upload', () => {
     });
     client = createHttpClient({ baseUrl: server.url, apiKey: 'k_1', auth: 'bearer' });
     const progress: number[] = [];
+    opened = await openRegularFile(file);
+    const upload = opened;
     const result = await client.request({
       method: 'POST',
       path: '/uploads',
       multipart: () =>
         createMultipartFileBody({
           field: 'file',
-          path: file,
+          file: upload,
           filename: path.basename(file),
           contentType: 'audio/wav',
           fields: { purpose: 'meeting' },
@@ -80,7 +93,77 @@ describe('multipart upload', () => {
     expect(progress.at(-1)).toBe(content.length);
   });
 
-  it('fails with "the file changed during upload" when the file grows mid-stream', async () => {
+  it('sends the file that was opened on every attempt, even after its path is replaced', async () => {
+    const file = path.join(dir, 'checked.wav');
+    const original = randomBytes(200_000);
+    await writeFile(file, original);
+    const bodies: Buffer[] = [];
+    server = await startServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      bodies.push(Buffer.concat(chunks));
+      if (bodies.length === 1) {
+        // While the client waits to retry, the path is made to name another file.
+        await rename(file, `${file}.old`);
+        await writeFile(file, Buffer.alloc(original.length, 0x41));
+        response.setHeader('retry-after', '0');
+        sendJson(response, 503, { error: 'authentication unavailable' });
+        return;
+      }
+      sendJson(response, 200, { uploadReceipt: 'r2' });
+    });
+    client = createHttpClient({ baseUrl: server.url, apiKey: 'k_1', auth: 'bearer', sleep: async () => {} });
+    opened = await openRegularFile(file);
+    const upload = opened;
+    await client.request({
+      method: 'POST',
+      path: '/uploads',
+      multipart: () =>
+        createMultipartFileBody({
+          field: 'file',
+          file: upload,
+          filename: 'checked.wav',
+          contentType: 'audio/wav',
+        }),
+      schema: Receipt,
+      idempotent: false,
+      retryStatuses: [503],
+    });
+    expect(bodies).toHaveLength(2);
+    for (const body of bodies) {
+      expect(body.includes(original)).toBe(true);
+      expect(body.includes(Buffer.alloc(1000, 0x41))).toBe(false);
+    }
+  });
+
+  it('fails with "the file changed during upload" when an opened file grows mid-stream', async () => {
+    const file = path.join(dir, 'growing-opened.wav');
+    await writeFile(file, Buffer.alloc(2 * 1024 * 1024, 1));
+    opened = await openRegularFile(file);
+    const multipart = createMultipartFileBody({
+      field: 'file',
+      file: opened,
+      filename: 'growing.wav',
+      contentType: 'audio/wav',
+    });
+    let appended = false;
+    const consume = async () => {
+      for await (const _chunk of multipart.body) {
+        if (!appended) {
+          appended = true;
+          await appendFile(file, Buffer.alloc(1000, 2));
+        }
+      }
+    };
+    const error = await consume().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('changed during upload');
+  });
+
+  it('fails with "the file changed during upload" when a file given by path grows mid-stream', async () => {
     const file = path.join(dir, 'growing.wav');
     await writeFile(file, Buffer.alloc(2 * 1024 * 1024, 1));
     const multipart = createMultipartFileBody({
@@ -118,12 +201,19 @@ describe('multipart upload', () => {
       sendJson(response, 200, { uploadReceipt: 'should-not-happen' });
     });
     client = createHttpClient({ baseUrl: server.url, apiKey: 'k_1', auth: 'bearer', sleep: async () => {} });
+    opened = await openRegularFile(file);
+    const upload = opened;
     const error = await client
       .request({
         method: 'POST',
         path: '/uploads',
         multipart: () =>
-          createMultipartFileBody({ field: 'file', path: file, filename: 'x.wav', contentType: 'audio/wav' }),
+          createMultipartFileBody({
+            field: 'file',
+            file: upload,
+            filename: 'x.wav',
+            contentType: 'audio/wav',
+          }),
         schema: Receipt,
         idempotent: false,
       })
@@ -152,9 +242,16 @@ describe('multipart upload', () => {
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 10);
+    opened = await openRegularFile(file);
+    const upload = opened;
     try {
       const multipart = () =>
-        createMultipartFileBody({ field: 'file', path: file, filename: 'big.wav', contentType: 'audio/wav' });
+        createMultipartFileBody({
+          field: 'file',
+          file: upload,
+          filename: 'big.wav',
+          contentType: 'audio/wav',
+        });
       const expectedLength = multipart().contentLength;
       await client.request({
         method: 'POST',

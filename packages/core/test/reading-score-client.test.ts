@@ -2,7 +2,8 @@
  * The reading score client against a loopback server: 200 and 202 answered alike, what goes on the wire,
  * and what is refused before it.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,7 +15,16 @@ import {
   type ReadingScoreOptions,
   ValidationError,
 } from '../src/index.js';
+import { ftypJunk, mp3, riffWaveJunk } from './helpers/media-files.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
+import { wav } from './helpers/wav.js';
+
+/** A valid WAV whose audio bytes start with `text`, to find it on the wire. */
+function markedWav(text: string): Buffer {
+  const bytes = wav(0.5);
+  bytes.write(text, 44, 'latin1');
+  return bytes;
+}
 
 const KEY = 'pm_live_readingkey';
 const RESULT = {
@@ -29,8 +39,8 @@ let dir: string;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'reading-'));
-  await writeFile(path.join(dir, 'student.wav'), Buffer.from('RIFF----WAVEstudent-audio'));
-  await writeFile(path.join(dir, 'teacher.wav'), Buffer.from('RIFF----WAVEteacher-audio'));
+  await writeFile(path.join(dir, 'student.wav'), markedWav('student-audio'));
+  await writeFile(path.join(dir, 'teacher.wav'), markedWav('teacher-audio'));
   await writeFile(path.join(dir, 'empty.wav'), '');
 });
 afterEach(async () => {
@@ -159,6 +169,72 @@ describe('reading score client', () => {
     ];
     for (const attempt of attempts) await expect(attempt()).rejects.toSatisfy(ValidationError.isInstance);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses broken or unrecognised audio, naming the problem and the field, with nothing sent', async () => {
+    server = await startServer((_request, response) => sendJson(response, 200, RESULT));
+    const client = open(server.url);
+    const cases: [string, Buffer | string, RegExp][] = [
+      ['junk.wav', riffWaveJunk(), /^studentAudio: .*junk\.wav is damaged: no valid RIFF chunk/],
+      ['cut.wav', wav(1).subarray(0, 3000), /cut\.wav is cut short/],
+      ['junk.m4a', ftypJunk(), /junk\.m4a is damaged or cut short/],
+      [
+        'notes.wav',
+        'these are my notes, not a recording',
+        /is not a WAV, MP3, M4A, OGG, WebM or FLAC recording/,
+      ],
+    ];
+    for (const [name, content, problem] of cases) {
+      await writeFile(path.join(dir, name), content);
+      const attempt = client.submit({ studentAudio: path.join(dir, name), referenceText: 'x' });
+      await expect(attempt).rejects.toThrow(problem);
+      await expect(attempt).rejects.toThrow(/Nothing was sent\.$/);
+    }
+    await writeFile(path.join(dir, 'junk-reference.wav'), riffWaveJunk());
+    await expect(
+      client.submit({
+        studentAudio: path.join(dir, 'student.wav'),
+        referenceAudio: path.join(dir, 'junk-reference.wav'),
+      }),
+    ).rejects.toThrow(/^referenceAudio: .*junk-reference\.wav is damaged/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a recording over the 50 MiB limit before sending anything', async () => {
+    server = await startServer((_request, response) => sendJson(response, 200, RESULT));
+    const client = open(server.url);
+    // A sparse file: the header of a WAV and 20 GB of holes, no disk space used.
+    const huge = path.join(dir, 'huge.wav');
+    await writeFile(huge, wav(0));
+    await truncate(huge, 20 * 1024 ** 3);
+    await expect(client.submit({ studentAudio: huge, referenceText: 'x' })).rejects.toThrow(
+      /huge\.wav is 20480\.0 MB, over the 50 MB limit for a reading recording/,
+    );
+    await expect(
+      client.submit({ studentAudio: path.join(dir, 'student.wav'), referenceAudio: huge }),
+    ).rejects.toThrow(/^referenceAudio: .*over the 50 MB limit/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a FIFO at once instead of waiting for a writer', async () => {
+    server = await startServer((_request, response) => sendJson(response, 200, RESULT));
+    const fifo = path.join(dir, 'pipe.wav');
+    execFileSync('mkfifo', [fifo]);
+    await expect(open(server.url).submit({ studentAudio: fifo, referenceText: 'x' })).rejects.toThrow(
+      /pipe\.wav is a named pipe, not a regular file/,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('sends MP3 audio as audio/mpeg, whatever the file is called', async () => {
+    let body = '';
+    server = await startServer(async (request, response) => {
+      body = await readBody(request);
+      sendJson(response, 200, RESULT);
+    });
+    await writeFile(path.join(dir, 'reading.dat'), mp3(20));
+    await open(server.url).score({ studentAudio: path.join(dir, 'reading.dat'), referenceText: 'x' });
+    expect(body).toContain('filename="reading.dat"\r\nContent-Type: audio/mpeg\r\n');
   });
 
   it('sends scoring_options as a JSON string and form fields given by alias under canonical names', async () => {

@@ -1,18 +1,20 @@
 /**
  * Confinement of local file access. Paths come from a model or a remote client, so a path is readable
  * only if its real location (all symlinks resolved) lies inside an allowed directory, compared with
- * `path.relative` (a prefix check would let `/data/rec` admit `/data/rec_evil`). After opening, the
- * descriptor itself is checked again, so a path swapped between check and open is caught.
+ * `path.relative` (a prefix check would let `/data/rec` admit `/data/rec_evil`). A file is opened once
+ * (`openReadable`) and the descriptor itself is verified (see `openVerifiedFile`), so a path swapped between
+ * check and open is caught; every later read of the call goes through that descriptor.
  *
  * Outputs are written only into the output directory, under a sanitised name, atomically.
  */
-import { constants, realpathSync } from 'node:fs';
-import { type FileHandle, mkdir, open, realpath, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, ValidationError } from '../errors/index.js';
 import { defaultStateDir, expandHome } from '../ledger/default-state-dir.js';
+import { type OpenedFile, openVerifiedFile } from './open-verified-file.js';
 import { sanitizeFileName } from './sanitize-file-name.js';
 import { writeFileAtomic } from './write-file-atomic.js';
 
@@ -27,12 +29,6 @@ export interface FileAccessOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-export interface OpenedFile {
-  handle: FileHandle;
-  realPath: string;
-  size: number;
-}
-
 export interface FileAccess {
   readonly outputDir: string;
   /** Real paths of every readable directory: configured, then roots, then the output directory. */
@@ -41,7 +37,11 @@ export interface FileAccess {
   setRoots(dirs: readonly string[]): void;
   /** Real path of `path` if it lies inside a readable directory. */
   resolveReadable(path: string): Promise<string>;
-  /** Opens a confined regular file for reading; the caller closes the handle. */
+  /**
+   * Opens a confined regular file for reading, once: no symlink is followed on the way and the descriptor is
+   * proved to be the file inside the allowed directory (never blocks on a FIFO). The caller reads only
+   * through `handle` afterwards and closes it.
+   */
   openReadable(path: string): Promise<OpenedFile>;
   /** Writes an output file atomically and returns its absolute path. */
   writeOutput(
@@ -49,9 +49,6 @@ export interface FileAccess {
     data: string | Uint8Array | AsyncIterable<Uint8Array> | Readable,
   ): Promise<string>;
 }
-
-// O_NOFOLLOW refuses a symlink swapped in at the last component; O_NONBLOCK keeps a FIFO from hanging open().
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 function denied(message: string): ValidationError {
   return new ValidationError(message, [{ path: 'path', message: 'path not allowed' }]);
@@ -163,32 +160,7 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
     },
     resolveReadable,
     async openReadable(input) {
-      const realPath = await resolveReadable(input);
-      let handle: FileHandle;
-      try {
-        handle = await open(realPath, READ_FLAGS);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ELOOP')
-          throw denied(`${realPath} was replaced by a symbolic link; refusing to follow it.`);
-        if (code === 'EISDIR') throw denied(`${realPath} is a directory, not a file.`);
-        throw denied(`${realPath} cannot be opened (${code ?? 'error'}).`);
-      }
-      try {
-        const opened = await handle.stat();
-        if (!opened.isFile()) {
-          throw denied(`${realPath} is not a regular file (directories, pipes and devices cannot be read).`);
-        }
-        // The descriptor must be the very file that was checked, not something swapped in since.
-        const checked = await stat(realPath);
-        if (checked.dev !== opened.dev || checked.ino !== opened.ino) {
-          throw denied(`${realPath} changed while it was being opened; try again.`);
-        }
-        return { handle, realPath, size: opened.size };
-      } catch (error) {
-        await handle.close();
-        throw error;
-      }
+      return openVerifiedFile(await resolveReadable(input));
     },
     async writeOutput(name, data) {
       await mkdir(outputDir, { recursive: true, mode: 0o700 });

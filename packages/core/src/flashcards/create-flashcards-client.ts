@@ -13,13 +13,13 @@
  * with paths), so an agent gets addresses it can open; they are downloaded without credentials.
  *
  * Checked before sending: the learning direction and the explicit language pair (which must match it),
- * `max_words_per_segment` 1–80, the key length, the file (inside an allowed directory, a video container by
- * its first bytes, at most 500 MB and 900 s, or the limits the service last reported), YouTube URL shapes
- * and public hosts for direct video URLs.
+ * `max_words_per_segment` 1–80, the key length, the file (inside an allowed directory, opened once and read
+ * only through that descriptor, a video container by its first bytes whose structure parses — an MP4 needs
+ * a `moov` with a duration —, at most 500 MB and 900 s, or the limits the service last reported), YouTube
+ * URL shapes and public hosts for direct video URLs.
  */
 
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import {
   DIRECTION_LANGUAGES,
   FLASHCARD_TERMINAL_STATES,
@@ -34,7 +34,7 @@ import {
 } from '../contracts/flashcards.js';
 import { jobErrorText } from '../contracts/video.js';
 import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
-import type { FileAccess } from '../files/index.js';
+import { type FileAccess, openRegularFile, shareOpenedFile } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
 import {
   createJobEngine,
@@ -46,7 +46,7 @@ import {
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { createMultipartFileBody, inspectRecording } from '../upload/index.js';
+import { createMultipartFileBody, inspectOpenedRecording } from '../upload/index.js';
 import { checkJobId } from '../video/video-job-client.js';
 
 export const FLASHCARDS_SERVICE = 'flashcards';
@@ -240,50 +240,61 @@ export function createFlashcardsClient(options: {
     extra: FlashcardStartOptions = {},
   ): Promise<StartedFlashcards> {
     const checked = checkOptions(input);
-    const real = files ? await files.resolveReadable(file) : path.resolve(file);
-    const info = await inspectRecording(real, {
-      extensions: FLASHCARD_VIDEO_EXTENSIONS,
-      maxBytes: limits?.max_upload_bytes ?? FLASHCARDS_MAX_UPLOAD_BYTES,
-      maxDurationSeconds: limits?.max_video_duration_seconds ?? FLASHCARDS_MAX_VIDEO_SECONDS,
-    });
-    const { idempotency_key: givenKey, ...rest } = checked;
-    const identity = {
-      service: FLASHCARDS_SERVICE,
-      file: info.path,
-      size: info.size,
-      mtimeMs: info.mtimeMs,
-      options: rest,
-    };
-    const fields: Record<string, string> = {};
-    for (const [name, value] of Object.entries(rest)) {
-      if (value !== undefined) fields[name] = String(value);
+    // Opened once and checked on the descriptor; the body of every attempt (a 503 or 429 is retried) is
+    // read from it, never from the path, which may be swapped while a retry waits.
+    const openVideo = () => (files ? files.openReadable(file) : openRegularFile(file));
+    const opened = await openVideo();
+    const video = shareOpenedFile(opened, openVideo);
+    try {
+      const info = await inspectOpenedRecording(opened, {
+        extensions: FLASHCARD_VIDEO_EXTENSIONS,
+        maxBytes: limits?.max_upload_bytes ?? FLASHCARDS_MAX_UPLOAD_BYTES,
+        maxDurationSeconds: limits?.max_video_duration_seconds ?? FLASHCARDS_MAX_VIDEO_SECONDS,
+      });
+      const { idempotency_key: givenKey, ...rest } = checked;
+      const identity = {
+        service: FLASHCARDS_SERVICE,
+        file: info.path,
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+        options: rest,
+      };
+      const fields: Record<string, string> = {};
+      for (const [name, value] of Object.entries(rest)) {
+        if (value !== undefined) fields[name] = String(value);
+      }
+      return await start(
+        givenKey === undefined ? identity : { ...identity, idempotencyKey: givenKey },
+        givenKey,
+        info.name,
+        { file: info.path, ...rest },
+        extra,
+        (idempotencyKey, signal) =>
+          video.use(
+            async (upload) =>
+              (
+                await http.request({
+                  method: 'POST',
+                  path: `${FLASHCARDS_API_PATH}/jobs`,
+                  multipart: () =>
+                    createMultipartFileBody({
+                      field: 'video_file',
+                      file: upload,
+                      filename: info.name,
+                      contentType: info.contentType,
+                      fields: { idempotency_key: idempotencyKey, ...fields },
+                      ...(extra.onUploadProgress ? { onProgress: extra.onUploadProgress } : {}),
+                    }),
+                  schema: FlashcardStart,
+                  idempotent: true,
+                  signal,
+                })
+              ).data,
+          ),
+      );
+    } finally {
+      await video.release();
     }
-    return start(
-      givenKey === undefined ? identity : { ...identity, idempotencyKey: givenKey },
-      givenKey,
-      info.name,
-      { file: info.path, ...rest },
-      extra,
-      async (idempotencyKey, signal) =>
-        (
-          await http.request({
-            method: 'POST',
-            path: `${FLASHCARDS_API_PATH}/jobs`,
-            multipart: () =>
-              createMultipartFileBody({
-                field: 'video_file',
-                path: info.path,
-                filename: info.name,
-                contentType: info.contentType,
-                fields: { idempotency_key: idempotencyKey, ...fields },
-                ...(extra.onUploadProgress ? { onProgress: extra.onUploadProgress } : {}),
-              }),
-            schema: FlashcardStart,
-            idempotent: true,
-            signal,
-          })
-        ).data,
-    );
   }
 
   async function startFromUrl(

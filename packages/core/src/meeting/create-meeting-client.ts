@@ -10,8 +10,6 @@
  * - a submission interrupted in any step may be run again: an upload alone is not charged, and a job
  *   created from a recorded receipt answers 200 with the existing job instead of creating a second one.
  */
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import {
   CreateJobResponse,
@@ -38,11 +36,22 @@ import {
   PollingTimeoutError,
   ValidationError,
 } from '../errors/index.js';
-import type { FileAccess } from '../files/index.js';
+import {
+  type FileAccess,
+  type OpenedFile,
+  openRegularFile,
+  type SharedFile,
+  shareOpenedFile,
+} from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
 import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
-import { createMultipartFileBody, inspectRecording, type RecordingInfo } from '../upload/index.js';
+import {
+  assertWithinUploadLimit,
+  createMultipartFileBody,
+  inspectOpenedRecording,
+  type RecordingInfo,
+} from '../upload/index.js';
 
 export const MEETING_SERVICE = 'meeting';
 /** The reference client gives up waiting after 4 hours (the job keeps running). */
@@ -248,21 +257,32 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     return limits?.maxUploadBytes;
   }
 
-  async function confine(file: string): Promise<string> {
-    return files ? files.resolveReadable(file) : path.resolve(file);
+  /**
+   * Opens the recording once, confined when the client has a FileAccess: every later read of the call
+   * (inspection, upload, a retried upload) goes through this descriptor, never through the path again.
+   */
+  async function openRecording(file: string): Promise<OpenedFile> {
+    return files ? files.openReadable(file) : openRegularFile(file);
   }
 
-  async function upload(file: string, call: UploadOptions = {}): Promise<UploadResult> {
-    const realPath = await confine(file);
+  /**
+   * Uploads an opened, inspected recording. The limit lookup is the only request before the upload; the
+   * body (and a retry's) is read from the descriptor, so a path swapped meanwhile changes nothing.
+   */
+  async function uploadOpened(
+    opened: OpenedFile,
+    recording: RecordingInfo,
+    call: UploadOptions,
+  ): Promise<UploadResult> {
     const maxBytes = await maxUploadBytes(call.signal);
-    const recording = await inspectRecording(realPath, maxBytes === undefined ? {} : { maxBytes });
+    if (maxBytes !== undefined) assertWithinUploadLimit(recording, maxBytes);
     const response = await http.request({
       method: 'POST',
       path: `${api}/uploads`,
       multipart: () =>
         createMultipartFileBody({
           field: 'file',
-          path: recording.path,
+          file: opened,
           filename: recording.name,
           contentType: recording.contentType,
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
@@ -276,6 +296,17 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       timeoutMs: uploadTimeoutMs(recording.size, 60_000),
     });
     return { uploadReceipt: response.data.uploadReceipt, recording };
+  }
+
+  async function upload(file: string, call: UploadOptions = {}): Promise<UploadResult> {
+    const opened = await openRecording(file);
+    try {
+      // Inspected before any request: a recording that is bad locally costs nothing, not even the lookup.
+      const recording = await inspectOpenedRecording(opened);
+      return await uploadOpened(opened, recording, call);
+    } finally {
+      await opened.handle.close();
+    }
   }
 
   async function create(request: CreateMeetingJobRequest, call: CallOptions = {}): Promise<CreateResult> {
@@ -465,15 +496,28 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     }
     signal?.throwIfAborted();
 
-    const realPath = await confine(submitOptions.file);
-    let fileStats: { size: number; mtimeMs: number };
+    // Opened and inspected before anything else: a bad recording is refused before any request, and the
+    // descriptor is what every step below reads. The upload may outlive this call (the job engine lets it
+    // go on past the call's deadline), so the descriptor closes when both are over, whatever the outcome.
+    const opened = await openRecording(submitOptions.file);
+    const shared = shareOpenedFile(opened, () => openRecording(submitOptions.file));
     try {
-      fileStats = await stat(realPath);
-    } catch {
-      // inspectRecording gives the precise, actionable error.
-      await inspectRecording(realPath);
-      throw new ValidationError(`${realPath} cannot be read.`, [{ path: 'file', message: 'unreadable' }]);
+      const inspected = await inspectOpenedRecording(opened);
+      return await submitOpened(submitOptions, jobOptions, shared, inspected);
+    } finally {
+      await shared.release();
     }
+  }
+
+  async function submitOpened(
+    submitOptions: SummarizeOptions,
+    jobOptions: Omit<CreateMeetingJobRequest, 'uploadReceipt'>,
+    recordingFile: SharedFile,
+    inspected: RecordingInfo,
+  ): Promise<SubmitResult> {
+    const { signal } = submitOptions;
+    const { realPath } = recordingFile.opened;
+    const fileStats = { size: recordingFile.opened.size, mtimeMs: recordingFile.opened.mtimeMs };
     const fp = fingerprint({
       service: MEETING_SERVICE,
       file: realPath,
@@ -521,10 +565,12 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
             if (!BadRequestError.isInstance(error)) throw error;
           }
         }
-        const uploaded = await upload(realPath, {
-          signal: shared,
-          ...(submitOptions.onUploadProgress ? { onProgress: submitOptions.onUploadProgress } : {}),
-        });
+        const uploaded = await recordingFile.use((file) =>
+          uploadOpened(file, inspected, {
+            signal: shared,
+            ...(submitOptions.onUploadProgress ? { onProgress: submitOptions.onUploadProgress } : {}),
+          }),
+        );
         recording = uploaded.recording;
         // Recorded before the job is created: if we crash now, the next call reuses this upload.
         await save({

@@ -9,7 +9,12 @@
  * Choices where the spec is silent: exactly one of reference text and reference audio is accepted (the
  * spec requires one; sending both would leave which one counts to the server); the task route is polled
  * every 2 s with a 10-minute default deadline; a scoring POST is not idempotent, so it is repeated only when
- * it provably never arrived or after an explicit 429.
+ * it provably never arrived or after an explicit 429; a recording over 50 MiB is refused locally (the
+ * service's limit is not shown).
+ *
+ * Each recording is opened once and checked on that descriptor before anything is sent (audio by its
+ * content, a structure that parses: a `RIFF…WAVE` header followed by junk is refused); the request, and a
+ * retry of it, reads the same descriptor, never the path again.
  *
  * Scores go through the job engine like every paid request: an identical request (same recordings, same
  * fields) in flight is joined, a queued task is resumed (the same score is never POSTed twice), and an
@@ -17,7 +22,6 @@
  * being paid for again (`forceNew` scores anew). The task is read at the `statusPath` the service returned,
  * never at a path rebuilt from the id.
  */
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
   canonicalReadingScoreField,
@@ -31,11 +35,25 @@ import {
   ReadingScoringOptions,
 } from '../contracts/reading-score.js';
 import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
-import type { FileAccess } from '../files/index.js';
+import {
+  type FileAccess,
+  type OpenedFile,
+  openRegularFile,
+  type SharedFile,
+  shareOpenedFile,
+} from '../files/index.js';
+import { readAt } from '../files/open-verified-file.js';
 import type { HttpClient } from '../http/index.js';
 import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
-import { createMultipartFileBody } from '../upload/index.js';
+import {
+  createMultipartFileBody,
+  RECORDING_CONTENT_TYPES,
+  type RecordingContainer,
+  SIGNATURE_BYTES,
+  sniffAudioContainer,
+} from '../upload/index.js';
+import { validateRecordingContent } from '../upload/validate-recording-content.js';
 
 export const READING_SCORE_SERVICE = 'reading-score';
 export const READING_SCORE_POLL_INTERVAL_MS = 2_000;
@@ -109,14 +127,25 @@ export interface ReadingScoreClient {
   score(options: ReadingScoreOptions & Omit<ReadingScoreWaitOptions, 'signal'>): Promise<ReadingScoreResult>;
 }
 
-const AUDIO_TYPES: Record<string, string> = {
-  '.wav': 'audio/wav',
-  '.mp3': 'audio/mpeg',
-  '.m4a': 'audio/mp4',
-  '.ogg': 'audio/ogg',
-  '.webm': 'audio/webm',
-  '.flac': 'audio/flac',
+/**
+ * Largest student or reference recording sent. The spec shows no limit ("not shown"), so this one is ours
+ * and conservative: a read-aloud attempt is short (50 MiB is 27 minutes of 16 kHz mono WAV, 5 minutes of
+ * CD-quality stereo), and a file of gigabytes must never be streamed to the platform to be refused there.
+ */
+export const READING_SCORE_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+/** Content types sent for the audio containers recognised by content (WebM as audio here). */
+const READING_AUDIO_TYPES: Partial<Record<RecordingContainer, string>> = {
+  webm: 'audio/webm',
 };
+
+/** A recording opened and checked for one submission. */
+interface CheckedAudio {
+  file: SharedFile;
+  /** File name announced to the service. */
+  name: string;
+  contentType: string;
+}
 
 export function createReadingScoreClient(options: {
   http: HttpClient;
@@ -128,27 +157,56 @@ export function createReadingScoreClient(options: {
   const { http, files } = options;
   const engine = options.engine ?? createJobEngine();
 
-  async function checkedAudio(input: string, field: string): Promise<string> {
-    const real = files ? await files.resolveReadable(input) : path.resolve(input);
-    let info: Awaited<ReturnType<typeof stat>>;
+  /**
+   * Opens a recording once and checks it on the descriptor before anything is sent: a regular file, not
+   * empty, within READING_SCORE_MAX_UPLOAD_BYTES, audio by its content (WAV, MP3, M4A, OGG, WebM, FLAC)
+   * whose structure parses. The upload reads the same descriptor, so what was checked is what is sent.
+   */
+  async function checkedAudio(input: string, field: string): Promise<CheckedAudio> {
+    const openAudio = () => (files ? files.openReadable(input) : openRegularFile(input));
+    let opened: OpenedFile;
     try {
-      info = await stat(real);
-    } catch {
-      throw new ValidationError(`${field}: ${real} does not exist. Nothing was sent.`, [
-        { path: field, message: 'not found' },
-      ]);
+      opened = await openAudio();
+    } catch (error) {
+      if (!ValidationError.isInstance(error)) throw error;
+      throw new ValidationError(`${field}: ${error.message}`, [{ path: field, message: 'not readable' }]);
     }
-    if (!info.isFile()) {
-      throw new ValidationError(`${field}: ${real} is not a regular file. Nothing was sent.`, [
-        { path: field, message: 'not a file' },
+    const audio = shareOpenedFile(opened, openAudio);
+    const refuse = (problem: string, fix: string): never => {
+      throw new ValidationError(`${field}: ${opened.realPath} ${problem}. ${fix} Nothing was sent.`, [
+        { path: field, message: problem },
       ]);
+    };
+    try {
+      if (opened.size === 0) refuse('is empty', 'Check that the recording finished writing.');
+      if (opened.size > READING_SCORE_MAX_UPLOAD_BYTES) {
+        refuse(
+          `is ${(opened.size / 1048576).toFixed(1)} MB, over the ${READING_SCORE_MAX_UPLOAD_BYTES / 1048576} MB limit for a reading recording`,
+          'Trim it to the reading itself, or convert it to mono 16 kHz WAV or MP3.',
+        );
+      }
+      const container = sniffAudioContainer(await readAt(opened.handle, 0, SIGNATURE_BYTES));
+      if (container === undefined) {
+        refuse(
+          'is not a WAV, MP3, M4A, OGG, WebM or FLAC recording (checked by its content)',
+          'Give the path of the recording itself, or convert it to WAV.',
+        );
+      }
+      const checked = container as RecordingContainer;
+      // The duration is not needed here: reading it could mean scanning a whole MP3.
+      const content = await validateRecordingContent(opened, checked, { duration: false });
+      if ('problem' in content) {
+        refuse(content.problem, 'Re-export or re-record it, then try again.');
+      }
+      return {
+        file: audio,
+        name: path.basename(opened.realPath),
+        contentType: READING_AUDIO_TYPES[checked] ?? RECORDING_CONTENT_TYPES[checked],
+      };
+    } catch (error) {
+      await audio.release();
+      throw error;
     }
-    if (info.size === 0) {
-      throw new ValidationError(`${field}: ${real} is empty. Nothing was sent.`, [
-        { path: field, message: 'empty' },
-      ]);
-    }
-    return real;
   }
 
   function taskPath(statusPathOrTaskId: string): string {
@@ -277,10 +335,6 @@ export function createReadingScoreClient(options: {
       }
       scoringOptions = JSON.stringify(inner);
     }
-    const student = await checkedAudio(request.studentAudio, 'studentAudio');
-    const reference = request.referenceAudio
-      ? await checkedAudio(request.referenceAudio, 'referenceAudio')
-      : undefined;
     const fields: Record<string, string> = { language: 'th' };
     if (hasText) fields.reference_text = (request.referenceText as string).trim();
     if (request.engine) fields.asr_engine = request.engine;
@@ -289,18 +343,40 @@ export function createReadingScoreClient(options: {
     if (request.includePronunciation !== undefined)
       fields.include_pronunciation = String(request.includePronunciation);
     if (scoringOptions !== undefined) fields.scoring_options = scoringOptions;
-    const typeOf = (file: string) =>
-      AUDIO_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
 
-    const [studentStats, referenceStats] = await Promise.all([
-      stat(student),
-      reference ? stat(reference) : Promise.resolve(undefined),
-    ]);
+    const student = await checkedAudio(request.studentAudio, 'studentAudio');
+    let reference: CheckedAudio | undefined;
+    try {
+      reference = request.referenceAudio
+        ? await checkedAudio(request.referenceAudio, 'referenceAudio')
+        : undefined;
+      return await submitChecked(request, fields, student, reference);
+    } finally {
+      // The scoring request may outlive this call (see the job engine): each file closes after it.
+      await student.file.release();
+      await reference?.file.release();
+    }
+  }
+
+  async function submitChecked(
+    request: ReadingScoreOptions,
+    fields: Record<string, string>,
+    student: CheckedAudio,
+    reference: CheckedAudio | undefined,
+  ): Promise<ReadingScoreSubmission> {
+    const studentFile = student.file.opened;
+    const referenceFile = reference?.file.opened;
     const identity = {
       service: READING_SCORE_SERVICE,
-      student: { file: student, size: studentStats.size, mtimeMs: studentStats.mtimeMs },
-      ...(reference && referenceStats
-        ? { reference: { file: reference, size: referenceStats.size, mtimeMs: referenceStats.mtimeMs } }
+      student: { file: studentFile.realPath, size: studentFile.size, mtimeMs: studentFile.mtimeMs },
+      ...(referenceFile
+        ? {
+            reference: {
+              file: referenceFile.realPath,
+              size: referenceFile.size,
+              mtimeMs: referenceFile.mtimeMs,
+            },
+          }
         : {}),
       fields,
       legacyRoute: request.legacyRoute === true,
@@ -309,8 +385,12 @@ export function createReadingScoreClient(options: {
     const started = await engine.start({
       service: READING_SCORE_SERVICE,
       fingerprint: fingerprint(identity),
-      title: path.basename(student),
-      request: { studentAudio: student, ...(reference ? { referenceAudio: reference } : {}), ...fields },
+      title: student.name,
+      request: {
+        studentAudio: studentFile.realPath,
+        ...(referenceFile ? { referenceAudio: referenceFile.realPath } : {}),
+        ...fields,
+      },
       signal: request.signal,
       deadline: request.deadline,
       forceNew: request.forceNew,
@@ -331,33 +411,40 @@ export function createReadingScoreClient(options: {
         );
       },
       submit: async ({ signal, save }) => {
-        const response = await http.request({
-          method: 'POST',
-          path: request.legacyRoute ? LEGACY_READING_SCORE_API_PATH : READING_SCORE_API_PATH,
-          multipart: () =>
-            createMultipartFileBody({
-              field: 'student_audio',
-              path: student,
-              filename: path.basename(student),
-              contentType: typeOf(student),
-              fields,
-              ...(reference
-                ? {
-                    additionalFiles: [
-                      {
-                        field: 'reference_audio',
-                        path: reference,
-                        filename: path.basename(reference),
-                        contentType: typeOf(reference),
-                      },
-                    ],
-                  }
-                : {}),
-            }),
-          schema: ReadingScoreAnswer,
-          idempotent: false,
-          signal,
-        });
+        const send = (studentUpload: OpenedFile, referenceUpload: OpenedFile | undefined) =>
+          http.request({
+            method: 'POST',
+            path: request.legacyRoute ? LEGACY_READING_SCORE_API_PATH : READING_SCORE_API_PATH,
+            // Rebuilt from the same descriptors for a permitted retry, never from the paths.
+            multipart: () =>
+              createMultipartFileBody({
+                field: 'student_audio',
+                file: studentUpload,
+                filename: student.name,
+                contentType: student.contentType,
+                fields,
+                ...(reference && referenceUpload
+                  ? {
+                      additionalFiles: [
+                        {
+                          field: 'reference_audio',
+                          file: referenceUpload,
+                          filename: reference.name,
+                          contentType: reference.contentType,
+                        },
+                      ],
+                    }
+                  : {}),
+              }),
+            schema: ReadingScoreAnswer,
+            idempotent: false,
+            signal,
+          });
+        const response = await student.file.use((studentUpload) =>
+          reference
+            ? reference.file.use((referenceUpload) => send(studentUpload, referenceUpload))
+            : send(studentUpload, undefined),
+        );
         const queued = ReadingScoreQueued.safeParse(response.data);
         if (queued.success) {
           await save({ data: { statusPath: queued.data.statusPath } });

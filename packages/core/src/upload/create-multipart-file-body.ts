@@ -1,34 +1,54 @@
 /**
- * A streamed multipart/form-data body for one file (and optionally more, e.g. a reference recording). The file is read chunk by chunk as the socket takes
- * it, so uploading 500 MB keeps memory flat, and the exact Content-Length is known up front (no chunked
- * encoding, which some upload front ends refuse).
+ * A streamed multipart/form-data body for one file (and optionally more, e.g. a reference recording). The
+ * file is read chunk by chunk as the socket takes it, so uploading 500 MB keeps memory flat, and the exact
+ * Content-Length is known up front (no chunked encoding, which some upload front ends refuse).
+ *
+ * Files are given opened (`file`): the body reads the descriptor with positional reads and never opens the
+ * path again, so the bytes sent — on the first attempt and on every retry, which calls the factory anew —
+ * are those of the file that was checked, whatever happens to the path meanwhile. The body does not close
+ * the descriptor: its owner does, when the whole call is over.
  */
 import { randomBytes } from 'node:crypto';
-import { type Stats, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { ValidationError } from '../errors/index.js';
+import type { OpenedFile } from '../files/index.js';
 import type { MultipartBody } from '../http/http-client.js';
 
-export interface MultipartFileBodyOptions {
+/** One file of the form: opened (`file`), or, for callers not yet moved to descriptors, a `path`. */
+export interface MultipartFilePart {
   /** Form field name of the file, e.g. `file`. */
   field: string;
-  path: string;
+  /** The opened file (size and mtime as opened): every body built from it reads this descriptor. */
+  file?: OpenedFile;
+  /**
+   * @deprecated Opened by name when the body is sent, so a path swapped after it was checked is read;
+   * give `file` instead.
+   */
+  path?: string;
   /** File name announced to the server. */
   filename: string;
   contentType: string;
+}
+
+export interface MultipartFileBodyOptions extends MultipartFilePart {
   /** Extra text fields, sent before the file. */
   fields?: Record<string, string>;
   /** Further files, sent after the first one. */
-  additionalFiles?: readonly { field: string; path: string; filename: string; contentType: string }[];
+  additionalFiles?: readonly MultipartFilePart[];
   /** File bytes handed to the connection so far, and the size of all files. */
   onProgress?: (sentBytes: number, totalBytes: number) => void;
 }
 
 interface FilePart {
-  path: string;
+  /** For messages. */
+  name: string;
   head: Buffer;
-  stats: Stats;
+  size: number;
+  mtimeMs: number;
+  /** The descriptor to read (not owned), or a path to open for this body (owned by the body). */
+  source: { handle: FileHandle } | { path: string };
 }
 
 const CHUNK_BYTES = 64 * 1024;
@@ -66,7 +86,7 @@ function changed(file: string): ValidationError {
   );
 }
 
-function statForUpload(file: string): Stats {
+function statForUpload(file: string): { size: number; mtimeMs: number } {
   try {
     return statSync(file);
   } catch (error) {
@@ -77,20 +97,33 @@ function statForUpload(file: string): Stats {
   }
 }
 
+function sourceOf(part: MultipartFilePart): Pick<FilePart, 'name' | 'size' | 'mtimeMs' | 'source'> {
+  if (part.file) {
+    const { handle, realPath, size, mtimeMs } = part.file;
+    return { name: realPath, size, mtimeMs, source: { handle } };
+  }
+  if (part.path === undefined) {
+    throw new ValidationError(`The upload of field ${part.field} names no file.`, [
+      { path: part.field, message: 'no file' },
+    ]);
+  }
+  const stats = statForUpload(part.path);
+  return { name: part.path, size: stats.size, mtimeMs: stats.mtimeMs, source: { path: part.path } };
+}
+
 export function createMultipartFileBody(options: MultipartFileBodyOptions): MultipartBody {
   const boundary = newBoundary();
   const fieldText = fieldParts(boundary, options.fields ?? {});
   const files = [options, ...(options.additionalFiles ?? [])];
   const parts: FilePart[] = files.map((file, index) => ({
-    path: file.path,
-    stats: statForUpload(file.path),
+    ...sourceOf(file),
     head: Buffer.from(
       `${index === 0 ? fieldText : '\r\n'}--${boundary}\r\nContent-Disposition: ${fileDisposition(file.field, file.filename)}\r\n` +
         `Content-Type: ${file.contentType}\r\n\r\n`,
       'utf8',
     ),
   }));
-  const total = parts.reduce((sum, part) => sum + part.stats.size, 0);
+  const total = parts.reduce((sum, part) => sum + part.size, 0);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
 
   async function* generate(): AsyncGenerator<Buffer> {
@@ -98,28 +131,29 @@ export function createMultipartFileBody(options: MultipartFileBodyOptions): Mult
     options.onProgress?.(0, total);
     for (const part of parts) {
       yield part.head;
-      const size = part.stats.size;
-      // Opened lazily: a body that is built but never sent holds no descriptor.
-      const handle = await open(part.path, 'r');
+      const { size } = part;
+      // A path is opened lazily: a body that is built but never sent holds no descriptor.
+      const owned = 'path' in part.source ? await open(part.source.path, 'r') : undefined;
+      const handle = owned ?? (part.source as { handle: FileHandle }).handle;
       try {
         let sent = 0;
         for (;;) {
           // One byte more than expected is requested at the end, to notice a file that grew.
           const want = Math.min(CHUNK_BYTES, size - sent + 1);
           const buffer = Buffer.allocUnsafe(want);
+          // Positional: each attempt's body starts at 0 whatever an earlier, abandoned body read.
           const { bytesRead } = await handle.read(buffer, 0, want, sent);
           if (bytesRead === 0) break;
-          if (sent + bytesRead > size) throw changed(part.path);
+          if (sent + bytesRead > size) throw changed(part.name);
           sent += bytesRead;
           sentTotal += bytesRead;
           yield buffer.subarray(0, bytesRead);
           options.onProgress?.(sentTotal, total);
         }
         const after = await handle.stat();
-        if (sent !== size || after.size !== size || after.mtimeMs !== part.stats.mtimeMs)
-          throw changed(part.path);
+        if (sent !== size || after.size !== size || after.mtimeMs !== part.mtimeMs) throw changed(part.name);
       } finally {
-        await handle.close();
+        await owned?.close();
       }
     }
     yield tail;

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { avi, ftypJunk, mkv, mp3, mp4, riffWaveJunk } from '../../test/helpers/media-files.js';
 import { wav } from '../../test/helpers/wav.js';
 import { ValidationError } from '../errors/index.js';
 import { inspectRecording } from './inspect-recording.js';
@@ -48,11 +49,7 @@ describe('inspectRecording', () => {
   });
 
   it('passes a container whose duration cannot be read locally (AVI) with an unknown duration', async () => {
-    const avi = Buffer.alloc(64);
-    avi.write('RIFF', 0, 'latin1');
-    avi.writeUInt32LE(56, 4);
-    avi.write('AVI LIST', 8, 'latin1');
-    const info = await inspectRecording(await file('camera.avi', avi));
+    const info = await inspectRecording(await file('camera.avi', avi()));
     expect(info.container).toBe('avi');
     expect(info.durationSeconds).toBeUndefined();
   });
@@ -116,20 +113,78 @@ describe('inspectRecording', () => {
     expect(error.message).toContain('2 h 1 min long');
   });
 
-  it('recognises the signatures of every accepted container', async () => {
-    const ftyp = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom0000isomiso2', 'latin1')]);
-    const moov = Buffer.concat([Buffer.from([0, 0, 0, 8]), Buffer.from('moov', 'latin1')]);
-    const cases: [string, Buffer][] = [
-      ['a.mp3', Buffer.concat([Buffer.from('ID3'), Buffer.alloc(20)])],
-      ['b.mp3', Buffer.from([0xff, 0xfb, 0x90, 0x64, 0, 0, 0, 0])],
-      ['c.mp4', ftyp],
-      ['d.m4a', ftyp],
-      ['e.mov', moov],
-      ['f.mkv', Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81])],
+  it('accepts whole files of every accepted container and reads their duration where it can', async () => {
+    const cases: [string, Buffer, number | undefined][] = [
+      ['a.mp3', Buffer.concat([Buffer.from('ID3\x04\0\0\0\0\0\0', 'latin1'), mp3(40)]), 1.04],
+      ['b.mp3', mp3(40), 1.04],
+      ['c.mp4', mp4(3), 3],
+      ['d.m4a', mp4(3), 3],
+      ['e.mov', mp4(3), 3],
+      ['f.mkv', mkv(4), 4],
+      ['g.avi', avi(), undefined],
     ];
-    for (const [name, content] of cases) {
+    for (const [name, content, seconds] of cases) {
       const info = await inspectRecording(await file(name, content));
       expect(info.extension).toBe(path.extname(name));
+      if (seconds === undefined) expect(info.durationSeconds).toBeUndefined();
+      else expect(info.durationSeconds).toBeCloseTo(seconds, 1);
     }
+  });
+
+  it('refuses a header followed by junk, naming the problem and the file, and says nothing was sent', async () => {
+    const cases: [string, Buffer, RegExp][] = [
+      ['junk.wav', riffWaveJunk(), /junk\.wav is damaged: no valid RIFF chunk/],
+      ['junk.mp4', ftypJunk(), /junk\.mp4 is damaged or cut short: its MP4 boxes cannot be read/],
+      ['header-only.mp4', ftypJunk(0), /no "moov" box with a duration/],
+      [
+        'junk.mp3',
+        Buffer.concat([Buffer.from('ID3\x04\0\0\0\0\0\0', 'latin1'), Buffer.from('garbage'.repeat(200))]),
+        /no MPEG audio frame/,
+      ],
+      ['junk.mkv', Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x9f, 0x42, 0x86, 0x81]), /Matroska\/WebM/],
+      [
+        'junk.avi',
+        Buffer.concat([
+          Buffer.from('RIFF', 'latin1'),
+          Buffer.from([12, 0, 0, 0]),
+          Buffer.from('AVI garbage!', 'latin1'),
+        ]),
+        /junk\.avi is (damaged|cut short)/,
+      ],
+    ];
+    for (const [name, content, problem] of cases) {
+      const error = await rejection(inspectRecording(await file(name, content)));
+      expect(error.message).toMatch(problem);
+      expect(error.message).toMatch(/Nothing was sent\.$/);
+    }
+  });
+
+  it('refuses a WAV whose RIFF or data size disagrees with the file (cut short, or data appended)', async () => {
+    const whole = wav(1);
+    const cut = await rejection(inspectRecording(await file('cut.wav', whole.subarray(0, 4000))));
+    expect(cut.message).toContain(
+      'is cut short: its RIFF header announces 16044 bytes but the file has 4000',
+    );
+    const appended = await rejection(
+      inspectRecording(await file('appended.wav', Buffer.concat([whole, Buffer.alloc(500)]))),
+    );
+    expect(appended.message).toContain('announces 16044 bytes but the file has 16544');
+    const longData = Buffer.from(whole);
+    longData.writeUInt32LE(whole.length, 40);
+    const overrun = await rejection(inspectRecording(await file('overrun.wav', longData)));
+    expect(overrun.message).toContain('its "data" chunk announces 16044 bytes but only 16000 follow');
+    const noFormat = Buffer.from(whole);
+    noFormat.write('junk', 12, 'latin1');
+    expect((await rejection(inspectRecording(await file('no-format.wav', noFormat)))).message).toContain(
+      'no "fmt " chunk',
+    );
+  });
+
+  it('accepts a WAV written by a recorder that could not seek back (sizes left unknown)', async () => {
+    const streamed = wav(2);
+    streamed.writeUInt32LE(0xffffffff, 4);
+    streamed.writeUInt32LE(0xffffffff, 40);
+    const info = await inspectRecording(await file('piped.wav', streamed));
+    expect(info.durationSeconds).toBeCloseTo(2, 3);
   });
 });

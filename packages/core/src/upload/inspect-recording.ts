@@ -1,12 +1,14 @@
 /**
  * Local checks of a recording before any byte is sent: the upload is slow and the job costs credits, so
- * every problem that can be seen locally is reported locally, with what to do about it.
+ * every problem that can be seen locally is reported locally, with what to do about it. The checks run on
+ * an opened descriptor (`inspectOpenedRecording`), the one the upload then reads, so what was checked is
+ * what is sent; `inspectRecording` opens a path itself for callers that only want to look.
  */
-import { constants, type Stats } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { MEETING_EXTENSIONS, MEETING_MAX_DURATION_SECONDS } from '../contracts/index.js';
 import { ValidationError } from '../errors/index.js';
+import { type OpenedFile, openRegularFile } from '../files/index.js';
+import { readAt } from '../files/open-verified-file.js';
 import {
   describeSignature,
   matchesSignature,
@@ -15,6 +17,7 @@ import {
   type RecordingContainer,
   SIGNATURE_BYTES,
 } from './recording-formats.js';
+import { validateRecordingContent } from './validate-recording-content.js';
 
 export interface InspectRecordingOptions {
   /** Default: the service limit of 2 hours. */
@@ -39,19 +42,10 @@ export interface RecordingInfo {
   durationSeconds: number | undefined;
 }
 
-// O_NONBLOCK keeps open() from hanging on a FIFO with no writer; it has no effect on regular files.
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
-
 function invalid(file: string, problem: string, fix: string): ValidationError {
-  return new ValidationError(`${file} ${problem}. ${fix}`, [{ path: 'file', message: problem }]);
-}
-
-function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a named pipe';
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
-  if (stats.isSocket()) return 'a socket';
-  return 'not a regular file';
+  return new ValidationError(`${file} ${problem}. ${fix} Nothing was sent.`, [
+    { path: 'file', message: problem },
+  ]);
 }
 
 /** Human size with a unit that keeps small limits readable (a 50 000-byte limit is not "0.0 MB"). */
@@ -68,115 +62,89 @@ function formatDuration(seconds: number): string {
   return hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min ${total % 60} s`;
 }
 
+/** Opens `file` (a regular file, never blocking on a FIFO), inspects it and closes it again. */
 export async function inspectRecording(
   file: string,
   options: InspectRecordingOptions = {},
 ): Promise<RecordingInfo> {
-  const absolute = path.resolve(file);
+  const opened = await openRegularFile(file);
+  try {
+    return await inspectOpenedRecording(opened, options);
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/**
+ * Checks an opened recording: an accepted extension, not empty, the container's signature, the size limit
+ * when known, a structure that parses (see `validateRecordingContent`) and the duration limit. Reads only
+ * through the descriptor; the caller keeps it open for the upload and closes it.
+ */
+export async function inspectOpenedRecording(
+  file: OpenedFile,
+  options: InspectRecordingOptions = {},
+): Promise<RecordingInfo> {
+  const absolute = file.realPath;
   const name = path.basename(absolute);
   const accepted = options.extensions ?? MEETING_EXTENSIONS;
   const maxDuration = options.maxDurationSeconds ?? MEETING_MAX_DURATION_SECONDS;
-
-  let handle: FileHandle;
-  try {
-    handle = await open(absolute, OPEN_FLAGS);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw invalid(absolute, 'does not exist', 'Check the path (use an absolute path) and try again.');
-    }
-    if (code === 'EISDIR') throw invalid(absolute, 'is a directory', 'Give the path of a recording file.');
-    if (code === 'EACCES' || code === 'EPERM') {
-      throw invalid(
-        absolute,
-        'cannot be read (permission denied)',
-        'Fix the file permissions or copy it elsewhere.',
-      );
-    }
-    throw invalid(absolute, `cannot be opened (${code ?? 'unknown error'})`, 'Check the path and try again.');
+  const extension = path.extname(name).toLowerCase();
+  const container = RECORDING_CONTAINERS[extension];
+  if (!accepted.includes(extension) || container === undefined) {
+    throw invalid(
+      absolute,
+      `has an unsupported format (${extension || 'no extension'})`,
+      `Accepted formats: ${accepted.map((item) => item.slice(1).toUpperCase()).join(', ')}. Convert the recording first.`,
+    );
   }
-
-  try {
-    // Checked on the opened descriptor, not the path: the path could be swapped in between.
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      throw invalid(
-        absolute,
-        `is ${kindOf(stats)}, not a recording file`,
-        'Give the path of a recording file.',
-      );
-    }
-    const extension = path.extname(name).toLowerCase();
-    const container = RECORDING_CONTAINERS[extension];
-    if (!accepted.includes(extension) || container === undefined) {
-      throw invalid(
-        absolute,
-        `has an unsupported format (${extension || 'no extension'})`,
-        `Accepted formats: ${accepted.map((item) => item.slice(1).toUpperCase()).join(', ')}. Convert the recording first.`,
-      );
-    }
-    if (stats.size === 0) {
-      throw invalid(absolute, 'is empty', 'Check that the recording finished writing, then try again.');
-    }
-    const head = new Uint8Array(SIGNATURE_BYTES);
-    const { bytesRead } = await handle.read(head, 0, SIGNATURE_BYTES, 0);
-    if (!matchesSignature(container, head.subarray(0, bytesRead))) {
-      throw invalid(
-        absolute,
-        `does not look like a ${container.toUpperCase()} file (it does not start with ${describeSignature(container)})`,
-        'The file may be misnamed or damaged; give it the extension of its real format, or re-export it.',
-      );
-    }
-    if (options.maxBytes !== undefined && stats.size > options.maxBytes) {
-      throw invalid(
-        absolute,
-        `is ${formatMegabytes(stats.size)}, over the upload limit of ${formatMegabytes(options.maxBytes)}`,
-        'Compress the recording (e.g. to audio-only MP3/M4A) or split it, then upload the parts.',
-      );
-    }
-    const durationSeconds = await readDuration(absolute);
-    if (durationSeconds !== undefined && durationSeconds > maxDuration) {
-      throw invalid(
-        absolute,
-        `is ${formatDuration(durationSeconds)} long, over the limit of ${formatDuration(maxDuration)}`,
-        'Split the recording into shorter parts and summarize each.',
-      );
-    }
-    return {
-      path: absolute,
-      name,
-      size: stats.size,
-      mtimeMs: stats.mtimeMs,
-      extension,
-      container,
-      contentType: RECORDING_CONTENT_TYPES[container],
-      durationSeconds,
-    };
-  } finally {
-    await handle.close();
+  if (file.size === 0) {
+    throw invalid(absolute, 'is empty', 'Check that the recording finished writing, then try again.');
   }
+  const head = await readAt(file.handle, 0, SIGNATURE_BYTES);
+  if (!matchesSignature(container, head)) {
+    throw invalid(
+      absolute,
+      `does not look like a ${container.toUpperCase()} file (it does not start with ${describeSignature(container)})`,
+      'The file may be misnamed or damaged; give it the extension of its real format, or re-export it.',
+    );
+  }
+  const info: RecordingInfo = {
+    path: absolute,
+    name,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    extension,
+    container,
+    contentType: RECORDING_CONTENT_TYPES[container],
+    durationSeconds: undefined,
+  };
+  if (options.maxBytes !== undefined) assertWithinUploadLimit(info, options.maxBytes);
+  const content = await validateRecordingContent(file, container);
+  if ('problem' in content) {
+    throw invalid(
+      absolute,
+      content.problem,
+      'Re-export or re-record it (and check that it was copied completely), then try again.',
+    );
+  }
+  const { durationSeconds } = content;
+  if (durationSeconds !== undefined && durationSeconds > maxDuration) {
+    throw invalid(
+      absolute,
+      `is ${formatDuration(durationSeconds)} long, over the limit of ${formatDuration(maxDuration)}`,
+      'Split the recording into shorter parts and summarize each.',
+    );
+  }
+  return { ...info, durationSeconds };
 }
 
-/**
- * Duration from the container metadata. Some containers (AVI) or unusual files cannot be measured
- * locally; they pass with an unknown duration and the server enforces its limit (413).
- */
-async function readDuration(file: string): Promise<number | undefined> {
-  try {
-    const metadata = await (await loadMusicMetadata()).parseFile(file, { duration: true, skipCovers: true });
-    const duration = metadata.format.duration;
-    return typeof duration === 'number' && Number.isFinite(duration) && duration >= 0 ? duration : undefined;
-  } catch {
-    return undefined;
+/** Refuses a recording over an upload limit learnt after the inspection (e.g. from the service). */
+export function assertWithinUploadLimit(recording: RecordingInfo, maxBytes: number): void {
+  if (recording.size > maxBytes) {
+    throw invalid(
+      recording.path,
+      `is ${formatMegabytes(recording.size)}, over the upload limit of ${formatMegabytes(maxBytes)}`,
+      'Compress the recording (e.g. to audio-only MP3/M4A) or split it, then upload the parts.',
+    );
   }
-}
-
-/**
- * music-metadata is loaded on the first recording inspected, not at import: it is a good part of a
- * server's start-up time and only uploads need it.
- */
-let musicMetadata: Promise<typeof import('music-metadata')> | undefined;
-function loadMusicMetadata(): Promise<typeof import('music-metadata')> {
-  musicMetadata ??= import('music-metadata');
-  return musicMetadata;
 }

@@ -1,6 +1,7 @@
 /**
- * Recording containers the meeting service accepts, with their MIME types and the magic bytes that
- * identify them. Checking the bytes catches a misnamed or corrupt file before it is uploaded and paid for.
+ * Recording containers the services accept (meeting and flashcards by extension, reading score by content),
+ * with their MIME types and the magic bytes that identify them. Checking the bytes catches a misnamed file
+ * before it is uploaded and paid for; what follows the bytes is checked by `validateRecordingContent`.
  */
 import { sniffVideoContainer } from '../media/sniff-media-type.js';
 
@@ -14,7 +15,9 @@ export type RecordingContainer =
   | 'avi'
   | 'mkv'
   | 'webm'
-  | 'mpeg';
+  | 'mpeg'
+  | 'ogg'
+  | 'flac';
 
 export const RECORDING_CONTAINERS: Readonly<Record<string, RecordingContainer>> = {
   '.wav': 'wav',
@@ -28,6 +31,8 @@ export const RECORDING_CONTAINERS: Readonly<Record<string, RecordingContainer>> 
   '.m4v': 'm4v',
   '.mpeg': 'mpeg',
   '.mpg': 'mpeg',
+  '.ogg': 'ogg',
+  '.flac': 'flac',
 };
 
 export const RECORDING_CONTENT_TYPES: Readonly<Record<RecordingContainer, string>> = {
@@ -41,6 +46,8 @@ export const RECORDING_CONTENT_TYPES: Readonly<Record<RecordingContainer, string
   webm: 'video/webm',
   m4v: 'video/x-m4v',
   mpeg: 'video/mpeg',
+  ogg: 'audio/ogg',
+  flac: 'audio/flac',
 };
 
 const SIGNATURE_NAMES: Readonly<Record<RecordingContainer, string>> = {
@@ -54,6 +61,8 @@ const SIGNATURE_NAMES: Readonly<Record<RecordingContainer, string>> = {
   webm: 'an EBML (WebM) header',
   m4v: 'an ISO media "ftyp" box',
   mpeg: 'an MPEG program or transport stream header',
+  ogg: 'an Ogg page ("OggS")',
+  flac: 'a FLAC stream marker ("fLaC")',
 };
 
 export function describeSignature(container: RecordingContainer): string {
@@ -86,5 +95,17 @@ export function matchesSignature(container: RecordingContainer, head: Uint8Array
     case 'mkv':
     case 'webm':
       return head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3;
+    case 'ogg':
+      return ascii(head, 0, 4) === 'OggS';
+    case 'flac':
+      return ascii(head, 0, 4) === 'fLaC';
   }
+}
+
+/** Audio containers recognised by content alone, in the order they are tried (MP3's frame sync is loosest). */
+const AUDIO_CONTAINERS: readonly RecordingContainer[] = ['wav', 'flac', 'ogg', 'm4a', 'webm', 'mp3'];
+
+/** The audio container a file's first bytes show, whatever its name says (M4A for any ISO media file). */
+export function sniffAudioContainer(head: Uint8Array): RecordingContainer | undefined {
+  return AUDIO_CONTAINERS.find((container) => matchesSignature(container, head));
 }

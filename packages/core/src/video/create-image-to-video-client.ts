@@ -10,6 +10,7 @@ import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../
 import { ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
 import type { JobEngine, PollOutcome } from '../jobs/index.js';
+import { checkImageDataUrl } from '../media/check-image-data-url.js';
 import type { SubmittedVideo } from './create-catalog-video-client.js';
 import {
   checkMediaReference,
@@ -69,6 +70,8 @@ export function createImageToVideoClient(options: {
     }
     const body = parsed.data;
     checkMediaReference(body.image.url, 'image.url');
+    // An inline image is decoded here: a truncated one must not start a paid job.
+    if (body.image.url.startsWith('data:')) checkImageDataUrl(body.image.url, 'image.url');
     const model = body.model ?? IMAGE_TO_VIDEO_DEFAULT_MODEL;
     const started = await jobs.start(body, body.prompt.slice(0, 80), extra);
     return {
