@@ -1,7 +1,7 @@
 /**
  * decodeAudioFile as a process: WAV decoded in-process, other formats handed to ffmpeg (a stand-in
- * script here, so the test does not depend on what the machine has installed), and clear errors when
- * ffmpeg is missing or fails.
+ * script here, so the test does not depend on what the machine has installed) reading the descriptor that
+ * was opened and checked, and clear errors when ffmpeg is missing or fails.
  */
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,7 +18,10 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A stand-in ffmpeg: records its arguments, then prints PCM16LE samples 1, 2, 3 or fails. */
+/**
+ * A stand-in ffmpeg: records its arguments and what it read from its input (the argument after `-i`),
+ * then prints PCM16LE samples 1, 2, 3 or fails.
+ */
 async function fakeFfmpeg(behaviour: 'ok' | 'fail'): Promise<string> {
   const script = path.join(dir, 'ffmpeg');
   const body =
@@ -27,7 +30,13 @@ async function fakeFfmpeg(behaviour: 'ok' | 'fail'): Promise<string> {
       : "process.stderr.write('Invalid data found when processing input\\n'); process.exit(1);";
   await writeFile(
     script,
-    `#!${process.execPath}\nrequire('node:fs').writeFileSync(${JSON.stringify(path.join(dir, 'args.json'))}, JSON.stringify(process.argv.slice(2)));\n${body}\n`,
+    `#!${process.execPath}
+const fs = require('node:fs');
+const args = process.argv.slice(2);
+const input = fs.readFileSync(args[args.indexOf('-i') + 1], 'latin1');
+fs.writeFileSync(${JSON.stringify(path.join(dir, 'args.json'))}, JSON.stringify({ args, input }));
+${body}
+`,
   );
   await chmod(script, 0o755);
   return script;
@@ -47,11 +56,36 @@ describe('decodeAudioFile', () => {
     await writeFile(file, Buffer.from('ID3fake mp3'));
     const samples = await decodeAudioFile(file, { sampleRate: 8000, ffmpegPath: await fakeFfmpeg('ok') });
     expect(Array.from(samples)).toEqual([1, 2, 3]);
-    const args = JSON.parse(await readFile(path.join(dir, 'args.json'), 'utf8')) as string[];
-    // The odd file name arrives as one argument: nothing went through a shell.
-    expect(args).toContain(file);
+    const { args, input } = JSON.parse(await readFile(path.join(dir, 'args.json'), 'utf8')) as {
+      args: string[];
+      input: string;
+    };
+    // On Linux ffmpeg reads the descriptor that was opened and checked; elsewhere the odd file name
+    // arrives as one argument. Either way nothing went through a shell, and it read the file's bytes.
+    expect(args[args.indexOf('-i') + 1]).toBe(process.platform === 'linux' ? '/dev/fd/3' : file);
+    expect(input).toBe('ID3fake mp3');
     expect(args.join(' ')).toContain('-f s16le');
     expect(args.join(' ')).toContain('-ac 1 -ar 8000 pipe:1');
+  });
+
+  it('has ffmpeg decode the file that was checked, even when the path is swapped for another one', async () => {
+    const file = path.join(dir, 'speech.mp3');
+    await writeFile(file, Buffer.from('ID3 the checked file'));
+    const ffmpegPath = await fakeFfmpeg('ok');
+    // The path is swapped the moment ffprobe is asked (after the open), as an attacker racing the call would.
+    await writeFile(
+      path.join(dir, 'ffprobe'),
+      `#!${process.execPath}
+const fs = require('node:fs');
+fs.renameSync(${JSON.stringify(file)}, ${JSON.stringify(`${file}.old`)});
+fs.writeFileSync(${JSON.stringify(file)}, 'ID3 swapped in');
+process.stdout.write(JSON.stringify({ streams: [{ codec_type: 'audio' }], format: { duration: '1.5' } }));
+`,
+    );
+    await chmod(path.join(dir, 'ffprobe'), 0o755);
+    await decodeAudioFile(file, { sampleRate: 8000, ffmpegPath });
+    const { input } = JSON.parse(await readFile(path.join(dir, 'args.json'), 'utf8')) as { input: string };
+    expect(input).toBe(process.platform === 'linux' ? 'ID3 the checked file' : 'ID3 swapped in');
   });
 
   it('says how to install ffmpeg when it is missing', async () => {

@@ -2,17 +2,22 @@
  * Any supported WAV (see parseWav) to what streaming recognition takes: PCM16 mono at a given rate.
  * Channels are averaged; the rate is converted with the windowed-sinc resampler.
  */
+import type { WavLayout } from './encode-wav.js';
 import { parseWav, type WavInfo } from './parse-wav.js';
 import { resampleAudio } from './resample-audio.js';
 
 /** Samples as floats in -1..1, channels averaged to mono. */
 export function wavToMonoFloat(wav: WavInfo): Float32Array {
-  const bytes = Buffer.from(wav.data.buffer, wav.data.byteOffset, wav.data.byteLength);
-  const width = wav.bitsPerSample / 8;
-  const frames = Math.floor(bytes.length / (width * wav.channels));
+  return pcmToMonoFloat(Buffer.from(wav.data.buffer, wav.data.byteOffset, wav.data.byteLength), wav);
+}
+
+/** Interleaved sample bytes of a layout (whole frames) as floats in -1..1, channels averaged to mono. */
+export function pcmToMonoFloat(bytes: Buffer, layout: WavLayout): Float32Array {
+  const width = layout.bitsPerSample / 8;
+  const frames = Math.floor(bytes.length / (width * layout.channels));
   const out = new Float32Array(frames);
   const read =
-    wav.format === 'float'
+    layout.format === 'float'
       ? width === 4
         ? (at: number) => bytes.readFloatLE(at)
         : (at: number) => bytes.readDoubleLE(at)
@@ -25,10 +30,10 @@ export function wavToMonoFloat(wav: WavInfo): Float32Array {
             : (at: number) => bytes.readInt32LE(at) / 2147483648;
   for (let frame = 0; frame < frames; frame++) {
     let sum = 0;
-    for (let channel = 0; channel < wav.channels; channel++) {
-      sum += read((frame * wav.channels + channel) * width);
+    for (let channel = 0; channel < layout.channels; channel++) {
+      sum += read((frame * layout.channels + channel) * width);
     }
-    out[frame] = sum / wav.channels;
+    out[frame] = sum / layout.channels;
   }
   return out;
 }

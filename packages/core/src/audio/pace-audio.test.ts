@@ -64,3 +64,38 @@ describe('paceAudio', () => {
     );
   });
 });
+
+describe('paceAudio over blocks from a decoder', () => {
+  it('joins frames across blocks and keeps the pace of the samples, not of the blocks', async () => {
+    async function* blocks() {
+      // 70 ms at 16 kHz in uneven blocks.
+      for (const size of [100, 500, 20, 0, 500]) yield new Int16Array(size).fill(size);
+    }
+    const start = performance.now();
+    const times: number[] = [];
+    const done = collect(paceAudio(blocks(), { sampleRate: 16_000 }), times, start);
+    await vi.advanceTimersByTimeAsync(100);
+    const frames = await done;
+    expect(frames.map((frame) => frame.length)).toEqual([320, 320, 320, 160]);
+    expect(times).toEqual([20, 40, 60, 70]);
+    // The first frame holds the first block, then the start of the second, in order.
+    expect(frames[0]?.[99]).toBe(100);
+    expect(frames[0]?.[100]).toBe(500);
+  });
+
+  it('takes the next block only when a frame is due', async () => {
+    let taken = 0;
+    function* blocks() {
+      for (let block = 0; block < 10; block++) {
+        taken++;
+        yield new Int16Array(320);
+      }
+    }
+    const iterator = paceAudio(blocks(), { sampleRate: 16_000 });
+    const first = iterator.next();
+    await vi.advanceTimersByTimeAsync(20);
+    await first;
+    expect(taken).toBe(1);
+    await iterator.return();
+  });
+});

@@ -3,6 +3,10 @@
  * microphone: a frame comes out once its last sample would have been captured. `speed` 2 is twice real
  * time; 0 yields every frame at once. Deadlines are measured from the start, so slow consumers do not
  * accumulate drift.
+ *
+ * The samples can come as one array or as blocks from a streaming decoder: blocks are taken only as
+ * frames are due, so a paced stream reads (and decodes) its source at the same pace, and frames that
+ * straddle two blocks are joined.
  */
 import { sleep } from '../util/index.js';
 
@@ -16,7 +20,7 @@ export interface PaceAudioOptions {
 }
 
 export async function* paceAudio(
-  samples: Int16Array,
+  source: Int16Array | AsyncIterable<Int16Array> | Iterable<Int16Array>,
   options: PaceAudioOptions,
 ): AsyncGenerator<Int16Array, void, undefined> {
   const frameMs = options.frameMs ?? 20;
@@ -26,15 +30,44 @@ export async function* paceAudio(
     throw new RangeError('sampleRate must be a positive integer.');
   if (!(frameMs > 0)) throw new RangeError('frameMs must be more than 0.');
   const frame = Math.max(1, Math.round((options.sampleRate * frameMs) / 1000));
+  const blocks = source instanceof Int16Array ? [source] : source;
   const began = performance.now();
-  for (let offset = 0; offset < samples.length; offset += frame) {
+  let emitted = 0;
+
+  async function* due(chunk: Int16Array) {
     options.signal?.throwIfAborted();
-    const chunk = samples.subarray(offset, offset + frame);
     if (speed > 0) {
-      const due = (((offset + chunk.length) / options.sampleRate) * 1000) / speed;
-      const wait = due - (performance.now() - began);
+      const at = (((emitted + chunk.length) / options.sampleRate) * 1000) / speed;
+      const wait = at - (performance.now() - began);
       if (wait > 0) await sleep(wait, options.signal);
     }
+    emitted += chunk.length;
     yield chunk;
   }
+
+  /** The start of a frame that the previous block ended in the middle of. */
+  let partial: Int16Array | undefined;
+  let partialLength = 0;
+  for await (const block of blocks) {
+    let offset = 0;
+    if (partial) {
+      const take = Math.min(frame - partialLength, block.length);
+      partial.set(block.subarray(0, take), partialLength);
+      partialLength += take;
+      offset = take;
+      if (partialLength < frame) continue;
+      const joined = partial;
+      partial = undefined;
+      partialLength = 0;
+      yield* due(joined);
+    }
+    for (; offset + frame <= block.length; offset += frame)
+      yield* due(block.subarray(offset, offset + frame));
+    if (offset < block.length) {
+      partial = new Int16Array(frame);
+      partial.set(block.subarray(offset), 0);
+      partialLength = block.length - offset;
+    }
+  }
+  if (partial) yield* due(partial.subarray(0, partialLength));
 }

@@ -1,9 +1,11 @@
 /**
- * Reads the format and the sample bytes of a WAV file by walking its RIFF chunks: PCM (8/16/24/32-bit
- * integer) and IEEE float (32/64-bit), plain or WAVE_FORMAT_EXTENSIBLE. Anything else is refused with a
- * ValidationError that says what to do instead.
+ * Reads the format and the sample bytes of a WAV file held in memory by walking its RIFF chunks: PCM
+ * (8/16/24/32-bit integer) and IEEE float (32/64-bit), plain or WAVE_FORMAT_EXTENSIBLE. Anything else is
+ * refused with a ValidationError that says what to do instead. (A file on disk is read with readWavHeader,
+ * which reads only the chunk headers.)
  */
 import { ValidationError } from '../errors/index.js';
+import type { WavLayout } from './encode-wav.js';
 
 export interface WavInfo {
   sampleRate: number;
@@ -19,11 +21,34 @@ const WAVE_FORMAT_PCM = 1;
 const WAVE_FORMAT_IEEE_FLOAT = 3;
 const WAVE_FORMAT_EXTENSIBLE = 0xfffe;
 
-export function invalidWav(message: string): ValidationError {
+/** A refusal naming what is wrong (and the file, when there is one) and what to do instead. */
+export function invalidWav(message: string, file?: string): ValidationError {
   return new ValidationError(
-    `Not a usable WAV file: ${message}. Convert it to PCM WAV (or install ffmpeg for other formats).`,
+    `Not a usable WAV file${file ? ` (${file})` : ''}: ${message}. Convert it to PCM WAV (or install ffmpeg for other formats).`,
     [{ path: 'audio', message }],
   );
+}
+
+/**
+ * The layout a `fmt ` chunk body describes, refused unless it is one this module decodes. `body` holds at
+ * least the first 16 bytes of the chunk (40 for WAVE_FORMAT_EXTENSIBLE); `size` is the chunk's size.
+ */
+export function wavLayoutOf(body: Buffer, size: number, file?: string): WavLayout {
+  if (size < 16 || body.length < 16) throw invalidWav('fmt chunk too short', file);
+  let format = body.readUInt16LE(0);
+  if (format === WAVE_FORMAT_EXTENSIBLE) {
+    // The real format is the first two bytes of the sub-format GUID.
+    if (size < 40 || body.length < 26) throw invalidWav('extensible fmt chunk too short', file);
+    format = body.readUInt16LE(24);
+  }
+  const channels = body.readUInt16LE(2);
+  const sampleRate = body.readUInt32LE(4);
+  const bits = body.readUInt16LE(14);
+  const isPcm = format === WAVE_FORMAT_PCM && [8, 16, 24, 32].includes(bits);
+  const isFloat = format === WAVE_FORMAT_IEEE_FLOAT && [32, 64].includes(bits);
+  if (!isPcm && !isFloat) throw invalidWav(`unsupported encoding (format ${format}, ${bits}-bit)`, file);
+  if (channels < 1 || sampleRate < 1) throw invalidWav('no channels or no sample rate', file);
+  return { sampleRate, channels, bitsPerSample: bits, format: isFloat ? 'float' : 'pcm' };
 }
 
 export function parseWav(input: Uint8Array): WavInfo {
@@ -36,44 +61,26 @@ export function parseWav(input: Uint8Array): WavInfo {
     throw invalidWav('no RIFF/WAVE header');
   }
   let offset = 12;
-  let fmt: { format: number; channels: number; sampleRate: number; bits: number } | undefined;
+  let fmt: { body: Buffer; size: number } | undefined;
   while (offset + 8 <= view.length) {
     const id = view.toString('ascii', offset, offset + 4);
     const size = view.readUInt32LE(offset + 4);
     const body = offset + 8;
     if (id === 'fmt ') {
-      if (size < 16 || body + 16 > view.length) throw invalidWav('fmt chunk too short');
-      let format = view.readUInt16LE(body);
-      if (format === WAVE_FORMAT_EXTENSIBLE) {
-        // The real format is the first two bytes of the sub-format GUID.
-        if (size < 40 || body + 26 > view.length) throw invalidWav('extensible fmt chunk too short');
-        format = view.readUInt16LE(body + 24);
-      }
-      fmt = {
-        format,
-        channels: view.readUInt16LE(body + 2),
-        sampleRate: view.readUInt32LE(body + 4),
-        bits: view.readUInt16LE(body + 14),
-      };
+      fmt = { body: view.subarray(body, Math.min(view.length, body + Math.min(size, 40))), size };
+      // Checked when found, so that a short fmt chunk is named as such.
+      wavLayoutOf(fmt.body, fmt.size);
     } else if (id === 'data') {
       if (!fmt) throw invalidWav('data chunk before the fmt chunk');
-      const isPcm = fmt.format === WAVE_FORMAT_PCM && [8, 16, 24, 32].includes(fmt.bits);
-      const isFloat = fmt.format === WAVE_FORMAT_IEEE_FLOAT && [32, 64].includes(fmt.bits);
-      if (!isPcm && !isFloat) {
-        throw invalidWav(`unsupported encoding (format ${fmt.format}, ${fmt.bits}-bit)`);
-      }
-      if (fmt.channels < 1 || fmt.sampleRate < 1) throw invalidWav('no channels or no sample rate');
+      const layout = wavLayoutOf(fmt.body, fmt.size);
       // A data size larger than the file (streamed recorders write 0xFFFFFFFF) means "up to the end".
       const end = Math.min(view.length, body + size);
-      const frameBytes = (fmt.bits / 8) * fmt.channels;
+      const frameBytes = (layout.bitsPerSample / 8) * layout.channels;
       const usable = end - body - ((end - body) % frameBytes);
       return {
-        sampleRate: fmt.sampleRate,
-        channels: fmt.channels,
-        bitsPerSample: fmt.bits,
-        format: isFloat ? 'float' : 'pcm',
+        ...layout,
         data: new Uint8Array(view.buffer, view.byteOffset + body, usable),
-        durationSeconds: usable / frameBytes / fmt.sampleRate,
+        durationSeconds: usable / frameBytes / layout.sampleRate,
       };
     }
     // Chunks are padded to an even size.
