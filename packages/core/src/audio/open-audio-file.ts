@@ -8,10 +8,10 @@
  * Every later read comes from that descriptor: WAV samples positionally, block by block; other formats
  * through ffmpeg reading the same descriptor (see decodeWithFfmpeg). Nothing is read whole.
  */
-import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ValidationError } from '../errors/index.js';
+import { openRegularFile } from '../files/index.js';
 import { decodedSampleCount, decodeWavStream } from './decode-wav-stream.js';
 import { decodeWithFfmpeg, ffmpegMissing } from './decode-with-ffmpeg.js';
 import { findExecutable } from './find-executable.js';
@@ -28,7 +28,7 @@ export interface OpenedAudioSource {
 export interface OpenAudioFileOptions {
   /**
    * Opens the path: FileAccess.openReadable, so that only files in the allowed directories are read.
-   * Default: the path itself, without following a symlink at its last component and without blocking.
+   * Default: openRegularFile (no confinement: the path as given, a regular file, never blocking).
    */
   open?: (file: string) => Promise<OpenedAudioSource>;
   /** The ffmpeg executable (default `ffmpeg`, looked up on PATH). */
@@ -57,45 +57,13 @@ export interface AudioFile {
   close(): Promise<void>;
 }
 
-// O_NOFOLLOW refuses a symlink at the last component; O_NONBLOCK keeps a FIFO from hanging open().
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 const WAV_EXTENSIONS = new Set(['.wav', '.wave']);
 
 function refused(message: string, issue: string): ValidationError {
   return new ValidationError(message, [{ path: 'file', message: issue }]);
 }
 
-/** Opens `file` itself (no confinement): no symlink at the last component, no blocking, regular files only. */
-async function openRegularFile(file: string): Promise<OpenedAudioSource> {
-  const realPath = path.resolve(file);
-  let handle: FileHandle;
-  try {
-    handle = await open(realPath, READ_FLAGS);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR')
-      throw refused(`${realPath} does not exist. Check the path (absolute paths are safest).`, 'not found');
-    if (code === 'ELOOP')
-      throw refused(`${realPath} is a symbolic link; give the path of the file itself.`, 'symbolic link');
-    if (code === 'ENXIO')
-      throw refused(`${realPath} is a socket, not a file; give an audio file.`, 'not a regular file');
-    throw refused(`${realPath} cannot be opened (${code ?? 'error'}).`, 'cannot open');
-  }
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) {
-      throw refused(
-        `${realPath} is not a regular file (directories, pipes, sockets and devices cannot be read); give an audio file.`,
-        'not a regular file',
-      );
-    }
-    return { handle, realPath, size: stats.size };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
+/** Positional reads: they never move a shared file position, so ffmpeg and this reader do not collide. */
 function readAtOf(handle: FileHandle): ReadAt {
   return async (position, length) => {
     const buffer = Buffer.allocUnsafe(length);
@@ -125,7 +93,7 @@ function ffprobeBeside(ffmpegPath: string | undefined): string {
 
 export async function openAudioFile(file: string, options: OpenAudioFileOptions = {}): Promise<AudioFile> {
   options.signal?.throwIfAborted();
-  const opened = await (options.open ?? openRegularFile)(file);
+  const opened = await (options.open ?? ((given: string) => openRegularFile(given)))(file);
   const { handle, realPath, size } = opened;
   let closed: Promise<void> | undefined;
   const close = () => {
