@@ -2,10 +2,13 @@
  * The Thai recognition client against a loopback platform double (HTTP routes + WebSocket on one port):
  * fields checked before sending, the transcribe flow on the wire, the caption rule, the key kept to
  * the platform host and out of errors, what a transcription returns when its deadline comes or the server
- * stops answering, malformed events, and a session creation that is never sent twice.
+ * stops answering, malformed events, and a session creation that is never sent twice; and the local checks
+ * of a file (type, emptiness, format, length against the limit and the key's audio left today), all made
+ * before the request they protect.
  */
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -18,6 +21,7 @@ import {
   type Polymodal,
   StreamingError,
   ValidationError,
+  wavHeader,
 } from '../src/index.js';
 import { toneWav } from './helpers/make-wav.js';
 
@@ -57,6 +61,8 @@ async function startPlatform(options: {
   wsUrl?: (port: number) => string;
   /** `reset-after-receive`: the session route reads the request, then drops the connection unanswered. */
   sessions?: 'reset-after-receive';
+  /** Audio seconds the key used today (config `limits.today_audio_seconds_used`). */
+  usedToday?: number;
 }): Promise<Platform> {
   const requests: Platform['requests'] = [];
   const wsUrls: string[] = [];
@@ -84,7 +90,7 @@ async function startPlatform(options: {
               requests_per_minute: 120,
               concurrent_sessions: 3,
               daily_audio_seconds: 3600,
-              today_audio_seconds_used: 0,
+              today_audio_seconds_used: options.usedToday ?? 0,
             },
           }
         : {
@@ -468,5 +474,154 @@ describe('thai-asr client: deadline, stalls, malformed events, session creation'
     expect((error as ConnectionError).requestMayHaveArrived).toBe(true);
     expect(String((error as Error).message)).not.toContain(KEY);
     expect(platform.requests.filter((request) => request.url === '/api/thai-asr/sessions')).toHaveLength(1);
+  });
+});
+
+/** A WAV of `dataBytes` bytes of silence that takes no disk space: a real header, then a hole. */
+async function sparseWav(name: string, sampleRate: number, dataBytes: number): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, wavHeader({ sampleRate, channels: 1, bitsPerSample: 16, format: 'pcm' }, dataBytes));
+  await truncate(file, 44 + dataBytes);
+  return file;
+}
+
+async function failureOf(attempt: Promise<unknown>): Promise<Error> {
+  const error = await attempt.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(Error);
+  return error as Error;
+}
+
+describe('thai-asr client: the file is checked before the request it could waste', () => {
+  it('refuses a 1.5 GB WAV before any request, naming the file, its length and the limit', async () => {
+    platform = await startPlatform({ onSocket: () => {} });
+    const file = await sparseWav('all-day.wav', 16_000, 1_500_000_000);
+    const before = process.memoryUsage().rss;
+    const error = await failureOf(open(platform.url).transcribe({ file, speed: 0 }));
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect(error.message).toBe(
+      `${file} is 46875 s (13 h 1 min) of audio, longer than the 3600 s (1 h 0 min) one transcription may stream. Split it into shorter pieces. Nothing was sent.`,
+    );
+    expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+    // Not even the config was read.
+    expect(platform.requests).toEqual([]);
+  });
+
+  it('refuses a missing file, a FIFO, an empty file, text saved as .wav and an MP3 without ffmpeg, sending nothing', async () => {
+    platform = await startPlatform({ onSocket: () => {} });
+    const thaiAsr = open(platform.url);
+    const fifo = path.join(dir, 'live.wav');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(path.join(dir, 'empty.wav'), '');
+    await writeFile(path.join(dir, 'notes.wav'), 'not audio, just notes');
+    await writeFile(path.join(dir, 'speech.mp3'), Buffer.from('ID3\u0004\u0000 frames'));
+    const noFfmpeg = path.join(dir, 'no-ffmpeg');
+    for (const [name, message] of [
+      ['missing.wav', /missing\.wav does not exist/],
+      ['live.wav', /live\.wav is a named pipe, not a regular file/],
+      ['empty.wav', /empty\.wav is empty \(0 bytes\)/],
+      ['notes.wav', /notes\.wav is named like a WAV file but is not one/],
+      [
+        'speech.mp3',
+        /speech\.mp3 is not a WAV file, and decoding other formats needs ffmpeg.*Install ffmpeg/,
+      ],
+    ] as const) {
+      const error = await failureOf(
+        thaiAsr.transcribe({ file: path.join(dir, name), speed: 0, ffmpegPath: noFfmpeg }),
+      );
+      expect(ValidationError.isInstance(error), error.message).toBe(true);
+      expect(error.message).toMatch(message);
+      expect(error.message).toMatch(/Nothing was sent\.$/);
+    }
+    expect(platform.requests).toEqual([]);
+  });
+
+  it("refuses, after the config read and before a session, audio longer than the key's allowance left today", async () => {
+    platform = await startPlatform({ onSocket: () => {}, usedToday: 3500 });
+    const file = await sparseWav('lecture.wav', 16_000, 32_000 * 200);
+    const error = await failureOf(open(platform.url).transcribe({ file, speed: 0 }));
+    expect(error.message).toMatch(
+      /lecture\.wav is 200 s \(3 min 20 s\) of audio, more than the 100 s \(1 min 40 s\) the key has left today \(daily limit 3600 s, 3500 s used\)/,
+    );
+    expect(platform.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'GET /api/thai-asr/config',
+    ]);
+  });
+
+  it('streams a file of unknown length (no ffprobe) only up to the limit, and refuses one too large to guess', async () => {
+    const log = { messages: [] as string[], samples: 0, frames: [] as number[] };
+    platform = await startPlatform({ onSocket: recogniser(log) });
+    // A stand-in ffmpeg that decodes anything to 2 s of 16 kHz audio; no ffprobe beside it.
+    const ffmpegPath = path.join(dir, 'ffmpeg');
+    await writeFile(ffmpegPath, `#!${process.execPath}\nprocess.stdout.write(Buffer.alloc(64000, 1));\n`);
+    await chmod(ffmpegPath, 0o755);
+    const clip = path.join(dir, 'clip.ogg');
+    await writeFile(clip, Buffer.from('OggS a short clip'));
+    const result = await open(platform.url).transcribe({
+      file: clip,
+      speed: 0,
+      ffmpegPath,
+      maxAudioSeconds: 0.5,
+    });
+    expect(result).toMatchObject({ complete: false, incompleteReason: 'limit', audioSeconds: 0.5 });
+    expect(log.samples).toBe(8000);
+
+    const requestsBefore = platform.requests.length;
+    const big = path.join(dir, 'big.ogg');
+    await writeFile(big, Buffer.from('OggS'));
+    await truncate(big, 8 * 1024 * 1024);
+    const error = await failureOf(open(platform.url).transcribe({ file: big, speed: 0, ffmpegPath }));
+    expect(error.message).toMatch(
+      /big\.ogg is 8\.0 MiB and its duration cannot be read before streaming \(ffprobe \(installed with ffmpeg\) was not found\); without it, files of at most 6\.9 MiB are accepted/,
+    );
+    expect(platform.requests.length).toBe(requestsBefore);
+  });
+
+  it('stops a decoder that hangs at the deadline, returns what was sent, and leaves no ffmpeg behind', async () => {
+    const log = { messages: [] as string[], samples: 0, frames: [] as number[] };
+    platform = await startPlatform({ onSocket: recogniser(log) });
+    // A stand-in ffmpeg that decodes 0.32 s (four 80 ms messages), then hangs with its pipe open.
+    const ffmpegPath = path.join(dir, 'ffmpeg');
+    const pidFile = path.join(dir, 'ffmpeg.pid');
+    await writeFile(
+      ffmpegPath,
+      `#!${process.execPath}
+require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));
+process.stdout.write(Buffer.alloc(10240, 1));
+setInterval(() => {}, 1000);
+`,
+    );
+    await chmod(ffmpegPath, 0o755);
+    const file = path.join(dir, 'radio.ogg');
+    await writeFile(file, Buffer.from('OggS a stream'));
+    const started = Date.now();
+    const result = await open(platform.url).transcribe({
+      file,
+      speed: 0,
+      ffmpegPath,
+      deadline: started + 2000,
+      finalReserveMs: 500,
+    });
+    expect(result).toMatchObject({
+      complete: false,
+      incompleteReason: 'deadline',
+      text: 'สวัสดีครับ',
+      audioSeconds: 0.32,
+    });
+    // Loose bound: the point is that it returns at all (it would wait on ffmpeg forever).
+    expect(Date.now() - started).toBeLessThan(8000);
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    await expect
+      .poll(() => {
+        try {
+          process.kill(pid, 0);
+          return 'running';
+        } catch {
+          return 'gone';
+        }
+      })
+      .toBe('gone');
   });
 });

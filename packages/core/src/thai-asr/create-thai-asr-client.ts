@@ -1,8 +1,10 @@
 /**
  * Client of streaming Thai recognition: the config and session routes (x-api-key, every session field
- * checked against the spec's ranges before sending), and a task verb, `transcribe`, that reads the config,
- * decodes the audio to PCM16 mono at the session rate, opens a session, connects, streams frames at
- * real-time pace (or faster), ends the utterance and returns the `final` text and segments.
+ * checked against the spec's ranges before sending), and a task verb, `transcribe`, that checks the audio
+ * file locally (opened once, a regular non-empty file, its header read and its duration within the limit),
+ * then reads the config (the key's daily audio left), opens a session, connects, and streams frames at
+ * real-time pace (or faster) as they are decoded from the file — never the whole file in memory — ends
+ * the utterance and returns the `final` text and segments.
  *
  * Captions follow the spec's rule: the stabilized partial when there is one, otherwise the partial; the
  * transcript itself comes only from `final` — except when the call's deadline (or a server that stopped
@@ -19,7 +21,7 @@
  * - A frame that is not a JSON event is skipped and counted (`skippedEvents`), not fatal (see the
  *   streaming session).
  */
-import { decodeAudioFile, paceAudio } from '../audio/index.js';
+import { type AudioFile, openAudioFile, paceAudio } from '../audio/index.js';
 import {
   THAI_ASR_API_PATH,
   THAI_ASR_DEFAULTS,
@@ -37,6 +39,12 @@ import {
   type StreamingSession,
   type StreamingSessionOptions,
 } from '../streaming/index.js';
+import {
+  checkAudioLength,
+  checkDailyAllowance,
+  MAX_TRANSCRIBE_AUDIO_SECONDS,
+  remainingDailySeconds,
+} from './check-audio-length.js';
 
 /** Without a deadline, `final` is awaited this long after `end`. */
 const FINAL_TIMEOUT_WITHOUT_DEADLINE_MS = 30_000;
@@ -51,10 +59,23 @@ export interface ThaiAsrCallOptions {
 }
 
 export interface TranscribeOptions {
-  /** Local audio file: WAV of any rate/depth/channels, or anything ffmpeg reads when it is installed. */
+  /**
+   * Local audio file: WAV of any rate/depth/channels, or anything ffmpeg reads when it is installed. It is
+   * opened once (through the client's FileAccess when it has one), checked before any request, and
+   * decoded block by block while it streams.
+   */
   file?: string;
   /** Or PCM16 mono samples already at the session's sample rate (`session.sample_rate`, default 16 kHz). */
   samples?: Int16Array;
+  /**
+   * The longest audio to stream (default MAX_TRANSCRIBE_AUDIO_SECONDS, 3600 s): longer input is refused
+   * before any request; input of unknown length stops there (`incompleteReason: 'limit'`).
+   */
+  maxAudioSeconds?: number;
+  /** The ffmpeg executable for formats other than WAV (default `ffmpeg` on PATH). */
+  ffmpegPath?: string;
+  /** The ffprobe executable that times them first (default: beside ffmpegPath, else `ffprobe` on PATH). */
+  ffprobePath?: string;
   /** Session fields (checked before anything is sent); omitted ones take the server's defaults. */
   session?: ThaiAsrSessionRequest;
   /** 1 = real time (default), 4 = four times faster, 0 = as fast as the socket takes it. */
@@ -99,14 +120,20 @@ export interface TranscribeResult {
   segments: ThaiAsrSegment[];
   /** Seconds of audio streamed. */
   audioSeconds: number;
-  /** Seconds of audio in the input. */
+  /**
+   * Seconds of audio in the input: exact for WAV and samples, from the container for other formats (at
+   * least what was streamed when the container does not say).
+   */
   totalAudioSeconds: number;
   /** Seconds of the input the text covers (what the recogniser reported hearing, at most what was sent). */
   coveredSeconds: number;
   /** False when the session ended before a `final` for the whole input. */
   complete: boolean;
-  /** Why it is incomplete: the call's deadline came, or the server stopped answering. */
-  incompleteReason?: 'deadline' | 'stalled';
+  /**
+   * Why it is incomplete: the call's deadline came, the server stopped answering, or input of unknown
+   * length reached the most one transcription streams (`maxAudioSeconds`, or the key's audio left today).
+   */
+  incompleteReason?: 'deadline' | 'stalled' | 'limit';
   /** Frames from the server that were not events and were skipped. */
   skippedEvents: number;
   /** The last `final` event as received (latency fields included); absent when none came. */
@@ -132,7 +159,11 @@ export interface ThaiAsrClient {
   createSession(request?: ThaiAsrSessionRequest, options?: ThaiAsrCallOptions): Promise<ThaiAsrSession>;
   /** Connects to a session's `ws_url` (key as `api_key`) and resolves once `ready` arrives. */
   connect(session: ThaiAsrSession, options?: ThaiAsrConnectOptions): Promise<StreamingSession>;
-  /** config → session → connect → start → paced audio → end → final; returns early at the deadline. */
+  /**
+   * local checks of the file → config → session → connect → start → paced audio → end → final; returns
+   * early at the deadline. A file that is missing, outside the allowed directories, not a regular file,
+   * empty, not decodable or too long is refused with a ValidationError before any request.
+   */
   transcribe(options: TranscribeOptions): Promise<TranscribeResult>;
 }
 
@@ -221,136 +252,204 @@ export function createThaiAsrClient(options: {
     }
     const sessionFields = ThaiAsrSessionRequest.safeParse(request.session ?? {});
     if (!sessionFields.success) throw validationErrorOf('recognition session', sessionFields.error.issues);
+    const maxAudioSeconds = request.maxAudioSeconds ?? MAX_TRANSCRIBE_AUDIO_SECONDS;
+    if (!(maxAudioSeconds > 0)) {
+      throw new ValidationError('maxAudioSeconds must be more than 0.', [
+        { path: 'maxAudioSeconds', message: 'must be > 0' },
+      ]);
+    }
+    if (request.samples?.length === 0) {
+      throw new ValidationError('The audio holds no samples; nothing to transcribe. Nothing was sent.', [
+        { path: 'samples', message: 'empty audio' },
+      ]);
+    }
     const { deadline } = request;
     const signalOption = request.signal ? { signal: request.signal } : {};
     const callOptions = { ...signalOption, deadline };
 
-    const defaults = (await config(callOptions)).defaults;
-    const sampleRate =
-      sessionFields.data.sample_rate ?? defaults?.sample_rate ?? THAI_ASR_DEFAULTS.sample_rate;
-    const chunkMs = request.chunkMs ?? defaults?.stream_chunk_ms ?? THAI_ASR_DEFAULTS.stream_chunk_ms;
-    // Decoded (and checked) before a session exists: a bad file costs nothing.
-    const samples = request.samples ?? (await decodeBeforeDeadline(request.file as string, sampleRate));
-    if (samples.length === 0) {
-      throw new ValidationError('The audio holds no samples; nothing to transcribe.', [
-        { path: 'file', message: 'empty audio' },
-      ]);
-    }
-    // Taken from the time the call still has once the audio is ready, so a short call keeps time to stream.
-    const reserveMs =
-      deadline === undefined
-        ? 0
-        : Math.min(
-            request.finalReserveMs ?? DEFAULT_FINAL_RESERVE_MS,
-            Math.max(0, (deadline - Date.now()) / 4),
-          );
-    const session = await createSession({ ...sessionFields.data, sample_rate: sampleRate }, callOptions);
-    const stream = await connect(session, {
-      ...callOptions,
-      ...(request.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: request.readyTimeoutMs }),
-      ...(request.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: request.idleTimeoutMs }),
-      ...(request.audioEncoding ? { audioEncoding: request.audioEncoding } : {}),
-    });
-
-    const finals: ThaiAsrEvent[] = [];
-    /** The newest partial hypothesis since the last final: the text an incomplete result ends with. */
-    let hypothesis: ThaiAsrEvent | undefined;
-    let heardMs = 0;
-    /** Samples sent so far: kept up to date by `streamAudio`, also when a stall or the deadline ends it. */
-    const progress = { sentSamples: 0 };
-    let incompleteReason: TranscribeResult['incompleteReason'];
+    // Everything about the input is checked before the first request: a bad or too long file costs nothing.
+    const audio = request.file === undefined ? undefined : await openBeforeDeadline(request.file);
     try {
-      const onPartial = request.onPartial ?? request.onCaption;
-      let stabilized = '';
-      stream.onEvent((event) => {
-        request.onEvent?.(event);
-        if (typeof event.audio_ms === 'number') heardMs = Math.max(heardMs, event.audio_ms);
-        if (event.type === 'final') {
-          finals.push(event);
-          hypothesis = undefined;
-          stabilized = '';
-          return;
-        }
-        if (!event.text) return;
-        if (event.type === 'stabilized_partial') {
-          stabilized = event.text;
-          hypothesis = event;
-          onPartial?.(event.text, event);
-        } else if (event.type === 'partial') {
-          hypothesis = event;
-          if (event.text !== stabilized) onPartial?.(event.text, event);
-        }
-      });
-      await stream.start({ ...sessionFields.data, sample_rate: sampleRate });
-      await streamAudio(stream, samples, progress, {
+      const name = audio?.path ?? 'The audio';
+      /** Seconds of input, before the session's rate is known (samples: at the requested or default rate). */
+      const inputSeconds = (rate: number) =>
+        audio ? audio.durationSeconds : (request.samples as Int16Array).length / rate;
+      try {
+        checkAudioLength({
+          name,
+          seconds: inputSeconds(sessionFields.data.sample_rate ?? THAI_ASR_DEFAULTS.sample_rate),
+          maxSeconds: maxAudioSeconds,
+          ...(audio ? { size: audio.size } : {}),
+          ...(audio?.durationUnknownBecause ? { unknownBecause: audio.durationUnknownBecause } : {}),
+        });
+      } catch (error) {
+        throw nothingSent(error);
+      }
+
+      const platformConfig = await config(callOptions);
+      const defaults = platformConfig.defaults;
+      const sampleRate =
+        sessionFields.data.sample_rate ?? defaults?.sample_rate ?? THAI_ASR_DEFAULTS.sample_rate;
+      const chunkMs = request.chunkMs ?? defaults?.stream_chunk_ms ?? THAI_ASR_DEFAULTS.stream_chunk_ms;
+      checkDailyAllowance({ name, seconds: inputSeconds(sampleRate), limits: platformConfig.limits });
+      // Input of unknown length stops where a known length would have been refused.
+      const maxSamples = Math.floor(
+        Math.min(maxAudioSeconds, remainingDailySeconds(platformConfig.limits) ?? Number.POSITIVE_INFINITY) *
+          sampleRate,
+      );
+      const expectedSamples = audio
+        ? (audio.samplesAt(sampleRate) ??
+          (audio.durationSeconds === undefined ? undefined : Math.round(audio.durationSeconds * sampleRate)))
+        : (request.samples as Int16Array).length;
+      return await streamTranscription({
+        sessionFields: sessionFields.data,
         sampleRate,
         chunkMs,
-        speed,
-        ...(deadline === undefined ? {} : { stopAt: deadline - reserveMs }),
-        ...signalOption,
+        maxSamples,
+        expectedSamples,
+        source: audio
+          ? (signal: AbortSignal) => audio.decode({ sampleRate, signal })
+          : (request.samples as Int16Array),
       });
-      const finalTimeoutMs =
-        request.finalTimeoutMs ??
-        (deadline === undefined ? FINAL_TIMEOUT_WITHOUT_DEADLINE_MS : Math.max(0, deadline - Date.now()));
-      await stream.end({ timeoutMs: finalTimeoutMs });
-      if (progress.sentSamples < samples.length) incompleteReason = 'deadline';
-    } catch (error) {
-      incompleteReason = incompleteReasonOf(error, request.signal);
-      if (!incompleteReason) {
-        await stream.close();
-        throw error;
-      }
+    } finally {
+      await audio?.close();
     }
-    const skippedEvents = stream.skippedEvents;
-    await stream.close();
 
-    const audioSeconds = progress.sentSamples / sampleRate;
-    const final = finals.at(-1);
-    const pieces = [...finals, ...(hypothesis ? [hypothesis] : [])];
-    const segments = pieces.flatMap((event) => event.segments ?? []);
-    const lastSegmentEnd = segments.at(-1)?.end ?? 0;
-    // A final covers everything sent before `end`; a partial only what the server says it has heard.
-    const heardSeconds =
-      incompleteReason === undefined || (final && !hypothesis) ? audioSeconds : heardMs / 1000;
-    return {
-      sessionId: session.session_id,
-      text: pieces
-        .map((event) => event.text ?? '')
-        .filter((text) => text !== '')
-        .join(' '),
-      segments,
-      audioSeconds,
-      totalAudioSeconds: samples.length / sampleRate,
-      coveredSeconds: Math.min(audioSeconds, Math.max(heardSeconds, lastSegmentEnd)),
-      complete: incompleteReason === undefined,
-      ...(incompleteReason === undefined ? {} : { incompleteReason }),
-      skippedEvents,
-      final,
-    };
-
-    /** Decodes the file, giving up at the deadline (nothing has been sent yet, so nothing is returned). */
-    async function decodeBeforeDeadline(file: string, rate: number): Promise<Int16Array> {
-      const path = files ? await files.resolveReadable(file) : file;
-      if (deadline === undefined) return decodeAudioFile(path, { sampleRate: rate, ...signalOption });
+    /** Opens and checks the file, giving up at the deadline (nothing has been sent yet). */
+    async function openBeforeDeadline(file: string): Promise<AudioFile> {
       const expiry = new AbortController();
-      const timer = setTimeout(() => expiry.abort(), Math.max(0, deadline - Date.now()));
+      const timer =
+        deadline === undefined
+          ? undefined
+          : setTimeout(() => expiry.abort(), Math.max(0, deadline - Date.now()));
       try {
-        return await decodeAudioFile(path, {
-          sampleRate: rate,
+        return await openAudioFile(file, {
+          ...(files ? { open: (path: string) => files.openReadable(path) } : {}),
+          ...(request.ffmpegPath ? { ffmpegPath: request.ffmpegPath } : {}),
+          ...(request.ffprobePath ? { ffprobePath: request.ffprobePath } : {}),
           signal: request.signal ? AbortSignal.any([request.signal, expiry.signal]) : expiry.signal,
         });
       } catch (error) {
         if (expiry.signal.aborted && !request.signal?.aborted) {
           throw new TimeoutError(
-            "The audio could not be decoded before the call's deadline; nothing was sent.",
+            "The audio file could not be checked before the call's deadline; nothing was sent.",
             0,
             { deadlineReached: true },
           );
         }
-        throw error;
+        throw nothingSent(error);
       } finally {
         clearTimeout(timer);
       }
+    }
+
+    async function streamTranscription(plan: {
+      sessionFields: ThaiAsrSessionRequest;
+      sampleRate: number;
+      chunkMs: number;
+      maxSamples: number;
+      /** Samples the input holds, when known (exactly for WAV and samples, estimated from ffprobe). */
+      expectedSamples: number | undefined;
+      source: AudioSource;
+    }): Promise<TranscribeResult> {
+      const { sampleRate } = plan;
+      // Taken from the time the call still has once the input is checked, so a short call keeps time to stream.
+      const reserveMs =
+        deadline === undefined
+          ? 0
+          : Math.min(
+              request.finalReserveMs ?? DEFAULT_FINAL_RESERVE_MS,
+              Math.max(0, (deadline - Date.now()) / 4),
+            );
+      const session = await createSession({ ...plan.sessionFields, sample_rate: sampleRate }, callOptions);
+      const stream = await connect(session, {
+        ...callOptions,
+        ...(request.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: request.readyTimeoutMs }),
+        ...(request.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: request.idleTimeoutMs }),
+        ...(request.audioEncoding ? { audioEncoding: request.audioEncoding } : {}),
+      });
+
+      const finals: ThaiAsrEvent[] = [];
+      /** The newest partial hypothesis since the last final: the text an incomplete result ends with. */
+      let hypothesis: ThaiAsrEvent | undefined;
+      let heardMs = 0;
+      /** Samples sent so far: kept up to date by `streamAudio`, also when a stall or the deadline ends it. */
+      const progress = { sentSamples: 0, ended: false };
+      let incompleteReason: TranscribeResult['incompleteReason'];
+      try {
+        const onPartial = request.onPartial ?? request.onCaption;
+        let stabilized = '';
+        stream.onEvent((event) => {
+          request.onEvent?.(event);
+          if (typeof event.audio_ms === 'number') heardMs = Math.max(heardMs, event.audio_ms);
+          if (event.type === 'final') {
+            finals.push(event);
+            hypothesis = undefined;
+            stabilized = '';
+            return;
+          }
+          if (!event.text) return;
+          if (event.type === 'stabilized_partial') {
+            stabilized = event.text;
+            hypothesis = event;
+            onPartial?.(event.text, event);
+          } else if (event.type === 'partial') {
+            hypothesis = event;
+            if (event.text !== stabilized) onPartial?.(event.text, event);
+          }
+        });
+        await stream.start({ ...plan.sessionFields, sample_rate: sampleRate });
+        const outcome = await streamAudio(stream, plan.source, progress, {
+          sampleRate,
+          chunkMs: plan.chunkMs,
+          speed,
+          maxSamples: plan.maxSamples,
+          ...(deadline === undefined ? {} : { stopAt: deadline - reserveMs }),
+          ...signalOption,
+        });
+        const finalTimeoutMs =
+          request.finalTimeoutMs ??
+          (deadline === undefined ? FINAL_TIMEOUT_WITHOUT_DEADLINE_MS : Math.max(0, deadline - Date.now()));
+        await stream.end({ timeoutMs: finalTimeoutMs });
+        if (outcome === 'stopped') incompleteReason = 'deadline';
+        if (outcome === 'limit') incompleteReason = 'limit';
+      } catch (error) {
+        incompleteReason = incompleteReasonOf(error, request.signal);
+        if (!incompleteReason) {
+          await stream.close();
+          throw error;
+        }
+      }
+      const skippedEvents = stream.skippedEvents;
+      await stream.close();
+
+      const audioSeconds = progress.sentSamples / sampleRate;
+      const final = finals.at(-1);
+      const pieces = [...finals, ...(hypothesis ? [hypothesis] : [])];
+      const segments = pieces.flatMap((event) => event.segments ?? []);
+      const lastSegmentEnd = segments.at(-1)?.end ?? 0;
+      // A final covers everything sent before `end`; a partial only what the server says it has heard.
+      const heardSeconds =
+        incompleteReason === undefined || (final && !hypothesis) ? audioSeconds : heardMs / 1000;
+      // Once the input ran out, what was sent is exactly what it held.
+      const totalSamples = progress.ended
+        ? progress.sentSamples
+        : Math.max(plan.expectedSamples ?? 0, progress.sentSamples);
+      return {
+        sessionId: session.session_id,
+        text: pieces
+          .map((event) => event.text ?? '')
+          .filter((text) => text !== '')
+          .join(' '),
+        segments,
+        audioSeconds,
+        totalAudioSeconds: totalSamples / sampleRate,
+        coveredSeconds: Math.min(audioSeconds, Math.max(heardSeconds, lastSegmentEnd)),
+        complete: incompleteReason === undefined,
+        ...(incompleteReason === undefined ? {} : { incompleteReason }),
+        skippedEvents,
+        final,
+      };
     }
   }
 
@@ -358,37 +457,65 @@ export function createThaiAsrClient(options: {
 }
 
 /**
- * Streams the samples at the given pace until they are all sent or `stopAt` (epoch ms) comes, counting
- * what went out in `progress` as it goes (a failure half-way still leaves the count right). The caller's
- * abort is rethrown; `stopAt` only ends the loop.
+ * Samples in memory, or a decoder started with a signal that ends it (at the caller's abort, and at the
+ * point where streaming must stop for the deadline, even while it waits on a slow ffmpeg).
+ */
+type AudioSource = Int16Array | ((signal: AbortSignal) => AsyncIterable<Int16Array>);
+
+/**
+ * Streams the audio at the given pace, as the source yields it, until it runs out (`done`), `stopAt`
+ * (epoch ms) comes (`stopped`) or `maxSamples` were sent (`limit`), counting what went out in `progress`
+ * as it goes (a failure half-way still leaves the count right). The caller's abort is rethrown; `stopAt`
+ * only ends the loop. Leaving the loop early stops the source (and its decoder).
  */
 async function streamAudio(
   stream: StreamingSession,
-  samples: Int16Array,
-  progress: { sentSamples: number },
-  options: { sampleRate: number; chunkMs: number; speed: number; stopAt?: number; signal?: AbortSignal },
-): Promise<void> {
+  source: AudioSource,
+  progress: { sentSamples: number; ended: boolean },
+  options: {
+    sampleRate: number;
+    chunkMs: number;
+    speed: number;
+    maxSamples: number;
+    stopAt?: number;
+    signal?: AbortSignal;
+  },
+): Promise<'done' | 'stopped' | 'limit'> {
   const stop = new AbortController();
   const timer =
     options.stopAt === undefined
       ? undefined
       : setTimeout(() => stop.abort(), Math.max(0, options.stopAt - Date.now()));
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   try {
-    for await (const frame of paceAudio(samples, {
+    for await (const frame of paceAudio(typeof source === 'function' ? source(signal) : source, {
       sampleRate: options.sampleRate,
       frameMs: options.chunkMs,
       speed: options.speed,
-      signal: options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal,
+      signal,
     })) {
-      if (stop.signal.aborted) break;
-      await stream.sendAudio(frame);
-      progress.sentSamples += frame.length;
+      if (stop.signal.aborted) return 'stopped';
+      const room = options.maxSamples - progress.sentSamples;
+      if (room <= 0) return 'limit';
+      const part = frame.length > room ? frame.subarray(0, room) : frame;
+      await stream.sendAudio(part);
+      progress.sentSamples += part.length;
+      if (part.length < frame.length) return 'limit';
     }
+    progress.ended = true;
+    return 'done';
   } catch (error) {
     if (options.signal?.aborted || !stop.signal.aborted) throw error;
+    return 'stopped';
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A refusal before any request says so, once. */
+function nothingSent(error: unknown): unknown {
+  if (!ValidationError.isInstance(error) || /nothing was sent\.$/i.test(error.message)) return error;
+  return new ValidationError(`${error.message} Nothing was sent.`, error.issues);
 }
 
 /**
