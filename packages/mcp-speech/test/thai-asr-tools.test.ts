@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createServerContext, syncRoots, type ToolDeadlineDeps } from '@polymodal/mcp-common';
+import { createServerContext, syncRoots } from '@polymodal/mcp-common';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerSpeechTools, type SpeechToolDeps } from '../src/tools/index.js';
@@ -93,7 +93,8 @@ describe('Thai recognition tools', () => {
     ).toBeGreaterThan(2);
   });
 
-  it('refuses a file outside the allowed directories, and a file that is not WAV points to ffmpeg', async () => {
+  it('refuses a file outside the allowed directories, and a file that is not WAV points to ffmpeg, sending nothing', async () => {
+    const before = harness.sandbox.control.requests().length;
     const outside = (await client.callTool({
       name: 'transcribe_thai',
       arguments: { audioPath: '/etc/hostname' },
@@ -106,7 +107,10 @@ describe('Thai recognition tools', () => {
       arguments: { audioPath: path.join(root, 'notes.txt') },
     })) as CallToolResult;
     expect(notAudio.isError).toBe(true);
+    // ffmpeg is named either way: missing (how to install it) or present (what it could not read).
     expect(JSON.stringify(notAudio.content)).toMatch(/ffmpeg/);
+    // Refused before GET /api/thai-asr/config, too.
+    expect(harness.sandbox.control.requests().length).toBe(before);
   });
 
   it('answers within its deadline with the partial text when the recogniser stops sending events', async () => {

@@ -5,9 +5,14 @@
  * The whole call runs within one tool-call deadline (50 s by default): when the audio cannot all be
  * streamed and finalised by then, or the recogniser stops answering, the result is not an error but the
  * text so far, marked incomplete, with how much audio it covers and what to call next.
+ *
+ * Bad input costs nothing: the file is opened once and checked (inside the allowed directories, a regular
+ * file, not empty, a WAV whose header agrees with the file or a format ffmpeg can read, no longer than one
+ * transcription streams) before the first request; the core client decodes it block by block while it
+ * streams, so a long recording never sits in memory.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { redactSecrets, type TranscribeResult } from '@polymodal/core';
+import { MAX_TRANSCRIBE_AUDIO_SECONDS, redactSecrets, type TranscribeResult } from '@polymodal/core';
 import { createProgressReporter, createToolDeadline, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
@@ -16,7 +21,7 @@ import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 const MAX_SPEED = 20;
 
 const describeTool = (seconds: number) =>
-  `Transcribes Thai speech from a local audio file (WAV of any rate, depth or channels; MP3, M4A and other formats when ffmpeg is installed) with the platform's streaming recogniser, and returns the final text with timed segments. Audio is streamed at real-time pace by default (speed 1), so a 30-second file takes about 30 seconds; live captions arrive as progress notifications. A call stops after ${seconds} s: if the file has not been fully transcribed by then, it returns the text so far marked incomplete (complete=false) and says how to call again. For files longer than about ${streamingBudgetSeconds(seconds)} seconds use speed 2–${MAX_SPEED} (or 0 for as fast as possible). Counts against the key's daily audio seconds (get_thai_asr_config shows the limits). The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
+  `Transcribes Thai speech from a local audio file (WAV of any rate, depth or channels; MP3, M4A and other formats when ffmpeg is installed) with the platform's streaming recogniser, and returns the final text with timed segments. Audio is streamed at real-time pace by default (speed 1), so a 30-second file takes about 30 seconds; live captions arrive as progress notifications. A call stops after ${seconds} s: if the file has not been fully transcribed by then, it returns the text so far marked incomplete (complete=false) and says how to call again. For files longer than about ${streamingBudgetSeconds(seconds)} seconds use speed 2–${MAX_SPEED} (or 0 for as fast as possible). Counts against the key's daily audio seconds (get_thai_asr_config shows the limits): a file longer than ${MAX_TRANSCRIBE_AUDIO_SECONDS} s, or than the key has left today, is refused before anything is sent, as are empty, unreadable and non-audio files. The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
 
 /** Seconds of a call that can go to streaming audio: the rest is setup, the final and the answer. */
 function streamingBudgetSeconds(seconds: number): number {
@@ -55,9 +60,11 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
         coveredSeconds: z.number().describe('Seconds of the file the text covers.'),
         complete: z.boolean().describe('False when the call stopped before the whole file was transcribed.'),
         incompleteReason: z
-          .enum(['deadline', 'stalled'])
+          .enum(['deadline', 'stalled', 'limit'])
           .nullable()
-          .describe("Why it is incomplete: the call's time ran out, or the recogniser stopped answering."),
+          .describe(
+            "Why it is incomplete: the call's time ran out, the recogniser stopped answering, or a file of unknown length reached the audio one call may stream.",
+          ),
         skippedEvents: z.number().int().describe('Malformed recogniser events that were skipped.'),
         sessionId: z.string(),
       },
@@ -147,7 +154,9 @@ function describeResult(
   const heading =
     result.incompleteReason === 'stalled'
       ? `incomplete: the recogniser stopped answering after ${covered} s of audio (of ${total} s); the session was closed.`
-      : `incomplete: the call's time ran out after ${covered} s of audio (of ${total} s).`;
+      : result.incompleteReason === 'limit'
+        ? `incomplete: the file's length could not be read beforehand, and streaming stopped after ${result.audioSeconds.toFixed(1)} s of audio, the most one call may stream (or the key has left today).`
+        : `incomplete: the call's time ran out after ${covered} s of audio (of ${total} s).`;
   const body = result.text
     ? `${result.final ? 'Final text of that part' : "The recogniser's latest partial text (not final)"}:\n${result.text}`
     : 'Nothing was recognised in that part.';
@@ -156,6 +165,9 @@ function describeResult(
 
 function nextStep(result: TranscribeResult, speed: number, seconds: number): string {
   const again = 'A new call streams the file again from the start (its audio counts again).';
+  if (result.incompleteReason === 'limit') {
+    return `split the file into pieces shorter than ${Math.floor(result.audioSeconds)} s (or convert it to WAV, whose length is known beforehand) and transcribe each.`;
+  }
   if (result.incompleteReason === 'stalled') {
     return `call transcribe_thai again to start a new session; if the recogniser stalls again, try later. ${again}`;
   }
