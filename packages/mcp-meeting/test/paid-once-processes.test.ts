@@ -24,7 +24,8 @@ const servers: Server[] = [];
 
 interface Server {
   summarize(file: string, waitSeconds: number): Promise<Record<string, unknown>>;
-  kill(): void;
+  /** SIGKILL, resolved once the process is gone (as a host restarts a server after it died). */
+  kill(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,6 +46,11 @@ async function spawnServer(): Promise<Server> {
     stderr: 'ignore',
   });
   const client = new Client({ name: 'processes-test', version: '1.0.0' });
+  let exited: () => void = () => undefined;
+  const gone = new Promise<void>((resolve) => {
+    exited = resolve;
+  });
+  client.onclose = () => exited();
   await client.connect(transport);
   const server: Server = {
     async summarize(file, waitSeconds) {
@@ -56,8 +62,9 @@ async function spawnServer(): Promise<Server> {
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
       return result.structuredContent as Record<string, unknown>;
     },
-    kill() {
+    async kill() {
       if (transport.pid) process.kill(transport.pid, 'SIGKILL');
+      await gone;
     },
     close: () => client.close().catch(() => undefined),
   };
@@ -128,7 +135,7 @@ describe('a server killed with SIGKILL, then the same call on a new one', () => 
     const doomed = await spawnServer();
     void doomed.summarize(file, 0).catch(() => undefined);
     await until(() => sandbox.control.requests({ method: 'POST', path: `${API}/uploads$` }).length === 1);
-    doomed.kill();
+    await doomed.kill();
     const fresh = await spawnServer();
     const answer = await fresh.summarize(file, 0);
     expect(answer.jobId).toEqual(expect.stringMatching(/.+/));
@@ -144,7 +151,7 @@ describe('a server killed with SIGKILL, then the same call on a new one', () => 
     const doomed = await spawnServer();
     void doomed.summarize(file, 0).catch(() => undefined);
     await until(() => sandbox.control.requests({ method: 'POST', path: `${API}/jobs$` }).length === 1);
-    doomed.kill();
+    await doomed.kill();
     const fresh = await spawnServer();
     const answer = await fresh.summarize(file, 0);
     expect(answer.jobId).toEqual(expect.stringMatching(/.+/));
@@ -159,7 +166,7 @@ describe('a server killed with SIGKILL, then the same call on a new one', () => 
     const doomed = await spawnServer();
     void doomed.summarize(file, 30).catch(() => undefined);
     await until(() => sandbox.control.requests({ method: 'GET', path: `${API}/jobs/[^/]+$` }).length >= 1);
-    doomed.kill();
+    await doomed.kill();
     const fresh = await spawnServer();
     const answer = await fresh.summarize(file, 0);
     expect(answer).toMatchObject({ resumed: true, done: false });

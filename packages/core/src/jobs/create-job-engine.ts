@@ -15,6 +15,7 @@
  * - Every status read is recorded in the ledger here; a ledger write that fails is logged once with the
  *   reason (and never hides the platform's answer), except a claim, whose failure blocks the paid request.
  */
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import {
   ApiError,
@@ -661,11 +662,20 @@ function withinDeadline<T>(
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  // A killed process stays in the table as a zombie until its parent reaps it; it is dead all the same.
+  if (process.platform === 'linux') {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    } catch {
+      return false;
+    }
+  }
+  return true;
 }
 
 /**
