@@ -3,7 +3,7 @@
 //   node upload-rss.mjs <stream|fetch-blob> <baseUrl> <file>   (key in POLYMODAL_API_KEY)
 import { openAsBlob } from 'node:fs';
 import path from 'node:path';
-import { createPolymodal } from '@polymodal/core';
+import { createFileAccess, createPolymodal } from '@polymodal/core';
 
 const [mode, baseUrl, file] = process.argv.slice(2);
 const apiKey = process.env.POLYMODAL_API_KEY;
@@ -12,7 +12,9 @@ const baselineMb = rssMb();
 const started = performance.now();
 
 if (mode === 'stream') {
-  const polymodal = createPolymodal({ baseUrl, apiKey, ledger: false });
+  // Every client reads local files only inside the directories it is given.
+  const files = createFileAccess({ allowedDirs: [path.dirname(file)], outputDir: path.dirname(file) });
+  const polymodal = createPolymodal({ baseUrl, apiKey, ledger: false, files });
   await polymodal.meeting.upload(file);
   await polymodal.close();
 } else if (mode === 'fetch-blob') {

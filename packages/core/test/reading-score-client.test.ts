@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  createFileAccess,
   createPolymodal,
   isNoSpeechResult,
   JobFailedError,
@@ -56,6 +57,7 @@ const open = (url: string) => {
     baseUrl: url,
     apiKey: KEY,
     ledger: false,
+    files: createFileAccess({ allowedDirs: [dir], outputDir: path.join(dir, 'out') }),
     http: { baseDelayMs: 1, maxDelayMs: 5 },
   });
   return polymodal.readingScore;

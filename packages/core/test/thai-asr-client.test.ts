@@ -17,6 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import {
   ConnectionError,
+  createFileAccess,
   createPolymodal,
   type Polymodal,
   StreamingError,
@@ -126,6 +127,7 @@ const open = (url: string) => {
     baseUrl: url,
     apiKey: KEY,
     ledger: false,
+    files: createFileAccess({ allowedDirs: [dir], outputDir: path.join(dir, 'out') }),
     http: { baseDelayMs: 1, maxDelayMs: 5 },
   });
   return polymodal.thaiAsr;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   ApiError,
+  createFileAccess,
   createJobLedger,
   createPolymodal,
   InsufficientCreditsError,
@@ -48,6 +49,7 @@ function client(key = sandbox.apiKey, stateDir?: string): Polymodal {
     baseUrl: sandbox.url,
     apiKey: key,
     ledger: stateDir ? createJobLedger({ dir: stateDir }) : false,
+    files: createFileAccess({ allowedDirs: [dir], outputDir: path.join(dir, 'out') }),
     pollIntervalMs: 20,
     http: { baseDelayMs: 5, maxDelayMs: 20 },
   });

@@ -35,7 +35,11 @@ export interface PolymodalOptions {
   ledger?: JobLedger | false;
   /** Where ledger trouble is reported (default: stderr, once per distinct problem). */
   logger?: JobEngineLogger;
-  /** Confines the files the clients may read; without it any readable path is accepted. */
+  /**
+   * The one file policy of every client: local files are read only inside its directories. Default:
+   * `createFileAccess({ env })`, i.e. `POLYMODAL_ALLOWED_DIRS` (nothing readable when it is not set). A script
+   * passes `createFileAccess({ allowedDirs: ['/path/to/recordings'] })`.
+   */
   files?: FileAccess;
   /** Overrides of the HTTP client (timeouts, retries, dispatcher...). */
   http?: Partial<HttpClientOptions>;
@@ -81,6 +85,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
       ? undefined
       : (options.ledger ??
         createJobLedger({ dir: path.join(options.stateDir ?? defaultStateDir(env), 'jobs') }));
+  const files = options.files ?? createFileAccess({ env });
   const engine = createJobEngine({ ledger, ...(options.logger ? { log: options.logger } : {}) });
   // The meeting service authenticates with `Authorization: Bearer <key>`.
   const meetingHttp = createHttpClient({
@@ -92,7 +97,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
   const meeting = createMeetingClient({
     http: meetingHttp,
     engine,
-    ...(options.files ? { files: options.files } : {}),
+    files,
     ...(options.pollIntervalMs === undefined ? {} : { pollIntervalMs: options.pollIntervalMs }),
   });
   // The other services authenticate with `x-api-key`.
@@ -102,7 +107,6 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
     apiKey: config.apiKey,
     auth: 'x-api-key',
   });
-  const files = options.files ?? createFileAccess({ env });
   const media = createMediaDownloader({
     platform: { baseUrl: config.baseUrl, authHeaders: () => ({ 'x-api-key': config.apiKey }) },
     files,
@@ -132,13 +136,13 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
     thaiAsr: createThaiAsrClient({
       http: keyHttp,
       apiKey: config.apiKey,
-      ...(options.files ? { files: options.files } : {}),
+      files,
     }),
     readingScore: createReadingScoreClient({
       http: keyHttp,
       engine,
       ...mediaPoll,
-      ...(options.files ? { files: options.files } : {}),
+      files,
     }),
     ledger,
     engine,

@@ -116,12 +116,15 @@ describe('createFileAccess', () => {
     await expect(files.openReadable(path.join(allowed, 'pipe.wav'))).rejects.toThrow('not a regular file');
   });
 
-  it('refuses everything outside the output directory when nothing is allowed, naming POLYMODAL_ALLOWED_DIRS', async () => {
+  it('refuses everything, the output directory included, when nothing is allowed, naming POLYMODAL_ALLOWED_DIRS', async () => {
     const files = createFileAccess({ outputDir: output, env: {} });
     const error = await rejection(files.resolveReadable(path.join(allowed, 'meeting.wav')));
     expect(error.message).toContain('POLYMODAL_ALLOWED_DIRS');
     const written = await files.writeOutput('summary.md', '# notes');
-    expect(await files.resolveReadable(written)).toBe(written);
+    expect((await rejection(files.resolveReadable(written))).message).toContain('POLYMODAL_ALLOWED_DIRS');
+    // Once a directory is allowed, saved outputs can be fed back in as inputs.
+    const granted = createFileAccess({ allowedDirs: [allowed], outputDir: output, env: {} });
+    expect(await granted.resolveReadable(written)).toBe(written);
   });
 
   it('adds MCP roots (paths or file URIs) and replaces them on the next call', async () => {

@@ -31,7 +31,7 @@ export interface FileAccessOptions {
 
 export interface FileAccess {
   readonly outputDir: string;
-  /** Real paths of every readable directory: configured, then roots, then the output directory. */
+  /** Real paths of every readable directory: configured, then roots, then the output directory (see below). */
   allowedDirs(): string[];
   /** Replaces the directories granted by the MCP client's roots (paths or file:// URIs). */
   setRoots(dirs: readonly string[]): void;
@@ -103,8 +103,14 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
     return result;
   }
 
+  /**
+   * The granted directories, then the output directory — but only once some directory is granted: with
+   * no allowed dirs and no roots nothing at all is readable (the conservative rule the READMEs state), and
+   * with some, a saved output can be fed back in as an input.
+   */
   function allowedDirs(): string[] {
     const result = grantedDirs();
+    if (result.length === 0) return result;
     const output = realOrResolved(outputDir) ?? outputDir;
     if (!result.includes(output)) result.push(output);
     return result;

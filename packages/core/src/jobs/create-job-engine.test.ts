@@ -209,6 +209,38 @@ describe('poll: one loop, one deadline, one interval', () => {
     expect(clock.now() - start).toBeLessThanOrEqual(5_000);
   });
 
+  it('a first read that can start now is made, however long the bookkeeping before it took', async () => {
+    const clock = virtualClock();
+    // A slow ledger (a loaded disk): each look at it takes longer than the whole (test-sized) interval.
+    const slow: JobLedger = {
+      location: 'memory',
+      findByFingerprint: async () => undefined,
+      findById: async () => {
+        clock.advance(20);
+        return undefined;
+      },
+      list: async () => [],
+      insert: async () => {
+        throw new Error('not used');
+      },
+      compareAndSet: async () => undefined,
+      update: async () => undefined,
+      updateById: async () => undefined,
+    };
+    const engine = createJobEngine({ ledger: slow, now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [{ status: 'COMPLETED' }]);
+    const start = clock.now();
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5,
+      deadline: start,
+      firstReadDeadline: start + 50_000,
+    });
+    expect(outcome).toMatchObject({ done: true, value: { status: 'COMPLETED' }, reads: 1 });
+  });
+
   it('tolerates and counts transient failures; a non-transient one is thrown', async () => {
     const clock = virtualClock();
     const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });

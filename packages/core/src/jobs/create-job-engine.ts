@@ -565,7 +565,15 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         firstRead && o.firstReadDeadline !== undefined
           ? Math.min(o.firstReadDeadline, Math.max(o.deadline, startedAt + o.intervalMs))
           : o.deadline;
-      if (nextAt > limit || (nextAt >= limit && reads + transientErrors > 0)) return outcome(false);
+      if (firstRead) {
+        // Waiting is bounded by `limit`; a read that can start now is made while the call has time left
+        // (the bookkeeping before it must not use up a short interval).
+        const hardEnd = Math.max(o.deadline, o.firstReadDeadline ?? o.deadline);
+        if (nextAt > Math.max(now(), limit) || now() > hardEnd) return outcome(false);
+      } else if (nextAt >= o.deadline) {
+        // No extra read at the deadline.
+        return outcome(false);
+      }
       if (nextAt > now()) {
         const wait = nextAt - now();
         // A read reserved by another process may end early: look again soon rather than sleep it out.
