@@ -3,6 +3,7 @@
  * confined file access, the job ledger, the secrets to redact and a stderr logger.
  *
  * Environment: POLYMODAL_BASE_URL, POLYMODAL_API_KEY (required), POLYMODAL_STATE_DIR (job ledger),
+ * POLYMODAL_DATABASE_URL (postgres://…: the job ledger in PostgreSQL instead, shared by server replicas),
  * POLYMODAL_ALLOWED_DIRS (readable directories, path-delimiter separated), POLYMODAL_OUTPUT_DIR (where
  * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error), POLYMODAL_TTS_CONCURRENT_SESSIONS (the key's
  * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429),
@@ -23,8 +24,13 @@ import {
   type Polymodal,
   resolveConfig,
 } from '@polymodal/core';
+import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from '@polymodal/store-postgres/describe-database-url';
 import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
+import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
+
+/** Ways of serving several tenants: the PostgreSQL store does not keep tenants apart yet. */
+const TENANT_VARIABLES = ['POLYMODAL_TENANTS_FILE', 'POLYMODAL_OAUTH_ISSUER'];
 
 export interface ServerContext {
   polymodal: Polymodal;
@@ -35,7 +41,7 @@ export interface ServerContext {
   log: Logger;
   /** Seconds one tool call may take before it answers with what it has. */
   toolDeadlineSeconds: number;
-  /** Releases the platform client's connections. */
+  /** Releases the platform client's connections (and the database's, with the PostgreSQL ledger). */
   close(): Promise<void>;
 }
 
@@ -65,7 +71,10 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     secrets.push(config.apiKey);
     log.addSecret(config.apiKey);
   }
-  const ledger = createJobLedger({ env });
+  const { ledger, closeLedger } = openLedger(env, (secret) => {
+    secrets.push(secret);
+    log.addSecret(secret);
+  });
   const files = createFileAccess({ env });
   const concurrentSessions = parsePositiveInteger(
     env.POLYMODAL_TTS_CONCURRENT_SESSIONS,
@@ -109,10 +118,43 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     log,
     toolDeadlineSeconds,
     close() {
-      closed ??= polymodal.close();
+      closed ??= Promise.all([polymodal.close(), closeLedger()]).then(() => undefined);
       return closed;
     },
   };
+}
+
+/**
+ * The file store by default (zero setup); with POLYMODAL_DATABASE_URL the PostgreSQL store, checked now
+ * (a wrong URL stops the server at start) but loaded on first use, so that servers not using it never load
+ * `pg`. Its password goes to the secrets: no result, error or log line shows it.
+ */
+function openLedger(
+  env: NodeJS.ProcessEnv,
+  addSecret: (secret: string) => void,
+): { ledger: JobLedger; closeLedger: () => Promise<void> } {
+  const databaseUrl = env[DATABASE_URL_VARIABLE]?.trim();
+  if (!databaseUrl) return { ledger: createJobLedger({ env }), closeLedger: async () => {} };
+  const { location, secrets } = describeDatabaseUrl(databaseUrl);
+  for (const secret of secrets) addSecret(secret);
+  const tenantVariable = TENANT_VARIABLES.find((variable) => env[variable]?.trim());
+  if (tenantVariable) {
+    // Fail closed: every tenant's context would write the same rows, and list_jobs would show one tenant
+    // another's jobs.
+    throw new ConfigError(
+      DATABASE_URL_VARIABLE,
+      `${DATABASE_URL_VARIABLE} cannot be combined with ${tenantVariable} yet: the PostgreSQL job ledger does not ` +
+        'keep tenants apart yet. Unset one of them.',
+    );
+  }
+  const ledger = createDeferredJobLedger({
+    location,
+    load: async () => {
+      const { createPostgresJobLedger } = await import('@polymodal/store-postgres');
+      return createPostgresJobLedger({ connectionString: databaseUrl, env });
+    },
+  });
+  return { ledger, closeLedger: () => ledger.close() };
 }
 
 function parsePositiveInteger(

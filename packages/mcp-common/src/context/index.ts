@@ -1,1 +1,2 @@
+export * from './create-deferred-job-ledger.js';
 export * from './create-server-context.js';

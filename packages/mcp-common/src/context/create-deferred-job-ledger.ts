@@ -1,0 +1,57 @@
+/**
+ * A `JobLedger` whose store is opened on first use. Servers build their context synchronously and must
+ * start fast, so a store with a heavy driver (PostgreSQL: `pg` and a pool) is loaded only when a call
+ * first needs the ledger; its location is known at once, for messages.
+ */
+import { type JobLedger, LedgerError } from '@polymodal/core';
+
+export interface ClosableJobLedger extends JobLedger {
+  close(): Promise<void>;
+}
+
+export interface DeferredJobLedgerOptions {
+  /** Where the entries will live, for messages; never a secret. */
+  location: string;
+  /** Opens the store; called again after a failure, so that a store that could not load is retried. */
+  load: () => Promise<JobLedger & { close?(): Promise<void> }>;
+}
+
+export function createDeferredJobLedger(options: DeferredJobLedgerOptions): ClosableJobLedger {
+  const { location } = options;
+  let loading: Promise<JobLedger & { close?(): Promise<void> }> | undefined;
+  let closed = false;
+
+  function store(): Promise<JobLedger> {
+    if (closed) {
+      return Promise.reject(new LedgerError(`The job ledger at ${location} was closed.`, { location }));
+    }
+    loading ??= options.load().catch((error: unknown) => {
+      loading = undefined;
+      throw LedgerError.isInstance(error)
+        ? error
+        : new LedgerError(
+            `The job ledger at ${location} could not be opened (${error instanceof Error ? error.message : String(error)}).`,
+            { location, cause: error },
+          );
+    });
+    return loading;
+  }
+
+  return {
+    location,
+    findByFingerprint: async (service, fingerprint) =>
+      (await store()).findByFingerprint(service, fingerprint),
+    findById: async (service, id) => (await store()).findById(service, id),
+    list: async (listOptions) => (await store()).list(listOptions),
+    insert: async (entry) => (await store()).insert(entry),
+    compareAndSet: async (service, fingerprint, revision, patch) =>
+      (await store()).compareAndSet(service, fingerprint, revision, patch),
+    update: async (service, fingerprint, patch) => (await store()).update(service, fingerprint, patch),
+    updateById: async (service, id, patch) => (await store()).updateById(service, id, patch),
+    async close() {
+      closed = true;
+      const opened = await loading?.catch(() => undefined);
+      await opened?.close?.();
+    },
+  };
+}
