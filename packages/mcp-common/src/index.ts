@@ -2,7 +2,7 @@ export * from './annotations/index.js';
 /**
  * @polymodal/mcp-common: the MCP glue every Polymodal server shares — context from the environment,
  * error results, the long-job contract, tool deadlines, roots, output links, subtitle writers, the server
- * factory and the stdio/HTTP runners.
+ * factory, the stdio/HTTP runners and the tenants (authentication and isolation) of an HTTP server.
  */
 export * from './context/index.js';
 export * from './deadline/index.js';
@@ -14,3 +14,4 @@ export * from './roots/index.js';
 export * from './runners/index.js';
 export * from './server/index.js';
 export * from './subtitles/index.js';
+export * from './tenants/index.js';

@@ -4,3 +4,4 @@ export * from './run-http-server.js';
 export * from './run-server-main.js';
 export * from './run-stdio-server.js';
 export * from './server-instance.js';
+export * from './unauthenticated-bind-problem.js';

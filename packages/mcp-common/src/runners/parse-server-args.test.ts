@@ -3,24 +3,44 @@ import { parseServerArgs } from './parse-server-args.js';
 
 describe('parseServerArgs', () => {
   it('defaults to stdio on loopback', () => {
-    expect(parseServerArgs([])).toEqual({ transport: 'stdio', port: 3000, host: '127.0.0.1', help: false });
+    expect(parseServerArgs([])).toEqual({
+      transport: 'stdio',
+      port: 3000,
+      host: '127.0.0.1',
+      sessions: false,
+      allowedHosts: [],
+      help: false,
+      version: false,
+    });
   });
 
   it('reads --http, --port and --host', () => {
-    expect(parseServerArgs(['--http', '--port', '8080', '--host', 'localhost'])).toEqual({
+    expect(parseServerArgs(['--http', '--port', '8080', '--host', 'localhost'])).toMatchObject({
       transport: 'http',
       port: 8080,
       host: 'localhost',
-      help: false,
     });
     expect(parseServerArgs(['--http', '--port=0'], { port: 3101 }).port).toBe(0);
     expect(parseServerArgs(['--http'], { port: 3101 }).port).toBe(3101);
   });
 
-  it('refuses unknown flags and bad ports', () => {
+  it('reads --sessions, repeated --allowed-host and --version', () => {
+    const args = parseServerArgs([
+      '--http',
+      '--sessions',
+      '--allowed-host',
+      'mcp.example.com',
+      '--allowed-host=10.0.0.5',
+    ]);
+    expect(args).toMatchObject({ sessions: true, allowedHosts: ['mcp.example.com', '10.0.0.5'] });
+    expect(parseServerArgs(['--version']).version).toBe(true);
+  });
+
+  it('refuses unknown flags, bad ports and host names that are URLs', () => {
     expect(() => parseServerArgs(['--verbose'])).toThrow();
     expect(() => parseServerArgs(['--port', '70000'])).toThrow(/--port/);
     expect(() => parseServerArgs(['--port', 'abc'])).toThrow(/--port/);
     expect(() => parseServerArgs(['--http', '--stdio'])).toThrow(/one transport/);
+    expect(() => parseServerArgs(['--allowed-host', 'https://mcp.example.com/'])).toThrow(/--allowed-host/);
   });
 });

@@ -1,5 +1,7 @@
 /**
- * Command line of every Polymodal MCP server bin: stdio by default, `--http` for Streamable HTTP.
+ * Command line of every Polymodal MCP server bin: stdio by default, `--http` for Streamable HTTP
+ * (stateless; `--sessions` for legacy stateful sessions), `--allowed-host` (repeatable) for the names
+ * clients may use in the Host header, `--version`.
  */
 import { parseArgs } from 'node:util';
 
@@ -7,7 +9,12 @@ export interface ServerArgs {
   transport: 'stdio' | 'http';
   port: number;
   host: string;
+  /** Legacy stateful HTTP sessions. */
+  sessions: boolean;
+  /** Extra host names accepted in the Host/Origin headers. */
+  allowedHosts: string[];
   help: boolean;
+  version: boolean;
 }
 
 export const DEFAULT_HTTP_HOST = '127.0.0.1';
@@ -25,7 +32,10 @@ export function parseServerArgs(
       stdio: { type: 'boolean' },
       port: { type: 'string' },
       host: { type: 'string' },
+      sessions: { type: 'boolean' },
+      'allowed-host': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -35,6 +45,18 @@ export function parseServerArgs(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   }
+  const allowedHosts = (values['allowed-host'] ?? []).map((name) => name.trim());
+  if (allowedHosts.some((name) => name === '' || /[\s/]/.test(name))) {
+    throw new Error('--allowed-host takes a host name such as mcp.example.com (no scheme, path or spaces)');
+  }
   const host = values.host?.trim() || defaults.host || DEFAULT_HTTP_HOST;
-  return { transport: values.http ? 'http' : 'stdio', port, host, help: values.help === true };
+  return {
+    transport: values.http ? 'http' : 'stdio',
+    port,
+    host,
+    sessions: values.sessions === true,
+    allowedHosts,
+    help: values.help === true,
+    version: values.version === true,
+  };
 }

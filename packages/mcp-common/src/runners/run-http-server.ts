@@ -1,16 +1,40 @@
 /**
- * Runs MCP servers over Streamable HTTP for hosts that connect to a URL. Stateful sessions (roots and
- * progress need them), one McpServer per session from the factory, SSE responses (JSON responses would
- * drop progress notifications), and DNS-rebinding protection always on: the Host header (and Origin, when
- * sent) must name an allowed host, so a web page cannot reach a loopback server through a rebound name.
+ * Runs MCP servers over Streamable HTTP for hosts that connect to a URL.
+ *
+ * Stateless by default: each POST gets a fresh McpServer from the factory, built on the caller's shared
+ * context, and is disposed of when its response ends, so clients that never send DELETE (the SDK client,
+ * the Inspector, the conformance suite) leave nothing behind. Legacy stateful sessions (`sessions`) remain
+ * for clients that need server-to-client requests (elicitation, roots); they are capped, and closed when
+ * idle. Responses are SSE either way (JSON responses would drop progress notifications).
+ *
+ * A request to the endpoint passes the Host/Origin check first (DNS rebinding: a web page must not reach
+ * the server through a rebound name), then authentication when `access` requires it, and only then is its
+ * body read. `/healthz` and `/readyz` answer without either, for load balancers and probes, which address
+ * the server by IP; they reveal nothing about tenants or configuration.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIPv6 } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ConfigError } from '@polymodal/core';
 import type { Logger } from '../logging/create-logger.js';
+import type { TenantAccess, TenantCaller } from '../tenants/create-tenant-access.js';
+import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import type { ServerFactory, ServerInstance } from './server-instance.js';
+import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
+
+export const DEFAULT_MAX_SESSIONS = 1_000;
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+/** How long close() lets requests under way finish before cutting their connections. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+export interface HttpSessionOptions {
+  /** Most sessions open at once (default 1,000); one more closes the least recently active idle one. */
+  maxSessions?: number;
+  /** A session without a request for this long is closed and forgotten (default 30 min). */
+  idleMs?: number;
+}
 
 export interface RunHttpOptions {
   port: number;
@@ -25,21 +49,42 @@ export interface RunHttpOptions {
   log?: Logger;
   /** Build (and dispose) one server at startup so configuration errors surface before serving. Default true. */
   probe?: boolean;
+  /**
+   * Who may call, and the context each caller's servers are built on. Without it nobody is authenticated
+   * and the factory gets no context (it brings its own state): loopback only.
+   */
+  access?: TenantAccess;
+  /** Legacy stateful sessions instead of stateless requests (true for the defaults). */
+  sessions?: boolean | HttpSessionOptions;
+  /** Clock for session idle times, in milliseconds (tests); default Date.now. */
+  now?: () => number;
+  /** How long close() waits for requests under way (default 10 s). */
+  shutdownGraceMs?: number;
 }
 
 export interface HttpServerHandle {
   /** e.g. http://127.0.0.1:3000/mcp */
   url: string;
   port: number;
-  /** Number of open MCP sessions. */
+  mode: 'stateless' | 'sessions';
+  /** Number of open MCP sessions (always 0 when stateless). */
   sessions(): number;
+  /** Number of McpServer instances alive: one per request under way, or one per open session. */
+  instances(): number;
+  /** Stops accepting, lets requests under way finish (within the grace time), closes every session. */
   close(): Promise<void>;
 }
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 interface Session {
+  id: string;
   transport: StreamableHTTPServerTransport;
+  /** The tenant that opened the session; only its requests may use it. */
+  tenantId: string | undefined;
+  lastActive: number;
+  /** POST and DELETE requests under way (a GET stream may stay open forever and does not count). */
+  inFlight: number;
   /** Runs the instance's cleanup at most once, whichever path closes the session first. */
   dispose: () => Promise<void>;
 }
@@ -52,22 +97,218 @@ export async function runHttpServer(
   const endpoint = options.path ?? '/mcp';
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const allowed = allowedHostNames(host, options.allowedHosts);
-  const sessions = new Map<string, Session>();
+  const access = options.access;
+  const log = options.log;
+  const clock = options.now ?? Date.now;
+  const stateful = options.sessions !== undefined && options.sessions !== false;
+  const sessionOptions = typeof options.sessions === 'object' ? options.sessions : {};
+  const maxSessions = sessionOptions.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const idleMs = sessionOptions.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new Error('maxSessions must be at least 1');
+  if (!(idleMs > 0)) throw new Error('idleMs must be more than 0');
+
+  const problem = unauthenticatedBindProblem(host, access?.authRequired === true);
+  if (problem) throw new ConfigError(TENANTS_FILE_VARIABLE, problem);
 
   if (options.probe !== false) {
-    const probe = await factory();
-    await probe.cleanup();
+    const context = access?.probeContext();
+    if (!access || context) {
+      const probe = await factory(context ? { context } : undefined);
+      await probe.cleanup();
+    }
   }
 
-  const disposeSession = async (id: string) => {
-    const session = sessions.get(id);
-    if (!session) return;
-    sessions.delete(id);
+  /** Most recently active last, so the idle sweep and the cap look at the front only. */
+  const sessions = new Map<string, Session>();
+  let openingSessions = 0;
+  let instances = 0;
+  let requestsUnderWay = 0;
+  const drainWaiters = new Set<() => void>();
+  let shuttingDown = false;
+
+  const buildInstance = async (caller: TenantCaller | undefined) => {
+    const instance = await factory(caller ? { context: caller.context } : undefined);
+    instances += 1;
+    return { instance, dispose: disposeOnce(instance, log, () => (instances -= 1)) };
+  };
+
+  const touch = (session: Session) => {
+    session.lastActive = clock();
+    sessions.delete(session.id);
+    sessions.set(session.id, session);
+  };
+
+  const closeSession = async (session: Session, why: string) => {
+    if (sessions.get(session.id) !== session) return;
+    sessions.delete(session.id);
+    log?.debug(`MCP session closed: ${why}`, { sessions: sessions.size });
+    await session.transport.close().catch(() => {});
     await session.dispose();
+  };
+
+  const sweepIdleSessions = () => {
+    const now = clock();
+    for (const session of sessions.values()) {
+      if (now - session.lastActive < idleMs) break;
+      if (session.inFlight === 0) void closeSession(session, 'idle');
+    }
+  };
+
+  /** Makes room for one more session; false when every session has a request under way. */
+  const makeRoomForSession = (): boolean => {
+    if (sessions.size + openingSessions < maxSessions) return true;
+    for (const session of sessions.values()) {
+      if (session.inFlight === 0) {
+        void closeSession(session, 'the session limit was reached and it was the least recently active');
+        return true;
+      }
+    }
+    return false;
+  };
+
+  const unsubscribeRetired = access?.onRetired((tenantId) => {
+    for (const session of sessions.values()) {
+      if (session.tenantId === tenantId) void closeSession(session, 'its tenant was removed or rekeyed');
+    }
+  });
+  const sweepTimer = stateful ? setInterval(sweepIdleSessions, Math.min(idleMs, 60_000)) : undefined;
+  sweepTimer?.unref();
+
+  const serveStateless = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    caller: TenantCaller | undefined,
+  ) => {
+    if (request.method !== 'POST') {
+      // No session means no GET stream to push on and nothing to DELETE; clients take 405 as "none".
+      response.setHeader('allow', 'POST');
+      sendJsonRpcError(
+        response,
+        405,
+        -32000,
+        'method not allowed: this server is stateless; send each JSON-RPC message as a POST',
+      );
+      return;
+    }
+    const body = await readJsonBody(request, response, maxBodyBytes);
+    if (body === INVALID) return;
+    const { instance, dispose } = await buildInstance(caller);
+    response.once('close', () => void dispose());
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: false,
+    });
+    await instance.server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+
+  const serveSession = async (
+    request: http.IncomingMessage,
+    response: http.ServerResponse,
+    caller: TenantCaller | undefined,
+  ) => {
+    sweepIdleSessions();
+    const sessionHeader = request.headers['mcp-session-id'];
+    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    if (sessionId !== undefined) {
+      const session = sessions.get(sessionId);
+      // Another tenant's session answers as unknown, so session ids cannot be probed.
+      if (!session || session.tenantId !== caller?.tenantId) {
+        sendJsonRpcError(response, 404, -32001, 'session not found: start a new session with initialize');
+        return;
+      }
+      touch(session);
+      if (request.method !== 'GET') {
+        session.inFlight += 1;
+        response.once('close', () => {
+          session.inFlight -= 1;
+          if (sessions.get(session.id) === session) touch(session);
+        });
+      }
+      const body =
+        request.method === 'POST' ? await readJsonBody(request, response, maxBodyBytes) : undefined;
+      if (body === INVALID) return;
+      await session.transport.handleRequest(request, response, body);
+      return;
+    }
+
+    const body = request.method === 'POST' ? await readJsonBody(request, response, maxBodyBytes) : undefined;
+    if (body === INVALID) return;
+    if (request.method !== 'POST' || !containsInitialize(body)) {
+      sendJsonRpcError(response, 400, -32000, 'bad request: no valid mcp-session-id; send initialize first');
+      return;
+    }
+    if (!makeRoomForSession()) {
+      response.setHeader('retry-after', '5');
+      sendJsonRpcError(response, 503, -32000, 'too many sessions, all busy: try again shortly');
+      return;
+    }
+    openingSessions += 1;
+    let built: Awaited<ReturnType<typeof buildInstance>>;
+    try {
+      built = await buildInstance(caller);
+    } catch (error) {
+      openingSessions -= 1;
+      throw error;
+    }
+    const { instance, dispose } = built;
+    let opened = false;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: false,
+      onsessioninitialized: (id) => {
+        opened = true;
+        openingSessions -= 1;
+        const session: Session = {
+          id,
+          transport,
+          tenantId: caller?.tenantId,
+          lastActive: clock(),
+          inFlight: 1,
+          dispose,
+        };
+        sessions.set(id, session);
+        response.once('close', () => {
+          session.inFlight -= 1;
+          if (sessions.get(id) === session) touch(session);
+        });
+        log?.debug('MCP session opened', { sessions: sessions.size });
+      },
+      onsessionclosed: (id) => {
+        const session = sessions.get(id);
+        if (session) void closeSession(session, 'the client ended it');
+      },
+    });
+    instance.server.server.onclose = () => {
+      const id = transport.sessionId;
+      if (id !== undefined && sessions.get(id)?.transport === transport) sessions.delete(id);
+      void dispose();
+    };
+    try {
+      await instance.server.connect(transport);
+      await transport.handleRequest(request, response, body);
+    } finally {
+      if (!opened) {
+        // The initialize failed: no session was made, so nothing may stay behind.
+        openingSessions -= 1;
+        void dispose();
+      }
+    }
   };
 
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname === '/healthz') {
+      sendJson(response, 200, { ok: true });
+      return;
+    }
+    if (url.pathname === '/readyz') {
+      const readiness = shuttingDown
+        ? { ok: false, reason: 'the server is shutting down' }
+        : ((await access?.ready()) ?? { ok: true });
+      sendJson(response, readiness.ok ? 200 : 503, readiness);
+      return;
+    }
     if (url.pathname !== endpoint) {
       sendJsonRpcError(response, 404, -32601, `not found: the MCP endpoint is ${endpoint}`);
       return;
@@ -81,48 +322,36 @@ export async function runHttpServer(
       sendJsonRpcError(response, 403, -32000, 'forbidden: Origin is not an allowed host');
       return;
     }
-
-    const sessionHeader = request.headers['mcp-session-id'];
-    const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
-    const body = request.method === 'POST' ? await readJsonBody(request, response, maxBodyBytes) : undefined;
-    if (body === INVALID) return;
-
-    if (sessionId !== undefined) {
-      const session = sessions.get(sessionId);
-      if (!session) {
-        sendJsonRpcError(response, 404, -32001, 'session not found: start a new session with initialize');
+    if (shuttingDown) {
+      response.setHeader('connection', 'close');
+      sendJsonRpcError(response, 503, -32000, 'the server is shutting down: try again shortly');
+      return;
+    }
+    let caller: TenantCaller | undefined;
+    if (access) {
+      const result = access.authenticate(request.headers.authorization);
+      if (!result.ok) {
+        log?.debug('refused an unauthenticated request', { reason: result.reason });
+        sendUnauthorized(response, result.reason);
         return;
       }
-      await session.transport.handleRequest(request, response, body);
-      return;
-    }
-    if (request.method !== 'POST' || !containsInitialize(body)) {
-      sendJsonRpcError(response, 400, -32000, 'bad request: no valid mcp-session-id; send initialize first');
-      return;
+      caller = result.caller;
     }
 
-    const instance = await factory();
-    const dispose = disposeOnce(instance, options.log);
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: false,
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, dispose });
-        options.log?.debug('MCP session opened', { sessions: sessions.size });
-      },
-      onsessionclosed: (id) => disposeSession(id),
-    });
-    instance.server.server.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-      void dispose();
-    };
-    await instance.server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    if (request.method !== 'GET') {
+      requestsUnderWay += 1;
+      response.once('close', () => {
+        requestsUnderWay -= 1;
+        if (requestsUnderWay === 0) for (const resolve of drainWaiters) resolve();
+      });
+    }
+    if (stateful) await serveSession(request, response, caller);
+    else await serveStateless(request, response, caller);
   };
 
   const server = http.createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      options.log?.error('HTTP request failed', {
+      log?.error('HTTP request failed', {
         error: error instanceof Error ? error.message : String(error),
       });
       if (!response.headersSent) sendJsonRpcError(response, 500, -32603, 'internal error');
@@ -140,39 +369,62 @@ export async function runHttpServer(
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
+  const waitForRequests = async (graceMs: number) => {
+    if (requestsUnderWay === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    let done: (() => void) | undefined;
+    await new Promise<void>((resolve) => {
+      done = resolve;
+      drainWaiters.add(resolve);
+      timer = setTimeout(resolve, graceMs);
+    });
+    clearTimeout(timer);
+    if (done) drainWaiters.delete(done);
+  };
+
   let closing: Promise<void> | undefined;
   return {
     url: `http://${urlHost}:${port}${endpoint}`,
     port,
+    mode: stateful ? 'sessions' : 'stateless',
     sessions: () => sessions.size,
+    instances: () => instances,
     close() {
       closing ??= (async () => {
-        const open = [...sessions.values()];
-        sessions.clear();
-        await Promise.allSettled(
-          open.map(async (session) => {
-            await session.transport.close();
-            await session.dispose();
-          }),
-        );
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        shuttingDown = true;
+        if (sweepTimer) clearInterval(sweepTimer);
+        unsubscribeRetired?.();
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await waitForRequests(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+        await Promise.allSettled([...sessions.values()].map((session) => closeSession(session, 'shutdown')));
+        server.closeAllConnections();
+        await stopped;
       })();
       return closing;
     },
   };
 }
 
-function disposeOnce(instance: ServerInstance, log: Logger | undefined): () => Promise<void> {
+function disposeOnce(
+  instance: ServerInstance,
+  log: Logger | undefined,
+  onDisposed: () => void,
+): () => Promise<void> {
   let disposed: Promise<void> | undefined;
   return () => {
-    disposed ??= instance.cleanup().catch((error: unknown) => {
-      log?.warning('session cleanup failed', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-    });
+    disposed ??= (async () => {
+      try {
+        await instance.server.close();
+        await instance.cleanup();
+      } catch (error) {
+        log?.warning('server cleanup failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      } finally {
+        onDisposed();
+      }
+    })();
     return disposed;
   };
 }
@@ -180,9 +432,22 @@ function disposeOnce(instance: ServerInstance, log: Logger | undefined): () => P
 function allowedHostNames(host: string, extra: readonly string[] | undefined): Set<string> {
   const names = new Set(LOOPBACK_NAMES);
   const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
-  if (!wildcard) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host.toLowerCase());
-  for (const name of extra ?? []) names.add(name.trim().toLowerCase());
+  for (const name of [...(wildcard ? [] : [host]), ...(extra ?? [])]) {
+    const normalized = normalizeHostName(name);
+    if (normalized) names.add(normalized);
+  }
   return names;
+}
+
+/** A name as `new URL()` spells the hostname of a Host header (lower case, IPv6 in brackets, no port). */
+function normalizeHostName(name: string): string | undefined {
+  const bare = name.trim().replace(/^\[(.*)\]$/, '$1');
+  if (bare === '') return undefined;
+  try {
+    return new URL(`http://${isIPv6(bare) ? `[${bare}]` : bare}`).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 function isAllowedHost(header: string | undefined, allowed: Set<string>): boolean {
@@ -232,6 +497,29 @@ async function readJsonBody(
     sendJsonRpcError(response, 400, -32700, 'parse error: the body is not valid JSON');
     return INVALID;
   }
+}
+
+/** RFC 6750: a missing token gets the challenge alone; a wrong one says `invalid_token`. */
+function sendUnauthorized(response: http.ServerResponse, reason: 'missing_token' | 'invalid_token'): void {
+  response.setHeader(
+    'www-authenticate',
+    reason === 'missing_token'
+      ? 'Bearer realm="polymodal"'
+      : 'Bearer realm="polymodal", error="invalid_token", error_description="the bearer token is not valid"',
+  );
+  sendJsonRpcError(
+    response,
+    401,
+    -32001,
+    reason === 'missing_token'
+      ? 'unauthorized: send "Authorization: Bearer <token>" with a token this server was given'
+      : 'unauthorized: the bearer token is not valid',
+  );
+}
+
+function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(body));
 }
 
 function sendJsonRpcError(

@@ -1,37 +1,61 @@
 /**
- * The whole `main` of a server bin: parse `--http/--port/--host`, run over stdio (default) or Streamable
- * HTTP, stop cleanly on SIGINT/SIGTERM. Help and errors go to stderr; stdout stays the protocol channel.
+ * The whole `main` of a server bin: parse the command line, run over stdio (default) or Streamable HTTP,
+ * stop cleanly on SIGINT/SIGTERM. Help, errors and logs go to stderr; stdout stays the protocol channel
+ * (only `--version`, which serves nothing, prints there).
+ *
+ * Over HTTP the process refuses, with exit code 2 and before listening, to serve a non-loopback address
+ * without a tenants file; with one, every request needs a tenant's bearer token, and SIGHUP re-reads it.
  */
+import { API_KEY_VARIABLE, ConfigError } from '@polymodal/core';
+import { createLogger, parseLogLevel } from '../logging/create-logger.js';
+import { createTenantAccess, type TenantAccess } from '../tenants/create-tenant-access.js';
+import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import { describeStartupError } from './describe-startup-error.js';
 import { parseServerArgs } from './parse-server-args.js';
+import { readHttpSettings } from './read-http-settings.js';
 import { runHttpServer } from './run-http-server.js';
 import { runStdioServer } from './run-stdio-server.js';
 import type { ServerFactory } from './server-instance.js';
+import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
 
 export interface RunServerMainOptions {
   /** Bin name, used in help and log lines. */
   name: string;
   factory: ServerFactory;
+  /** The server's version (from its package.json), printed by `--version`. */
+  version?: string;
   argv?: readonly string[];
+  /** Default: process.env. */
+  env?: NodeJS.ProcessEnv;
   defaultPort?: number;
   /** Extra help text (tools, environment variables). */
   help?: string;
 }
 
 export async function runServerMain(options: RunServerMainOptions): Promise<void> {
+  const env = options.env ?? process.env;
   const writeError = (line: string) => process.stderr.write(`${line}\n`);
   const usage =
-    `Usage: ${options.name} [--http [--port N] [--host H]]\n\n` +
+    `Usage: ${options.name} [--http [--port N] [--host H] [--allowed-host NAME]... [--sessions]] [--version]\n\n` +
     'Without flags the server speaks MCP over stdio (for Claude Desktop, Claude Code, Cursor, VS Code).\n' +
-    `--http serves Streamable HTTP at http://<host>:<port>/mcp (default 127.0.0.1:${options.defaultPort ?? 3000}).\n` +
+    `--http serves Streamable HTTP at http://<host>:<port>/mcp (default 127.0.0.1:${options.defaultPort ?? 3000}),\n` +
+    'statelessly; --sessions keeps legacy sessions (for server-to-client requests such as roots).\n' +
+    '--allowed-host names a host clients may use in the Host header (repeatable; also POLYMODAL_ALLOWED_HOSTS).\n' +
+    `Off loopback, ${TENANTS_FILE_VARIABLE} is required: a JSON file of tenants and their token hashes.\n` +
     (options.help ? `\n${options.help}\n` : '');
 
   let args: ReturnType<typeof parseServerArgs>;
+  let settings: ReturnType<typeof readHttpSettings>;
   try {
     args = parseServerArgs(options.argv ?? process.argv.slice(2), { port: options.defaultPort });
+    settings = readHttpSettings(args, env);
   } catch (error) {
     writeError(`${options.name}: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
     process.exitCode = 2;
+    return;
+  }
+  if (args.version) {
+    process.stdout.write(`${options.version ?? 'unknown'}\n`);
     return;
   }
   if (args.help) {
@@ -43,19 +67,101 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     return;
   }
 
+  // Checked before anything is built or bound: the process must never listen unprotected, even briefly.
+  const problem = unauthenticatedBindProblem(args.host, Boolean(env[TENANTS_FILE_VARIABLE]?.trim()));
+  if (problem) {
+    writeError(`${options.name}: ${problem}`);
+    process.exitCode = 2;
+    return;
+  }
+
+  const apiKey = env[API_KEY_VARIABLE]?.trim();
+  const log = createLogger({
+    name: options.name,
+    level: parseLogLevel(env.POLYMODAL_LOG_LEVEL) ?? 'info',
+    secrets: apiKey ? [apiKey] : [],
+  });
+  let access: TenantAccess | undefined;
   try {
-    const handle = await runHttpServer(options.factory, { port: args.port, host: args.host });
-    writeError(`${options.name}: MCP Streamable HTTP endpoint at ${handle.url}`);
-    const stop = () => {
-      handle.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
+    access = await createTenantAccess({ env, name: options.name, log });
+    const handle = await runHttpServer(options.factory, {
+      port: args.port,
+      host: args.host,
+      allowedHosts: settings.allowedHosts,
+      sessions: settings.sessions,
+      access,
+      log,
+    });
+    const wildcard = ['0.0.0.0', '::', '[::]'].includes(args.host);
+    if (wildcard) {
+      // The Host check refuses the wildcard address itself, so print a name clients can actually use.
+      const name = settings.allowedHosts[0] ?? 'localhost';
+      writeError(
+        `${options.name}: MCP Streamable HTTP endpoint at http://${name.includes(':') ? `[${name}]` : name}:${handle.port}/mcp ` +
+          `(listening on every interface; Host names accepted: ${[...settings.allowedHosts, 'localhost', '127.0.0.1', '[::1]'].join(', ')}; add more with --allowed-host or POLYMODAL_ALLOWED_HOSTS)`,
       );
+    } else {
+      writeError(`${options.name}: MCP Streamable HTTP endpoint at ${handle.url}`);
+    }
+    writeError(`${options.name}: ${describeServing(access, settings, env)}`);
+
+    const tenants = access;
+    let reloading: Promise<void> = Promise.resolve();
+    const reload = () => {
+      // One reload at a time, in the order the signals came.
+      reloading = reloading.then(async () => {
+        const result = await tenants.reload();
+        if (result.ok) {
+          const changes = [
+            result.added.length > 0 ? `added ${result.added.join(', ')}` : '',
+            result.removed.length > 0 ? `removed ${result.removed.join(', ')}` : '',
+            result.changed.length > 0 ? `new key for ${result.changed.join(', ')}` : '',
+          ].filter((change) => change !== '');
+          log.info(
+            `tenants file reloaded: ${result.tenants} tenant(s)${changes.length > 0 ? `; ${changes.join('; ')}` : ''}`,
+          );
+        } else {
+          log.warning(
+            `tenants file not reloaded, keeping the ${result.tenants} tenant(s) loaded before: ${result.reason}`,
+          );
+        }
+      });
+    };
+    if (access.mode === 'tenants') process.on('SIGHUP', reload);
+
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      process.off('SIGHUP', reload);
+      handle
+        .close()
+        .then(() => tenants.close())
+        .then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   } catch (error) {
-    writeError(`${options.name}: ${describeStartupError(error)}`);
-    process.exit(1);
+    writeError(`${options.name}: ${describeStartupError(error, env)}`);
+    await access?.close().catch(() => {});
+    process.exit(ConfigError.isInstance(error) && error.variable === TENANTS_FILE_VARIABLE ? 2 : 1);
   }
+}
+
+function describeServing(
+  access: TenantAccess,
+  settings: ReturnType<typeof readHttpSettings>,
+  env: NodeJS.ProcessEnv,
+): string {
+  const mode = settings.sessions
+    ? `stateful sessions (at most ${settings.sessions.maxSessions}, closed after ${Math.round(settings.sessions.idleMs / 1000)} s idle)`
+    : 'stateless (no sessions)';
+  const auth =
+    access.mode === 'tenants'
+      ? `bearer tokens of ${access.tenantIds().length} tenant(s) from ${env[TENANTS_FILE_VARIABLE]?.trim()} (SIGHUP reloads it)`
+      : 'no authentication (loopback only)';
+  return `${mode}; ${auth}`;
 }

@@ -1,11 +1,19 @@
 /**
  * What a server module hands to the runners: one MCP server and the cleanup that releases what it owns.
+ * The runner tells the factory which context to build on: over HTTP, the caller's tenant context, shared by
+ * all of that tenant's requests; over stdio, none, so the server builds its own from the environment.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ServerContext } from '../context/create-server-context.js';
 
 export interface ServerInstance {
   server: McpServer;
   cleanup(): Promise<void>;
 }
 
-export type ServerFactory = () => ServerInstance | Promise<ServerInstance>;
+export interface ServerFactoryRequest {
+  /** Shared context to build on; the server must not close it. Absent: the server builds and owns one. */
+  context?: ServerContext;
+}
+
+export type ServerFactory = (request?: ServerFactoryRequest) => ServerInstance | Promise<ServerInstance>;

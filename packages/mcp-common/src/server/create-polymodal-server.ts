@@ -3,6 +3,10 @@
  * environment (or shared), roots kept in sync with the file access, and the server's tools registered.
  * Each server's `server.ts` is one call of this, so what every server does alike lives here once (and a
  * move to the SDK's next major version touches this file, not three).
+ *
+ * A shared context (the HTTP runner's per-tenant one) serves many clients at once, so no client's roots
+ * are applied to its file access: they would widen what every other client of the tenant may read, and a
+ * remote client's roots name directories on its own machine, not on the server's.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
@@ -18,7 +22,10 @@ export interface ToolContext {
 }
 
 export interface PolymodalServerDeps {
-  /** Shared context; when absent one is built from `env` and closed by cleanup(). */
+  /**
+   * Shared context, left open by cleanup() and not widened by the client's roots; when absent one is
+   * built from `env`, follows the client's roots and is closed by cleanup().
+   */
   context?: ServerContext;
   env?: NodeJS.ProcessEnv;
   /** Overrides the context's tool deadline (tests). */
@@ -37,6 +44,9 @@ export interface PolymodalServerOptions<T extends ToolContext> {
   register: (server: McpServer, tools: T) => void;
 }
 
+/** Roots of a server on a shared context: the configured directories only, nothing to wait for. */
+const FIXED_ROOTS: RootsSync = { ready: async () => {}, refresh: async () => {} };
+
 export function createPolymodalServer<T extends ToolContext = ToolContext>(
   options: PolymodalServerOptions<T>,
 ): ServerInstance {
@@ -48,7 +58,7 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
     { capabilities: { logging: {} }, instructions: options.instructions },
   );
   const detachLog = context.log.attach(server);
-  const roots = syncRoots(server, context.files, { log: context.log });
+  const roots = ownsContext ? syncRoots(server, context.files, { log: context.log }) : FIXED_ROOTS;
   const common: ToolContext = {
     context,
     roots,

@@ -1,1 +1,2 @@
 export * from './create-polymodal-server.js';
+export * from './per-context.js';

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerContext } from '../context/create-server-context.js';
+import { perContext } from './per-context.js';
+
+describe('perContext', () => {
+  it('gives every server on one context the same value, and another context its own', () => {
+    let created = 0;
+    const jobsOf = perContext(() => ({ id: ++created }));
+    const shared = {} as ServerContext;
+    const other = {} as ServerContext;
+    // Two requests of one tenant (two servers on its context) see the same running work.
+    expect(jobsOf(shared)).toBe(jobsOf(shared));
+    expect(jobsOf(other)).not.toBe(jobsOf(shared));
+    expect(created).toBe(2);
+  });
+});

@@ -1,0 +1,20 @@
+/**
+ * State a server keeps beside its context (work that outlives one tool call, such as a running speech
+ * synthesis that `get_speech` joins later). Kept per context rather than per McpServer, because over HTTP
+ * every request gets a fresh McpServer on its tenant's shared context: state kept per server would be
+ * gone by the next call.
+ */
+import type { ServerContext } from '../context/create-server-context.js';
+
+/** Returns a lookup that creates the value on first use for each context and returns that one after. */
+export function perContext<T>(create: () => T): (context: ServerContext) => T {
+  const values = new WeakMap<ServerContext, T>();
+  return (context) => {
+    let value = values.get(context);
+    if (value === undefined) {
+      value = create();
+      values.set(context, value);
+    }
+    return value;
+  };
+}
