@@ -201,6 +201,17 @@ describe('video clients', () => {
     await expect(catalogVideo.submit({ model: 'other', prompt: 'go' })).rejects.toThrow(
       /not in the video catalog/,
     );
+    // "integer or string" is a number of seconds either way: "NaN" would start a paid job with the default.
+    for (const duration of ['NaN', 'five', '5.5', -3, 0]) {
+      await expect(
+        catalogVideo.submit({
+          model: 'animate',
+          prompt: 'go',
+          inputs: { images: [{ url: 'https://cdn.example/a.png' }] },
+          duration: duration as number,
+        }),
+      ).rejects.toThrow(/duration: must be a whole number of seconds/);
+    }
     expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
   });
 

@@ -205,9 +205,15 @@ describe('speech synthesis client', () => {
       { text: 'Hi', model: 'model_d', clone_audio: 'custom_voices/v.wav', instruct: 'calm' },
       { text: 'Hi', model: 'model_d', clone_audio: 'https://voices.example/owner.wav' },
       { text: 'Hi', model: 'model_d', clone_audio: 'https://10.0.0.5/owner.wav', consent: true },
+      // Voices in none of the documented forms never reach the platform.
+      { text: 'Hi', model: 'model_d', clone_audio: 'file:///etc/passwd' },
+      { text: 'Hi', model: 'model_d', clone_audio: '../../etc/passwd' },
+      { text: 'Hi', model: 'model_d', clone_audio: 'custom_voices/../../secret.wav' },
+      { text: 'Hi', model: 'model_d', clone_audio: '/etc/passwd' },
+      { text: 'Hi', model: 'model_d', clone_audio: 'data:audio/wav;base64,UklGRg==' },
     ];
     for (const request of cases) {
-      await expect(speech.submit(request)).rejects.toBeInstanceOf(ValidationError);
+      await expect(speech.submit(request), JSON.stringify(request)).rejects.toBeInstanceOf(ValidationError);
     }
     expect(server.requests).toHaveLength(0);
   });

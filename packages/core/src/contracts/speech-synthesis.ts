@@ -140,6 +140,22 @@ export function speechRequestIssues(request: SpeechRequest): { path: string; mes
   }
   if (clone && /^http:\/\//i.test(request.clone_audio ?? '')) {
     add('clone_audio', 'a remote reference must be https://');
+  } else if (clone && !isCloneAudioReference(request.clone_audio ?? '')) {
+    add(
+      'clone_audio',
+      'must be the custom_voices/... path register_voice returned, an /uploads/... path, or a public https:// URL',
+    );
   }
   return issues;
+}
+
+/**
+ * The forms of `clone_audio` the spec documents: a returned `custom_voices/...` path, a saved `/uploads/...`
+ * path, or a public `https://` URL. The legacy directory form has no documented name, so it is not guessed;
+ * anything else (`file:`, `data:`, absolute or `..` paths) is refused before it reaches the platform.
+ */
+export function isCloneAudioReference(value: string): boolean {
+  if (/^https:\/\//i.test(value)) return true;
+  if (/[\u0000-\u001f\\]/.test(value) || value.split('/').includes('..')) return false;
+  return /^custom_voices\/[^/].*/.test(value) || /^\/uploads\/[^/].*/.test(value);
 }

@@ -61,11 +61,21 @@ export function catalogRequestIssues(model: CatalogModel, request: CatalogVideoR
   ];
   for (const [name, value] of hints) {
     if (value === undefined) continue;
+    // The spec's duration is "integer or string": a number of seconds either way. Anything else ("NaN",
+    // "five") would be coerced or defaulted by the model and still start a paid job.
+    if (name === 'duration' && !isWholeSeconds(value)) {
+      issues.push({ path: name, message: `must be a whole number of seconds, not ${JSON.stringify(value)}` });
+      continue;
+    }
     const parameter = parameters.get(name);
     if (!parameter) continue;
     filled.add(name);
     if (name !== 'duration' && parameter.enum && !parameter.enum.includes(value as string)) {
       issues.push({ path: name, message: `${model.id} accepts ${parameter.enum.join(', ')}` });
+    }
+    if (name === 'duration' && (parameter.type === 'integer' || parameter.type === 'number')) {
+      const problem = valueProblem(parameter, value);
+      if (problem) issues.push({ path: name, message: `${model.id}: duration ${problem}` });
     }
   }
   if (request.seed !== undefined && parameters.has('seed')) filled.add('seed');
@@ -106,6 +116,11 @@ function describeInput(name: string): string {
 }
 
 /** Type, enum and range of an option value, with the coercions the service applies to strings. */
+function isWholeSeconds(value: unknown): boolean {
+  const seconds = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  return typeof seconds === 'number' && Number.isInteger(seconds) && seconds > 0;
+}
+
 function valueProblem(parameter: CatalogParameter, value: unknown): string | undefined {
   let coerced = value;
   switch (parameter.type) {

@@ -37,7 +37,7 @@ export function registerGenerateVideo(server: McpServer, deps: MediaToolDeps): v
         videos: z.array(z.string().min(1)).max(2).optional().describe('Video inputs: local paths or URLs.'),
         audios: z.array(z.string().min(1)).max(2).optional().describe('Audio inputs: local paths or URLs.'),
         duration: z
-          .union([z.number().int(), z.string()])
+          .union([z.number().int().positive(), z.string().regex(/^\s*\d+\s*$/, 'a whole number of seconds')])
           .optional()
           .describe('Seconds; the model snaps it to what it supports.'),
         resolution: z
