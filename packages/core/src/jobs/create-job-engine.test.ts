@@ -391,6 +391,53 @@ describe('start: claim before paying', () => {
     expect(b).toMatchObject({ id: a.id, resumed: true, joined: true });
   });
 
+  it('while another process reads a job, this one waits for that read instead of giving up at once', async () => {
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PENDING' });
+    const first = createJobEngine({ ledger });
+    const second = createJobEngine({ ledger: createJobLedger({ dir: path.join(dir, 'jobs') }) });
+    let release: () => void = () => undefined;
+    const slowRead = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const reads: string[] = [];
+    const options = {
+      service: 'meeting',
+      id: 'j1',
+      isDone: () => false,
+      status: (job: Job) => job.status,
+      intervalMs: 200,
+    };
+    // The first process starts a read that takes a while, with a long deadline of its own.
+    const firstPoll = first.poll({
+      ...options,
+      deadline: Date.now(),
+      firstReadDeadline: Date.now() + 30_000,
+      read: async () => {
+        reads.push('first');
+        await slowRead;
+        return { status: 'TRANSCRIBING' };
+      },
+    });
+    await until(async () => Boolean((await ledger.findById('meeting', 'j1'))?.readingUntil));
+    // The second process may wait 2 s, much less than that read's own deadline: it waits for the read,
+    // then reads itself one interval later.
+    const secondPoll = second.poll({
+      ...options,
+      deadline: Date.now() + 2_000,
+      firstReadDeadline: Date.now() + 10_000,
+      isDone: (job: Job) => job.status === 'TRANSLATING',
+      read: async () => {
+        reads.push('second');
+        return { status: 'TRANSLATING' };
+      },
+    });
+    setTimeout(release, 300);
+    const [a, b] = await Promise.all([firstPoll, secondPoll]);
+    expect(a.value).toEqual({ status: 'TRANSCRIBING' });
+    expect(b.value).toEqual({ status: 'TRANSLATING' });
+    expect(reads).toEqual(['first', 'second']);
+  });
+
   it('a caller whose time runs out gets SubmissionInProgressError; the submission goes on and is joined', async () => {
     const engine = createJobEngine({ ledger });
     const work = slowSubmission();

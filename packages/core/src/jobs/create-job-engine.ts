@@ -299,6 +299,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       ...read.patch,
       lastReadAt: new Date(at).toISOString(),
       nextReadAt: new Date(nextAt).toISOString(),
+      readingUntil: null,
     });
   }
 
@@ -407,8 +408,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       const location = ledger?.location ?? '(none)';
       return new LedgerError(
         `The job ledger at ${location} could not record this submission (${describeError(error)}), so it was ` +
-          'not sent: without a record, a repeat could pay twice. Fix the state directory (POLYMODAL_STATE_DIR) ' +
-          'and try again.',
+          'not sent: without a record, a repeat could pay twice. Fix the job ledger (the state directory, ' +
+          'POLYMODAL_STATE_DIR, or the database, POLYMODAL_DATABASE_URL) and try again.',
         { location, cause: error },
       );
     }
@@ -489,30 +490,31 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
    * When the next read of a job may be sent, from this process's memory and the ledger (where other
    * processes leave their reads). `elsewhere`: the ledger, not this process, sets the time.
    */
-  async function gate(
-    service: string,
-    id: string,
-  ): Promise<{ at: number; nextAt: number; entry: LedgerEntry | undefined; elsewhere: boolean }> {
+  async function gate(service: string, id: string) {
     const remembered = memory.get(keyOf(service, id));
     const entry = await find(service, id);
     const ledgerNextAt = parseTime(entry?.nextReadAt);
+    const readingUntil = parseTime(entry?.readingUntil);
     return {
       at: Math.max(remembered?.at ?? 0, parseTime(entry?.lastReadAt)),
       nextAt: Math.max(remembered?.nextAt ?? 0, ledgerNextAt),
       entry,
       elsewhere: ledgerNextAt > (remembered?.nextAt ?? 0),
+      /** Another process is reading the job right now (its result will set the next time). */
+      busy: readingUntil > now() && !flights.has(`read\n${keyOf(service, id)}`),
     };
   }
 
   /**
-   * Marks a read as in flight in the ledger, so another process does not read the same job meanwhile.
-   * False when another write came first (the caller looks again).
+   * Marks a read as in flight in the ledger (`readingUntil`, at most the read's own deadline), so another
+   * process waits for its result instead of reading the same job meanwhile. False when another write came
+   * first (the caller looks again).
    */
   async function reserve(service: string, entry: LedgerEntry | undefined, until: number): Promise<boolean> {
     if (!ledger || !entry) return true;
     try {
       const reserved = await ledger.compareAndSet(service, entry.fingerprint, entry.revision, {
-        nextReadAt: new Date(until).toISOString(),
+        readingUntil: new Date(until).toISOString(),
       });
       return reserved !== undefined;
     } catch (error) {
@@ -550,7 +552,15 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
 
     for (;;) {
       signal?.throwIfAborted();
-      const { at, nextAt: notBefore, entry, elsewhere } = await gate(service, id);
+      const { at, nextAt: notBefore, entry, elsewhere, busy } = await gate(service, id);
+      if (busy) {
+        // Another process is reading this job: its answer sets the next time. Wait for it (looking again
+        // now and then) as long as this call may wait at all.
+        const waitLimit = value === undefined ? Math.max(o.deadline, startedAt + o.intervalMs) : o.deadline;
+        if (now() >= waitLimit) return outcome(false);
+        await sleep(Math.min(LEDGER_RECHECK_MS, waitLimit - now()), signal);
+        continue;
+      }
       const spacing = pause * (1 + (cadence.jitter ?? 0) * random());
       let nextAt = Math.max(at > 0 ? at + spacing : 0, notBefore, now());
       if (reads === 0 && transientErrors === 0 && cadence.initialDelayMs) {

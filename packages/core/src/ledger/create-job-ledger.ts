@@ -52,6 +52,8 @@ export interface LedgerEntry {
   /** When the platform was last asked for this job's status (ISO), and the earliest time to ask again. */
   lastReadAt?: string | null | undefined;
   nextReadAt?: string | null | undefined;
+  /** Set while a process reads the job from the platform (until the read's deadline at most). */
+  readingUntil?: string | null | undefined;
   /** Incremented by every write; `compareAndSet` succeeds only on the revision it was given. */
   revision: number;
 }
@@ -119,6 +121,7 @@ const StoredEntry = z.looseObject({
   claim: z.object({ owner: z.string(), expiresAt: z.string() }).nullable().optional(),
   lastReadAt: z.string().nullable().optional(),
   nextReadAt: z.string().nullable().optional(),
+  readingUntil: z.string().nullable().optional(),
   // Entries written before revisions existed start at 0.
   revision: z.number().int().min(0).default(0),
 });
