@@ -69,4 +69,24 @@ describe('identical paid requests at the same time', () => {
     expect(clips.length).toBeGreaterThan(0);
     for (const url of clips) expect(url.startsWith(`${harness.sandbox.url}/`)).toBe(true);
   });
+
+  it('get_video_job saves under the file name the starting call asked for (kept with the job)', async () => {
+    harness.sandbox.control.holdClock();
+    const started = await harness.call('generate_video', {
+      model: 'text-to-video-lite',
+      prompt: 'A kite over the dunes',
+      duration: 5,
+      fileName: 'kite-over-dunes',
+      waitSeconds: 0,
+    });
+    harness.sandbox.control.releaseClock();
+    expect(started.isError, started.text).toBe(false);
+    expect(started.structured.done).toBe(false);
+    const finished = await harness.call('get_video_job', {
+      jobId: started.structured.jobId,
+      waitSeconds: 30,
+    });
+    expect(finished.isError, finished.text).toBe(false);
+    expect(path.basename(finished.structured.savedPath as string)).toBe('kite-over-dunes.mp4');
+  });
 });

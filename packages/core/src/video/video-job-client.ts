@@ -59,6 +59,11 @@ export interface VideoSubmitOptions {
   signal?: AbortSignal;
   /** When the call must be over (epoch ms): the catalog read and a wait on an identical start end by it. */
   deadline?: number;
+  /**
+   * The file name the finished video is to be saved under. Kept with the job in the ledger, so that a
+   * later wait (after a cut download, a restart, another call) saves it under the same name.
+   */
+  saveAs?: string | undefined;
   /** Start a new job even if this installation already made the same request (a new variation). */
   forceNew?: boolean;
   /** Send again although an identical earlier request was cut off and may already have created a job. */
@@ -179,7 +184,7 @@ export function createVideoJobClient(options: {
       service,
       fingerprint: fingerprint({ service, body }),
       title,
-      request: describeRequest(body),
+      request: { ...describeRequest(body), ...(extra.saveAs ? { saveAs: extra.saveAs } : {}) },
       signal: extra.signal,
       deadline: extra.deadline,
       reusable: isReusableVideoStatus,

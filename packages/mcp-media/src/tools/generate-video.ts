@@ -95,6 +95,7 @@ export function registerGenerateVideo(server: McpServer, deps: MediaToolDeps): v
         const submitted = await deps.context.polymodal.catalogVideo.submit(request, {
           signal: extra.signal,
           deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+          saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
           forceNew: args.newVariation,
           allowResubmit: args.allowResubmit,
         });

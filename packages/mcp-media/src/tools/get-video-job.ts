@@ -36,10 +36,14 @@ export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): voi
     async (args, extra) => {
       try {
         let service: VideoService | undefined = args.service;
-        if (!service) {
-          for (const candidate of [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE] as const) {
-            if (await deps.context.ledger.findById(candidate, args.jobId)) service = candidate;
-          }
+        let saveAs: unknown;
+        for (const candidate of [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE] as const) {
+          if (service && service !== candidate) continue;
+          const entry = await deps.context.ledger.findById(candidate, args.jobId);
+          if (!entry) continue;
+          service = candidate;
+          // The name the starting call asked for, kept with the job: a later wait saves under it too.
+          saveAs = entry.request?.saveAs;
         }
         if (!service) {
           throw new ValidationError(
@@ -47,7 +51,13 @@ export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): voi
             [{ path: 'service', message: 'unknown; give it' }],
           );
         }
-        return await waitForVideo(deps, { service, jobId: args.jobId, waitSeconds: args.waitSeconds, extra });
+        return await waitForVideo(deps, {
+          service,
+          jobId: args.jobId,
+          waitSeconds: args.waitSeconds,
+          extra,
+          ...(typeof saveAs === 'string' && saveAs !== '' ? { fileName: saveAs } : {}),
+        });
       } catch (error) {
         return mediaToolError(error, deps, { jobId: args.jobId });
       }

@@ -55,6 +55,7 @@ export function registerImageToVideo(server: McpServer, deps: MediaToolDeps): vo
           {
             signal: extra.signal,
             deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+            saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
             forceNew: args.newVariation,
             allowResubmit: args.allowResubmit,
           },
