@@ -33,7 +33,7 @@ import {
   FlashcardStart,
 } from '../contracts/flashcards.js';
 import { jobErrorText } from '../contracts/video.js';
-import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
+import { JobFailedError, ValidationError } from '../errors/index.js';
 import { type FileAccess, openRegularFile, shareOpenedFile } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
 import {
@@ -43,6 +43,7 @@ import {
   type PollOutcome,
   SUBMITTING,
   UNKNOWN_OUTCOME,
+  waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
@@ -344,26 +345,24 @@ export function createFlashcardsClient(options: {
     jobId: string,
     request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
   ): Promise<FlashcardJob> {
-    let job: FlashcardJob;
-    try {
-      const response = await http.request({
-        method: 'GET',
-        path: `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`,
-        schema: FlashcardJob,
-        idempotent: true,
-        signal: request.signal,
-        deadline: request.deadline,
-        maxRetries: request.maxRetries,
-      });
-      job = withAbsoluteUrls(response.data, http.baseUrl);
-    } catch (error) {
-      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
-        await engine.noteRead(FLASHCARDS_SERVICE, jobId, { retryAfterMs: error.retryAfterMs });
-      }
-      throw error;
-    }
-    await engine.noteRead(FLASHCARDS_SERVICE, jobId, { status: job.status, body: job });
-    return job;
+    const path = `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`;
+    return engine.observe(
+      FLASHCARDS_SERVICE,
+      jobId,
+      async () => {
+        const response = await http.request({
+          method: 'GET',
+          path,
+          schema: FlashcardJob,
+          idempotent: true,
+          signal: request.signal,
+          deadline: request.deadline,
+          maxRetries: request.maxRetries,
+        });
+        return withAbsoluteUrls(response.data, http.baseUrl);
+      },
+      (job) => ({ status: job.status, body: job }),
+    );
   }
 
   function poll(jobId: string, request: FlashcardPollOptions): Promise<PollOutcome<FlashcardJob>> {
@@ -383,21 +382,16 @@ export function createFlashcardsClient(options: {
   }
 
   async function wait(jobId: string, request: FlashcardWaitOptions = {}): Promise<FlashcardJob> {
-    const startedAt = Date.now();
-    const outcome = await poll(jobId, {
-      deadline: startedAt + (request.timeoutMs ?? FLASHCARDS_WAIT_TIMEOUT_MS),
-      signal: request.signal,
-      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-    });
-    const job = outcome.value;
-    if (!outcome.done || !job) {
-      throw new PollingTimeoutError({
+    const job = await waitUntilStopped(
+      (pollRequest: FlashcardPollOptions) => poll(jobId, pollRequest),
+      { signal: request.signal, ...(request.onProgress ? { onProgress: request.onProgress } : {}) },
+      {
         service: FLASHCARDS_SERVICE,
-        jobId,
-        ...(job ? { lastStatus: job.status } : {}),
-        waitedMs: Date.now() - startedAt,
-      });
-    }
+        id: jobId,
+        timeoutMs: request.timeoutMs ?? FLASHCARDS_WAIT_TIMEOUT_MS,
+        status: (value) => value.status,
+      },
+    );
     if (job.successful !== true || !job.result) {
       throw new JobFailedError({
         service: FLASHCARDS_SERVICE,

@@ -146,6 +146,18 @@ export interface JobEngine {
   poll<T>(options: PollJobOptions<T>): Promise<PollOutcome<T>>;
   /** Records a read made outside `poll` (a client's plain `retrieve`). */
   noteRead(service: string, id: string, read: ObservedRead): Promise<void>;
+  /**
+   * Runs one read of a job and records what it saw: `seen(value)` on success, the pause the platform asked
+   * for on a refusal (`retryAfter(error)`, default its Retry-After). Every client's status read goes through
+   * here, so the interval and Retry-After hold for every later read of the job, in any call or process.
+   */
+  observe<T>(
+    service: string,
+    id: string,
+    read: () => Promise<T>,
+    seen: (value: T) => ObservedRead,
+    retryAfter?: (error: unknown) => number | undefined,
+  ): Promise<T>;
   /** The job was changed (cancel, retry, rename…): a remembered body no longer describes it. */
   invalidate(service: string, id: string): void;
   /** Records a status (or other fields) of a known job; a failure is logged, never thrown. */
@@ -650,6 +662,22 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     },
     poll,
     noteRead,
+    async observe(service, id, read, seen, retryAfter) {
+      let value: Awaited<ReturnType<typeof read>>;
+      try {
+        value = await read();
+      } catch (error) {
+        const pauseMs = retryAfter
+          ? retryAfter(error)
+          : ApiError.isInstance(error)
+            ? error.retryAfterMs
+            : undefined;
+        if (pauseMs !== undefined) await noteRead(service, id, { retryAfterMs: pauseMs });
+        throw error;
+      }
+      await noteRead(service, id, seen(value));
+      return value;
+    },
     invalidate(service, id) {
       const entry = memory.get(keyOf(service, id));
       if (entry) {
@@ -724,6 +752,26 @@ export function currentStatus<T>(
       outcome.lastError ??
       new PollingTimeoutError({ service: options.service, jobId: options.id, waitedMs: Date.now() - now })
     );
+  });
+}
+
+/**
+ * A client's `wait`: `poll` until the job stops, with `timeoutMs` as the deadline. The stopped value, or
+ * PollingTimeoutError carrying the last status when time ran out (the job keeps running on the platform).
+ */
+export async function waitUntilStopped<T, R extends { deadline: number }>(
+  poll: (request: R) => Promise<PollOutcome<T>>,
+  request: Omit<R, 'deadline'>,
+  options: { service: string; id: string; timeoutMs: number; status: (value: T) => string },
+): Promise<T> {
+  const startedAt = Date.now();
+  const outcome = await poll({ ...request, deadline: startedAt + options.timeoutMs } as R);
+  if (outcome.done && outcome.value !== undefined) return outcome.value;
+  throw new PollingTimeoutError({
+    service: options.service,
+    jobId: options.id,
+    ...(outcome.value === undefined ? {} : { lastStatus: options.status(outcome.value) }),
+    waitedMs: Date.now() - startedAt,
   });
 }
 

@@ -28,14 +28,7 @@ import {
   UpdateMeetingRequest,
   UploadResponse,
 } from '../contracts/index.js';
-import {
-  ApiError,
-  BadRequestError,
-  JobFailedError,
-  NotFoundError,
-  PollingTimeoutError,
-  ValidationError,
-} from '../errors/index.js';
+import { BadRequestError, JobFailedError, NotFoundError, ValidationError } from '../errors/index.js';
 import {
   type FileAccess,
   type OpenedFile,
@@ -44,7 +37,13 @@ import {
   shareOpenedFile,
 } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
-import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
+import {
+  createJobEngine,
+  currentStatus,
+  type JobEngine,
+  type PollOutcome,
+  waitUntilStopped,
+} from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import {
   assertWithinUploadLimit,
@@ -327,28 +326,21 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   /** One GET of the job; every answer (and every Retry-After) is recorded by the engine. */
   async function retrieve(id: string, call: CallOptions = {}): Promise<MeetingJob> {
     const path = `${api}/jobs/${checkId(id)}`;
-    let job: MeetingJob;
-    try {
-      const response = await http.request({
-        method: 'GET',
-        path,
-        schema: MeetingJobEnvelope,
-        idempotent: true,
-        ...callOptions(call),
-      });
-      job = response.data.job;
-    } catch (error) {
-      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
-        await engine.noteRead(MEETING_SERVICE, id, { retryAfterMs: error.retryAfterMs });
-      }
-      throw error;
-    }
-    await engine.noteRead(MEETING_SERVICE, id, {
-      status: job.status,
-      body: job,
-      ...(job.title ? { patch: { title: job.title } } : {}),
-    });
-    return job;
+    return engine.observe(
+      MEETING_SERVICE,
+      id,
+      async () =>
+        (
+          await http.request({
+            method: 'GET',
+            path,
+            schema: MeetingJobEnvelope,
+            idempotent: true,
+            ...callOptions(call),
+          })
+        ).data.job,
+      (job) => ({ status: job.status, body: job, ...(job.title ? { patch: { title: job.title } } : {}) }),
+    );
   }
 
   async function act(
@@ -445,20 +437,17 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     });
   }
 
-  async function wait(id: string, call: WaitOptions = {}): Promise<MeetingJob> {
-    const startedAt = Date.now();
-    const outcome = await poll(id, {
-      deadline: startedAt + (call.timeoutMs ?? MEETING_WAIT_TIMEOUT_MS),
-      signal: call.signal,
-      ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-    });
-    if (outcome.done && outcome.value) return outcome.value;
-    throw new PollingTimeoutError({
-      service: MEETING_SERVICE,
-      jobId: id,
-      ...(outcome.value ? { lastStatus: outcome.value.status } : {}),
-      waitedMs: Date.now() - startedAt,
-    });
+  function wait(id: string, call: WaitOptions = {}): Promise<MeetingJob> {
+    return waitUntilStopped(
+      (request: PollOptions) => poll(id, request),
+      { signal: call.signal, ...(call.onProgress ? { onProgress: call.onProgress } : {}) },
+      {
+        service: MEETING_SERVICE,
+        id,
+        timeoutMs: call.timeoutMs ?? MEETING_WAIT_TIMEOUT_MS,
+        status: (job) => job.status,
+      },
+    );
   }
 
   async function applyTitle(id: string, title: string | undefined, signal: AbortSignal | undefined) {

@@ -34,7 +34,7 @@ import {
   ReadingScoreTask,
   ReadingScoringOptions,
 } from '../contracts/reading-score.js';
-import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
+import { JobFailedError, ValidationError } from '../errors/index.js';
 import {
   type FileAccess,
   type OpenedFile,
@@ -44,7 +44,13 @@ import {
 } from '../files/index.js';
 import { readAt } from '../files/open-verified-file.js';
 import type { HttpClient } from '../http/index.js';
-import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
+import {
+  createJobEngine,
+  currentStatus,
+  type JobEngine,
+  type PollOutcome,
+  waitUntilStopped,
+} from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import {
   createMultipartFileBody,
@@ -489,26 +495,23 @@ export function createReadingScoreClient(options: {
     call: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
   ): Promise<ReadingScoreTask> {
     const { taskId, path: target } = await pathOf(statusPathOrTaskId);
-    let current: ReadingScoreTask;
-    try {
-      const response = await http.request({
-        method: 'GET',
-        path: target,
-        schema: ReadingScoreTask,
-        idempotent: true,
-        signal: call.signal,
-        deadline: call.deadline,
-        maxRetries: call.maxRetries,
-      });
-      current = response.data;
-    } catch (error) {
-      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
-        await engine.noteRead(READING_SCORE_SERVICE, taskId, { retryAfterMs: error.retryAfterMs });
-      }
-      throw error;
-    }
-    await engine.noteRead(READING_SCORE_SERVICE, taskId, { status: current.state, body: current });
-    return current;
+    return engine.observe(
+      READING_SCORE_SERVICE,
+      taskId,
+      async () =>
+        (
+          await http.request({
+            method: 'GET',
+            path: target,
+            schema: ReadingScoreTask,
+            idempotent: true,
+            signal: call.signal,
+            deadline: call.deadline,
+            maxRetries: call.maxRetries,
+          })
+        ).data,
+      (current) => ({ status: current.state, body: current }),
+    );
   }
 
   async function poll(
@@ -534,21 +537,16 @@ export function createReadingScoreClient(options: {
     statusPathOrTaskId: string,
     call: ReadingScoreWaitOptions = {},
   ): Promise<ReadingScoreResult> {
-    const startedAt = Date.now();
-    const outcome = await poll(statusPathOrTaskId, {
-      deadline: startedAt + (call.timeoutMs ?? READING_SCORE_WAIT_TIMEOUT_MS),
-      signal: call.signal,
-      ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-    });
-    const finished = outcome.value;
-    if (!outcome.done || !finished) {
-      throw new PollingTimeoutError({
+    const finished = await waitUntilStopped(
+      (pollRequest: ReadingScorePollOptions) => poll(statusPathOrTaskId, pollRequest),
+      { signal: call.signal, ...(call.onProgress ? { onProgress: call.onProgress } : {}) },
+      {
         service: READING_SCORE_SERVICE,
-        jobId: statusPathOrTaskId,
-        ...(finished ? { lastStatus: finished.state } : {}),
-        waitedMs: Date.now() - startedAt,
-      });
-    }
+        id: statusPathOrTaskId,
+        timeoutMs: call.timeoutMs ?? READING_SCORE_WAIT_TIMEOUT_MS,
+        status: (task) => task.state,
+      },
+    );
     if (finished.successful === false || !finished.result) {
       const error = finished.error;
       throw new JobFailedError({

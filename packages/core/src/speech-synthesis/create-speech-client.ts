@@ -33,16 +33,16 @@ import {
 } from '../contracts/speech-synthesis.js';
 import { jobErrorText } from '../contracts/video.js';
 import type { MediaDownloader } from '../download/index.js';
-import {
-  ApiError,
-  ConnectionError,
-  JobFailedError,
-  PollingTimeoutError,
-  ValidationError,
-} from '../errors/index.js';
+import { ApiError, ConnectionError, JobFailedError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import { type HttpClient, parseRetryAfter } from '../http/index.js';
-import { createJobEngine, currentStatus, type JobEngine, type PollOutcome } from '../jobs/index.js';
+import {
+  createJobEngine,
+  currentStatus,
+  type JobEngine,
+  type PollOutcome,
+  waitUntilStopped,
+} from '../jobs/index.js';
 import { fingerprint, type LedgerEntry } from '../ledger/index.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
 import { isWav } from '../media/sniff-media-type.js';
@@ -459,35 +459,39 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     taskId: string,
     request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
   ): Promise<SpeechTaskRead> {
-    const response = await http
-      .request({
-        method: 'GET',
-        path: statusPathOf(taskId),
-        schema: SpeechTaskSchema,
-        idempotent: true,
-        retryRateLimited: false,
-        signal: request.signal,
-        deadline: request.deadline,
-        maxRetries: request.maxRetries,
-      })
-      .catch(async (error: unknown) => {
-        if (ApiError.isInstance(error) && error.status === 429) {
-          // Not a failure: the same task is read again after the pause the service asked for (and the 429
-          // may teach the key's limit).
-          await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, taskId, { retryAfterMs: busyPause(error) });
-        } else if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
-          await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, taskId, { retryAfterMs: error.retryAfterMs });
-        }
-        throw error;
-      });
+    const response = await engine.observe(
+      SPEECH_SYNTHESIS_SERVICE,
+      taskId,
+      () =>
+        http.request({
+          method: 'GET',
+          path: statusPathOf(taskId),
+          schema: SpeechTaskSchema,
+          idempotent: true,
+          retryRateLimited: false,
+          signal: request.signal,
+          deadline: request.deadline,
+          maxRetries: request.maxRetries,
+        }),
+      (answer) => {
+        const retryAfterMs = parseRetryAfter(answer.headers['retry-after']);
+        return {
+          status: answer.data.state,
+          body: answer.data,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs: jitter(retryAfterMs) }),
+        };
+      },
+      // A 429 is not a failure: the same task is read again after the pause the service asked for (and
+      // the 429 may teach the key's limit).
+      (error) =>
+        ApiError.isInstance(error) && error.status === 429
+          ? busyPause(error)
+          : ApiError.isInstance(error)
+            ? error.retryAfterMs
+            : undefined,
+    );
     if (response.data.ready) release(taskId);
-    const retryAfterMs = parseRetryAfter(response.headers['retry-after']);
-    await engine.noteRead(SPEECH_SYNTHESIS_SERVICE, taskId, {
-      status: response.data.state,
-      body: response.data,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs: jitter(retryAfterMs) }),
-    });
-    return { task: response.data, retryAfterMs };
+    return { task: response.data, retryAfterMs: parseRetryAfter(response.headers['retry-after']) };
   }
 
   function poll(taskId: string, request: SpeechPollOptions): Promise<PollOutcome<SpeechTask>> {
@@ -516,22 +520,20 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
   }
 
   async function wait(taskId: string, extra: SpeechWaitOptions = {}): Promise<SpeechTask> {
-    const startedAt = now();
-    const outcome = await poll(taskId, {
-      deadline: startedAt + (extra.timeoutMs ?? TTS_WAIT_TIMEOUT_MS),
-      signal: extra.signal,
-      ...(extra.initialDelayMs === undefined ? {} : { initialDelayMs: extra.initialDelayMs }),
-      ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),
-    });
-    const task = outcome.value;
-    if (!outcome.done || !task) {
-      throw new PollingTimeoutError({
+    const task = await waitUntilStopped(
+      (pollRequest: SpeechPollOptions) => poll(taskId, pollRequest),
+      {
+        signal: extra.signal,
+        ...(extra.initialDelayMs === undefined ? {} : { initialDelayMs: extra.initialDelayMs }),
+        ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),
+      },
+      {
         service: SPEECH_SYNTHESIS_SERVICE,
-        jobId: taskId,
-        ...(task ? { lastStatus: task.state } : {}),
-        waitedMs: now() - startedAt,
-      });
-    }
+        id: taskId,
+        timeoutMs: extra.timeoutMs ?? TTS_WAIT_TIMEOUT_MS,
+        status: (value) => value.state,
+      },
+    );
     if (task.successful !== true || !task.result?.url) {
       throw new JobFailedError({
         service: SPEECH_SYNTHESIS_SERVICE,

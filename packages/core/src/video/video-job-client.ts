@@ -3,7 +3,7 @@
  * on the job engine), and the request checks of media references.
  */
 import { jobErrorText, VIDEO_TERMINAL_STATES, VideoJob } from '../contracts/video.js';
-import { ApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
+import { JobFailedError, ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
 import {
   createJobEngine,
@@ -11,6 +11,7 @@ import {
   type JobEngine,
   type PollOutcome,
   type StartedJob,
+  waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
@@ -103,26 +104,24 @@ export function createVideoJobClient(options: {
     requestId: string,
     request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
   ): Promise<VideoJob> {
-    let job: VideoJob;
-    try {
-      const response = await http.request({
-        method: 'GET',
-        path: `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`,
-        schema: VideoJob,
-        idempotent: true,
-        signal: request.signal,
-        deadline: request.deadline,
-        maxRetries: request.maxRetries,
-      });
-      job = response.data;
-    } catch (error) {
-      if (ApiError.isInstance(error) && error.retryAfterMs !== undefined) {
-        await engine.noteRead(service, requestId, { retryAfterMs: error.retryAfterMs });
-      }
-      throw error;
-    }
-    await engine.noteRead(service, requestId, { status: job.status, body: job });
-    return job;
+    const path = `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`;
+    return engine.observe(
+      service,
+      requestId,
+      async () =>
+        (
+          await http.request({
+            method: 'GET',
+            path,
+            schema: VideoJob,
+            idempotent: true,
+            signal: request.signal,
+            deadline: request.deadline,
+            maxRetries: request.maxRetries,
+          })
+        ).data,
+      (job) => ({ status: job.status, body: job }),
+    );
   }
 
   function poll(requestId: string, request: VideoPollOptions): Promise<PollOutcome<VideoJob>> {
@@ -143,21 +142,16 @@ export function createVideoJobClient(options: {
 
   /** Polls until the job stops; `failed`/`canceled` → JobFailedError; the time limit → PollingTimeoutError. */
   async function wait(requestId: string, request: VideoWaitOptions = {}): Promise<VideoJob> {
-    const startedAt = Date.now();
-    const outcome = await poll(requestId, {
-      deadline: startedAt + (request.timeoutMs ?? VIDEO_WAIT_TIMEOUT_MS),
-      signal: request.signal,
-      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-    });
-    const job = outcome.value;
-    if (!outcome.done || !job) {
-      throw new PollingTimeoutError({
+    const job = await waitUntilStopped(
+      (pollRequest: VideoPollOptions) => poll(requestId, pollRequest),
+      { signal: request.signal, ...(request.onProgress ? { onProgress: request.onProgress } : {}) },
+      {
         service,
-        jobId: requestId,
-        ...(job ? { lastStatus: job.status } : {}),
-        waitedMs: Date.now() - startedAt,
-      });
-    }
+        id: requestId,
+        timeoutMs: request.timeoutMs ?? VIDEO_WAIT_TIMEOUT_MS,
+        status: (value) => value.status,
+      },
+    );
     if (job.status !== 'done' || !job.video?.url) {
       throw new JobFailedError({
         service,
