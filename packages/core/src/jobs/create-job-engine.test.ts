@@ -506,6 +506,46 @@ describe('start: claim before paying', () => {
     expect(work.runs).toBe(0);
   });
 
+  it('a job another process read moments ago is resumed on that read, without reading it again', async () => {
+    const now = Date.now();
+    await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: 'j1',
+      lastStatus: 'TRANSCRIBING',
+      lastReadAt: new Date(now - 1_000).toISOString(),
+      nextReadAt: new Date(now + 4_000).toISOString(),
+    });
+    const engine = createJobEngine({ ledger });
+    let checks = 0;
+    const current = async () => {
+      checks += 1;
+      return 'TRANSLATING';
+    };
+    const work = slowSubmission();
+    const resumed = await engine.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      current,
+      submit: work.submit,
+    });
+    expect(resumed).toMatchObject({ id: 'j1', status: 'TRANSCRIBING', resumed: true });
+    expect(checks).toBe(0);
+    // After this process changed the job (cancel, retry…), the recorded status is read again.
+    engine.invalidate('meeting', 'j1');
+    const again = await engine.start({
+      service: 'meeting',
+      fingerprint: 'fp',
+      resendable: true,
+      current,
+      submit: work.submit,
+    });
+    expect(again).toMatchObject({ id: 'j1', status: 'TRANSLATING', resumed: true });
+    expect(checks).toBe(1);
+    expect(work.runs).toBe(0);
+  });
+
   it('a recorded job the platform cannot confirm right now (503) is resumed, not paid again', async () => {
     const engine = createJobEngine({ ledger });
     const work = slowSubmission();

@@ -229,6 +229,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   const owner = `${hostname()}/${process.pid}/${Math.floor(random() * 2 ** 32).toString(36)}`;
   const flights = createSingleFlight();
   const memory = new Map<string, ReadMemory>();
+  /** When this process changed a job (cancel, retry, rename…), so that its recorded status is not trusted. */
+  const changed = new Map<string, number>();
   const reported = new Set<string>();
 
   const log: JobEngineLogger = options.log ?? {
@@ -352,7 +354,14 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
 
       if (entry?.id && entry.id !== passedOver && !options.forceNew && reusable(entry.lastStatus)) {
         let status: string | undefined = entry.lastStatus;
-        if (options.current) {
+        // A job read (by any process) so recently that it may not be read again yet: that read's status is
+        // as current as the platform lets anyone know, so the resume check does not wait for another.
+        const changedHere = changed.get(keyOf(service, entry.id)) ?? 0;
+        const readRecently =
+          entry.lastReadAt != null &&
+          parseTime(entry.nextReadAt) > now() &&
+          changedHere < parseTime(entry.lastReadAt);
+        if (options.current && !readRecently) {
           try {
             status = await options.current(entry.id, {
               signal,
@@ -679,11 +688,15 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       return value;
     },
     invalidate(service, id) {
-      const entry = memory.get(keyOf(service, id));
+      const key = keyOf(service, id);
+      const entry = memory.get(key);
       if (entry) {
         delete entry.body;
         delete entry.bodyAt;
       }
+      // The recorded status is from before the change too: a resume check must read the job again.
+      changed.set(key, now());
+      for (const [otherKey, at] of changed) if (now() - at > BODY_MEMORY_MS) changed.delete(otherKey);
     },
     record,
     find,
