@@ -9,13 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createServerContext, syncRoots } from '@polymodal/mcp-common';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { registerSpeechTools, type SpeechToolDeps } from '../src/tools/index.js';
 import { type SpeechHarness, startSpeechHarness } from './harness.js';
 
 const PHRASES = [THAI_PHRASES[1], THAI_PHRASES[4]];
@@ -31,38 +27,9 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 afterEach(() => harness.sandbox.control.clearFaults());
 
-/**
- * The speech tools with a short tool-call deadline, over InMemoryTransport. The server's own deps do not
- * carry the deadline yet, so the tools are registered here the way `createServer` registers them.
- */
-async function connectWithDeadline(seconds: number) {
-  const context = createServerContext({ env: harness.env, name: 'deadline-test' });
-  const server = new McpServer(
-    { name: 'deadline-test', version: '1.0.0' },
-    { capabilities: { logging: {} } },
-  );
-  const deps: SpeechToolDeps = {
-    context,
-    roots: syncRoots(server, context.files),
-    toolDeadlineSeconds: seconds,
-  };
-  registerSpeechTools(server, deps);
-  const deadlineClient = new Client({ name: 'test', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await deadlineClient.connect(clientSide);
-  return {
-    async call(name: string, args: Record<string, unknown>) {
-      const result = (await deadlineClient.callTool({ name, arguments: args })) as CallToolResult;
-      expect(JSON.stringify(result)).not.toContain(harness.env.POLYMODAL_API_KEY);
-      const text = result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
-      return { isError: result.isError === true, text, structured: result.structuredContent ?? {} };
-    },
-    async close() {
-      await deadlineClient.close();
-      await context.close();
-    },
-  };
+/** The speech server with a short tool-call deadline (as `POLYMODAL_TOOL_DEADLINE_SECONDS` sets it). */
+function connectWithDeadline(seconds: number) {
+  return harness.connect({ POLYMODAL_TOOL_DEADLINE_SECONDS: String(seconds) });
 }
 
 describe('Thai recognition tools', () => {

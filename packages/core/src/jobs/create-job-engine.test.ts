@@ -29,6 +29,22 @@ function virtualClock(start = 1_000_000) {
   };
 }
 
+/** A ledger whose `findById` is the test's; every other method is inert. */
+function stubLedger(findById: JobLedger['findById']): JobLedger {
+  return {
+    location: 'memory',
+    findByFingerprint: async () => undefined,
+    findById,
+    list: async () => [],
+    insert: async () => {
+      throw new Error('not used');
+    },
+    compareAndSet: async () => undefined,
+    update: async () => undefined,
+    updateById: async () => undefined,
+  };
+}
+
 /** Resolves once `condition` holds (checked every 10 ms; the test's own timeout bounds it). */
 async function until(condition: () => Promise<boolean> | boolean): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -171,28 +187,17 @@ describe('poll: one loop, one deadline, one interval', () => {
   it('a first read waits at most one interval, also when other processes keep reading the job first', async () => {
     const clock = virtualClock();
     // The ledger as another busy process leaves it: the job was always read a second ago.
-    const busyElsewhere: JobLedger = {
-      location: 'memory',
-      findByFingerprint: async () => undefined,
-      findById: async () => ({
-        service: 'meeting',
-        fingerprint: 'fp',
-        id: 'j1',
-        lastStatus: 'TRANSCRIBING',
-        createdAt: new Date(0).toISOString(),
-        updatedAt: new Date(clock.now()).toISOString(),
-        lastReadAt: new Date(clock.now() - 1_000).toISOString(),
-        nextReadAt: new Date(clock.now() + 4_000).toISOString(),
-        revision: clock.now(),
-      }),
-      list: async () => [],
-      insert: async () => {
-        throw new Error('not used');
-      },
-      compareAndSet: async () => undefined,
-      update: async () => undefined,
-      updateById: async () => undefined,
-    };
+    const busyElsewhere = stubLedger(async () => ({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: 'j1',
+      lastStatus: 'TRANSCRIBING',
+      createdAt: new Date(0).toISOString(),
+      updatedAt: new Date(clock.now()).toISOString(),
+      lastReadAt: new Date(clock.now() - 1_000).toISOString(),
+      nextReadAt: new Date(clock.now() + 4_000).toISOString(),
+      revision: clock.now(),
+    }));
     const engine = createJobEngine({ ledger: busyElsewhere, now: clock.now, sleep: clock.sleep });
     const platform = scriptedReads(clock, [{ status: 'TRANSCRIBING' }]);
     const start = clock.now();
@@ -212,21 +217,10 @@ describe('poll: one loop, one deadline, one interval', () => {
   it('a first read that can start now is made, however long the bookkeeping before it took', async () => {
     const clock = virtualClock();
     // A slow ledger (a loaded disk): each look at it takes longer than the whole (test-sized) interval.
-    const slow: JobLedger = {
-      location: 'memory',
-      findByFingerprint: async () => undefined,
-      findById: async () => {
-        clock.advance(20);
-        return undefined;
-      },
-      list: async () => [],
-      insert: async () => {
-        throw new Error('not used');
-      },
-      compareAndSet: async () => undefined,
-      update: async () => undefined,
-      updateById: async () => undefined,
-    };
+    const slow = stubLedger(async () => {
+      clock.advance(20);
+      return undefined;
+    });
     const engine = createJobEngine({ ledger: slow, now: clock.now, sleep: clock.sleep });
     const platform = scriptedReads(clock, [{ status: 'COMPLETED' }]);
     const start = clock.now();
