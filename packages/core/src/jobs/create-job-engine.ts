@@ -623,7 +623,11 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
           await noteRead(service, id, { status: o.status(read), body: read, retryAfterMs: o.intervalMs });
           return { kind: 'value' as const, value: read };
         } catch (error) {
-          if (shared.aborted) throw error;
+          if (shared.aborted) {
+            // Nobody waits for this read any more: free the reservation so other processes need not wait.
+            void record(service, id, { readingUntil: null });
+            throw error;
+          }
           const retryAfterMs = ApiError.isInstance(error) ? error.retryAfterMs : undefined;
           await noteRead(service, id, { retryAfterMs: Math.max(o.intervalMs, retryAfterMs ?? 0) });
           return { kind: 'error' as const, error };
