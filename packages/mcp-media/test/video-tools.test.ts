@@ -50,6 +50,13 @@ describe('media server tools', () => {
       expect(byName.get(paid)?.annotations?.readOnlyHint, paid).toBe(false);
     }
     expect(byName.get('list_video_models')?.annotations?.readOnlyHint).toBe(true);
+    // The three tools that save a finished result into the output directory agree: not read-only, not destructive.
+    for (const saving of ['get_video_job', 'get_speech', 'get_flashcards']) {
+      expect(byName.get(saving)?.annotations, saving).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: false,
+      });
+    }
   });
 
   it('list_video_models shows required fields, inputs and parameter values', async () => {

@@ -48,6 +48,21 @@ describe('summarize_meeting', () => {
     expect(byName.get_meeting?.annotations?.readOnlyHint).toBe(true);
     expect(byName.list_meetings?.annotations?.readOnlyHint).toBe(true);
     expect(byName.delete_meeting?.annotations?.destructiveHint).toBe(true);
+    // Both replace the job's current result, which cannot be fetched again afterwards.
+    expect(byName.resummarize_meeting?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+    expect(byName.retranslate_meeting?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+    });
+    // It reads the platform and replaces a same-named file in the output directory.
+    expect(byName.export_meeting?.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: true,
+    });
   });
 
   it('summarizes a recording: summary items reference real transcript segments', async () => {

@@ -25,7 +25,10 @@ export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void 
       outputSchema: speechOutcomeShape,
       annotations: {
         title: 'Get a speech synthesis',
-        readOnlyHint: true,
+        // Not read-only, like get_video_job and get_flashcards: a finished synthesis is saved into the output
+        // directory, so a read-only client (the combined server's --read-only) must not see it.
+        readOnlyHint: false,
+        // It only rewrites this job's own file with the same audio.
         destructiveHint: false,
         idempotentHint: true,
         openWorldHint: false,

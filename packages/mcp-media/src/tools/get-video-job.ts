@@ -27,7 +27,9 @@ export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): voi
       outputSchema: videoOutcomeShape,
       annotations: {
         title: 'Get a video job',
+        // Not read-only, like get_speech and get_flashcards: a finished video is saved into the output directory.
         readOnlyHint: false,
+        // It only rewrites this job's own file with the same video.
         destructiveHint: false,
         idempotentHint: true,
         openWorldHint: true,

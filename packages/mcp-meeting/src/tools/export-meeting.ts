@@ -54,9 +54,11 @@ export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps):
       annotations: {
         title: 'Export a meeting to a file',
         readOnlyHint: false,
-        destructiveHint: false,
+        // A file of the same name in the output directory is replaced.
+        destructiveHint: true,
         idempotentHint: true,
-        openWorldHint: false,
+        // It reads the job from the platform before writing.
+        openWorldHint: true,
       },
     },
     async (args, extra) => {

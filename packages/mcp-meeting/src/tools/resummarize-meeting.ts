@@ -17,7 +17,12 @@ export function registerResummarizeMeeting(server: McpServer, deps: MeetingToolD
         'poll with get_meeting, or give waitSeconds (max 50) to wait here.',
       inputSchema: { jobId: jobIdSchema, waitSeconds: createWaitSecondsSchema(0) },
       outputSchema: jobActionOutputSchema,
-      annotations: { title: 'Regenerate a meeting summary', ...JOB_ACTION_ANNOTATIONS },
+      // Destructive: the new summary replaces the job's current one, which cannot be fetched again.
+      annotations: {
+        title: 'Regenerate a meeting summary',
+        ...JOB_ACTION_ANNOTATIONS,
+        destructiveHint: true,
+      },
     },
     async (args, extra) =>
       runJobAction(deps, { action: 'resummarize', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),

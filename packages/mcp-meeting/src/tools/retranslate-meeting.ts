@@ -23,7 +23,8 @@ export function registerRetranslateMeeting(server: McpServer, deps: MeetingToolD
         waitSeconds: createWaitSecondsSchema(0),
       },
       outputSchema: jobActionOutputSchema,
-      annotations: { title: 'Translate a meeting again', ...JOB_ACTION_ANNOTATIONS },
+      // Destructive: the new translation replaces the job's current one, which cannot be fetched again.
+      annotations: { title: 'Translate a meeting again', ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
     },
     async (args, extra) =>
       runJobAction(deps, {
