@@ -3,7 +3,8 @@
  * store, with the database doing the atomic parts — `INSERT … ON CONFLICT DO NOTHING` decides which of
  * several concurrent inserters owns a request, `UPDATE … WHERE revision = $n` is the compare-and-set.
  *
- * One row per (tenant, service, fingerprint); the tenant is '' until tenants exist. Times are timestamptz
+ * One row per (tenant, service, fingerprint): a ledger sees only its own tenant's rows (`tenant`, '' for a
+ * server without tenants), so several tenants can share one database and one pool. Times are timestamptz
  * (ISO strings in the API), `request`, `data` and `claim` are JSONB, and fields this version does not know
  * are kept in `extra` rather than lost. Migrations are applied on first use (unless `migrate: false`), and
  * every failure surfaces as core's `LedgerError` with the password masked, so the engine refuses paid work
@@ -27,8 +28,10 @@ import { type LedgerErrorContext, toLedgerError } from './to-ledger-error.js';
 export const DEFAULT_POOL_SIZE = 10;
 /** A database that does not answer a connection attempt within this long counts as down. */
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
-/** Until tenants exist every entry belongs to the one unnamed tenant. */
+/** A server without tenants keeps its entries under the one unnamed tenant. */
 const DEFAULT_TENANT = '';
+/** Tenant ids are short, printable names (the tenants file checks them too; this store keeps them apart). */
+const TENANT_NAME = /^[A-Za-z0-9._-]{0,128}$/;
 /** The file store's rule, kept here so that entries move between the two stores unchanged. */
 const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -39,6 +42,11 @@ export interface PostgresJobLedgerOptions {
   pool?: pg.Pool;
   /** Schema holding the tables. Default `public`. */
   schema?: string;
+  /**
+   * Whose entries these are: every read, write and list is limited to this tenant's rows, so tenants
+   * sharing a database (and a pool) never see each other's jobs. Default '' (a server without tenants).
+   */
+  tenant?: string;
   /** Connections at most (default 10). */
   poolSize?: number;
   /** How long a connection attempt may take before the database counts as down (default 5 s). */
@@ -50,6 +58,7 @@ export interface PostgresJobLedgerOptions {
 
 export interface PostgresJobLedger extends JobLedger {
   readonly schema: string;
+  readonly tenant: string;
   /**
    * Resolves once the database answers and its schema is migrated (checked anew on every call, so it
    * can back a readiness probe); rejects with `LedgerError` otherwise.
@@ -118,6 +127,7 @@ const SELECTED = [
 export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}): PostgresJobLedger {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const table = `${quoteSchema(schema)}.job_ledger`;
+  const tenant = checkTenant(options.tenant ?? DEFAULT_TENANT);
   const { pool, owned, context } = openPool(options);
   const { location } = context;
   const migrateOnStart = options.migrate ?? true;
@@ -181,7 +191,7 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
   async function findByFingerprint(service: string, fingerprint: string): Promise<LedgerEntry | undefined> {
     const rows = await query(
       `SELECT ${SELECTED} FROM ${table} WHERE tenant = $1 AND service = $2 AND fingerprint = $3`,
-      [DEFAULT_TENANT, checkService(service), fingerprint],
+      [tenant, checkService(service), fingerprint],
     );
     return rows[0] ? toEntry(rows[0]) : undefined;
   }
@@ -191,7 +201,7 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
     attempt = 1,
   ): Promise<{ inserted: boolean; entry: LedgerEntry }> {
     const service = checkService(input.service);
-    const values: unknown[] = [DEFAULT_TENANT, service, input.fingerprint, input.createdAt ?? null];
+    const values: unknown[] = [tenant, service, input.fingerprint, input.createdAt ?? null];
     const columns = ['tenant', 'service', 'fingerprint', 'created_at', 'updated_at', 'revision'];
     const placeholders = ['$1', '$2', '$3', 'COALESCE($4::timestamptz, now())', 'now()', '1'];
     const extra: Record<string, unknown> = {};
@@ -229,16 +239,17 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
   return {
     location,
     schema,
+    tenant,
     findByFingerprint,
     async findById(service, id) {
       const rows = await query(
         `SELECT ${SELECTED} FROM ${table} WHERE tenant = $1 AND service = $2 AND id = $3`,
-        [DEFAULT_TENANT, checkService(service), id],
+        [tenant, checkService(service), id],
       );
       return rows[0] ? toEntry(rows[0]) : undefined;
     },
     async list(listOptions = {}) {
-      const values: unknown[] = [DEFAULT_TENANT];
+      const values: unknown[] = [tenant];
       let where = 'tenant = $1';
       if (listOptions.service !== undefined) {
         values.push(checkService(listOptions.service));
@@ -264,21 +275,21 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
       if (!Number.isInteger(revision)) return undefined;
       return updateWhere(
         'tenant = $1 AND service = $2 AND fingerprint = $3 AND revision = $4',
-        [DEFAULT_TENANT, checkService(service), fingerprint, revision],
+        [tenant, checkService(service), fingerprint, revision],
         patch,
       );
     },
     update(service, fingerprint, patch) {
       return updateWhere(
         'tenant = $1 AND service = $2 AND fingerprint = $3',
-        [DEFAULT_TENANT, checkService(service), fingerprint],
+        [tenant, checkService(service), fingerprint],
         patch,
       );
     },
     updateById(service, id, patch) {
       return updateWhere(
         'tenant = $1 AND service = $2 AND id = $3',
-        [DEFAULT_TENANT, checkService(service), id],
+        [tenant, checkService(service), id],
         patch,
       );
     },
@@ -297,7 +308,26 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
   };
 }
 
-function openPool(options: PostgresJobLedgerOptions): {
+export interface PostgresPoolOptions {
+  /** `postgres://user:password@host:5432/database`. Default: `POLYMODAL_DATABASE_URL` from `env`. */
+  connectionString?: string;
+  /** Connections at most (default 10). */
+  poolSize?: number;
+  /** How long a connection attempt may take before the database counts as down (default 5 s). */
+  connectionTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A pool with this store's settings (bounded connection wait, idle connections dropped by the server
+ * tolerated), for callers that share one pool between several ledgers (one per tenant) and the speech
+ * governor. Ending it is the caller's.
+ */
+export function createPostgresPool(options: PostgresPoolOptions = {}): pg.Pool {
+  return openPool(options).pool;
+}
+
+function openPool(options: PostgresPoolOptions & { pool?: pg.Pool }): {
   pool: pg.Pool;
   owned: boolean;
   context: LedgerErrorContext;
@@ -355,6 +385,15 @@ function positive(value: number | undefined, name: string): number | undefined {
     throw new TypeError(`${name} must be a whole number of at least 1 (got ${value}).`);
   }
   return value;
+}
+
+function checkTenant(tenant: string): string {
+  if (typeof tenant !== 'string' || !TENANT_NAME.test(tenant)) {
+    throw new TypeError(
+      `tenant must be letters, digits, ".", "_" or "-", at most 128 (got ${JSON.stringify(tenant)}).`,
+    );
+  }
+  return tenant;
 }
 
 function checkService(service: string): string {

@@ -6,6 +6,8 @@
 import { type JobLedger, LedgerError } from '@polymodal/core';
 
 export interface ClosableJobLedger extends JobLedger {
+  /** Resolves once the store is open and answers (its own `ready()`, when it has one); rejects otherwise. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -13,15 +15,17 @@ export interface DeferredJobLedgerOptions {
   /** Where the entries will live, for messages; never a secret. */
   location: string;
   /** Opens the store; called again after a failure, so that a store that could not load is retried. */
-  load: () => Promise<JobLedger & { close?(): Promise<void> }>;
+  load: () => Promise<LoadedLedger>;
 }
+
+type LoadedLedger = JobLedger & { ready?(): Promise<void>; close?(): Promise<void> };
 
 export function createDeferredJobLedger(options: DeferredJobLedgerOptions): ClosableJobLedger {
   const { location } = options;
-  let loading: Promise<JobLedger & { close?(): Promise<void> }> | undefined;
+  let loading: Promise<LoadedLedger> | undefined;
   let closed = false;
 
-  function store(): Promise<JobLedger> {
+  function store(): Promise<LoadedLedger> {
     if (closed) {
       return Promise.reject(new LedgerError(`The job ledger at ${location} was closed.`, { location }));
     }
@@ -48,6 +52,10 @@ export function createDeferredJobLedger(options: DeferredJobLedgerOptions): Clos
       (await store()).compareAndSet(service, fingerprint, revision, patch),
     update: async (service, fingerprint, patch) => (await store()).update(service, fingerprint, patch),
     updateById: async (service, id, patch) => (await store()).updateById(service, id, patch),
+    async ready() {
+      const opened = await store();
+      await opened.ready?.();
+    },
     async close() {
       closed = true;
       const opened = await loading?.catch(() => undefined);

@@ -94,7 +94,7 @@ describe('createServerContext', () => {
       }
     });
 
-    it('stops at start on a URL that is not PostgreSQL, or with tenants it cannot keep apart yet', () => {
+    it('stops at start on a URL that is not PostgreSQL, or serving tenants without saying which one', () => {
       const base = { POLYMODAL_BASE_URL: 'http://127.0.0.1:9', POLYMODAL_API_KEY: KEY };
       let caught: unknown;
       try {
@@ -113,7 +113,7 @@ describe('createServerContext', () => {
             POLYMODAL_TENANTS_FILE: path.join(dir, 'tenants.json'),
           },
         }),
-      ).toThrow(/cannot be combined with POLYMODAL_TENANTS_FILE/);
+      ).toThrow(/POLYMODAL_TENANTS_FILE: this server context was built without a tenant/);
     });
 
     it('does not load the PostgreSQL driver until the ledger is first used (servers start fast)', async () => {

@@ -3,7 +3,8 @@
  * confined file access, the job ledger, the secrets to redact and a stderr logger.
  *
  * Environment: POLYMODAL_BASE_URL, POLYMODAL_API_KEY (required), POLYMODAL_STATE_DIR (job ledger),
- * POLYMODAL_DATABASE_URL (postgres://…: the job ledger in PostgreSQL instead, shared by server replicas),
+ * POLYMODAL_DATABASE_URL (postgres://…: the job ledger in PostgreSQL instead, shared by server replicas;
+ * one pool per process, shared by every tenant's context, each tenant seeing only its own entries),
  * POLYMODAL_ALLOWED_DIRS (readable directories, path-delimiter separated), POLYMODAL_OUTPUT_DIR (where
  * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error), POLYMODAL_TTS_CONCURRENT_SESSIONS (the key's
  * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429),
@@ -12,12 +13,17 @@
  * between two reads of a job; ignored, with a warning, unless the platform is on a loopback address,
  * because the real platform asks for its own intervals).
  */
+
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import {
   ConfigError,
   classifyAddress,
   createFileAccess,
   createJobLedger,
   createPolymodal,
+  defaultStateDir,
   type FileAccess,
   type HttpClientOptions,
   type JobLedger,
@@ -27,10 +33,13 @@ import {
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from '@polymodal/store-postgres/describe-database-url';
 import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
+import { acquireSharedPostgresPool } from './acquire-shared-postgres-pool.js';
 import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
 
-/** Ways of serving several tenants: the PostgreSQL store does not keep tenants apart yet. */
+/** Ways of serving several tenants: each tenant's context must then say whose entries it keeps. */
 const TENANT_VARIABLES = ['POLYMODAL_TENANTS_FILE', 'POLYMODAL_OAUTH_ISSUER'];
+
+export type ContextReadiness = { ok: true } | { ok: false; reason: string };
 
 export interface ServerContext {
   polymodal: Polymodal;
@@ -41,6 +50,11 @@ export interface ServerContext {
   log: Logger;
   /** Seconds one tool call may take before it answers with what it has. */
   toolDeadlineSeconds: number;
+  /**
+   * Whether paid work can be recorded now: the state directory writable (file store) or the database
+   * answering (PostgreSQL). The reason never holds a path, a URL or a secret; the log has the details.
+   */
+  ready(): Promise<ContextReadiness>;
   /** Releases the platform client's connections (and the database's, with the PostgreSQL ledger). */
   close(): Promise<void>;
 }
@@ -51,6 +65,11 @@ export interface ServerContextOptions {
   name?: string;
   /** Overrides of the HTTP client used by the platform client (timeouts, retries). */
   http?: Partial<HttpClientOptions>;
+  /**
+   * The tenant this context serves (a server with a tenants file builds one context per tenant): with
+   * the PostgreSQL ledger, its entries are kept under this id, apart from every other tenant's.
+   */
+  tenant?: string;
 }
 
 /**
@@ -71,7 +90,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     secrets.push(config.apiKey);
     log.addSecret(config.apiKey);
   }
-  const { ledger, closeLedger } = openLedger(env, (secret) => {
+  const { ledger, closeLedger, checkLedger } = openLedger(env, options.tenant, log, (secret) => {
     secrets.push(secret);
     log.addSecret(secret);
   });
@@ -117,11 +136,18 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     secrets,
     log,
     toolDeadlineSeconds,
+    ready: checkLedger,
     close() {
       closed ??= Promise.all([polymodal.close(), closeLedger()]).then(() => undefined);
       return closed;
     },
   };
+}
+
+interface OpenedLedger {
+  ledger: JobLedger;
+  closeLedger: () => Promise<void>;
+  checkLedger: () => Promise<ContextReadiness>;
 }
 
 /**
@@ -131,30 +157,72 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
  */
 function openLedger(
   env: NodeJS.ProcessEnv,
+  tenant: string | undefined,
+  log: Logger,
   addSecret: (secret: string) => void,
-): { ledger: JobLedger; closeLedger: () => Promise<void> } {
+): OpenedLedger {
   const databaseUrl = env[DATABASE_URL_VARIABLE]?.trim();
-  if (!databaseUrl) return { ledger: createJobLedger({ env }), closeLedger: async () => {} };
+  if (!databaseUrl) {
+    const stateDir = defaultStateDir(env);
+    return {
+      ledger: createJobLedger({ env }),
+      closeLedger: async () => {},
+      checkLedger: () => checkWritable(stateDir, log),
+    };
+  }
   const { location, secrets } = describeDatabaseUrl(databaseUrl);
   for (const secret of secrets) addSecret(secret);
   const tenantVariable = TENANT_VARIABLES.find((variable) => env[variable]?.trim());
-  if (tenantVariable) {
-    // Fail closed: every tenant's context would write the same rows, and list_jobs would show one tenant
-    // another's jobs.
+  if (tenantVariable && tenant === undefined) {
+    // Fail closed: a context serving tenants that does not say whose entries it keeps would write every
+    // tenant's rows under one name, and list_jobs would show one tenant another's jobs.
     throw new ConfigError(
       DATABASE_URL_VARIABLE,
-      `${DATABASE_URL_VARIABLE} cannot be combined with ${tenantVariable} yet: the PostgreSQL job ledger does not ` +
-        'keep tenants apart yet. Unset one of them.',
+      `${DATABASE_URL_VARIABLE} with ${tenantVariable}: this server context was built without a tenant, so the ` +
+        'PostgreSQL job ledger cannot keep its entries apart from other tenants. Unset one of them.',
     );
   }
+  // Every context on this database (one per tenant) shares the process's one pool.
+  const shared = acquireSharedPostgresPool(databaseUrl);
   const ledger = createDeferredJobLedger({
     location,
     load: async () => {
       const { createPostgresJobLedger } = await import('@polymodal/store-postgres');
-      return createPostgresJobLedger({ connectionString: databaseUrl, env });
+      return createPostgresJobLedger({ pool: await shared.pool(), tenant: tenant ?? '', env });
     },
   });
-  return { ledger, closeLedger: () => ledger.close() };
+  return {
+    ledger,
+    closeLedger: async () => {
+      await ledger.close();
+      await shared.release();
+    },
+    async checkLedger() {
+      try {
+        await ledger.ready();
+        return { ok: true };
+      } catch (error) {
+        // The message names the database (password masked); the probe's answer names nothing.
+        log.warning(`not ready: ${error instanceof Error ? error.message : String(error)}`);
+        return { ok: false, reason: 'the job database is unreachable; see the server log' };
+      }
+    },
+  };
+}
+
+/** Whether a file can be created in `dir` (created if missing); the reason never holds the path. */
+async function checkWritable(dir: string, log: Logger): Promise<ContextReadiness> {
+  const probe = path.join(dir, `.ready-${process.pid}-${randomUUID()}`);
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(probe, '');
+    await rm(probe, { force: true });
+    return { ok: true };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    log.warning(`not ready: cannot write in the state directory ${dir} (${code})`);
+    return { ok: false, reason: `the state directory is not writable (${code}); see the server log` };
+  }
 }
 
 function parsePositiveInteger(

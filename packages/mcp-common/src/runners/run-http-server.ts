@@ -303,9 +303,11 @@ export async function runHttpServer(
       return;
     }
     if (url.pathname === '/readyz') {
-      const readiness = shuttingDown
+      let readiness = shuttingDown
         ? { ok: false, reason: 'the server is shutting down' }
         : ((await access?.ready()) ?? { ok: true });
+      // The job store itself (the database, with PostgreSQL): without it paid tools refuse every call.
+      if (readiness.ok) readiness = (await access?.probeContext()?.ready()) ?? readiness;
       sendJson(response, readiness.ok ? 200 : 503, readiness);
       return;
     }

@@ -4,12 +4,16 @@
  * - `open` (no `POLYMODAL_TENANTS_FILE`): no authentication, one context built from the environment at
  *   start and shared by every request, exactly the state a stdio server has. For loopback only: the
  *   runner refuses to bind anything else in this mode.
- * - `tenants`: callers send `Authorization: Bearer <token>`; the token picks a tenant of the tenants file,
- *   and each tenant gets one context of its own (its platform key, its state and output directories),
+ * - `tenants`: callers send `Authorization: Bearer <token>`, either a token of the tenants file (compared by
+ *   hash) or, with POLYMODAL_OAUTH_ISSUER, an OAuth access token of that authorization server whose tenant
+ *   claim names the tenant (its platform key from the tenants file, or POLYMODAL_API_KEY for unlisted
+ *   tenants with POLYMODAL_OAUTH_ANY_TENANT=1; otherwise an unlisted tenant is refused with 403). A token
+ *   shaped like a JWT is checked as an access token first. Each tenant gets one context of its own (its platform key, its state and output directories),
  *   built on its first request and shared by all its requests, so pools, the job engine and the speech
  *   governor are per key rather than per client. `reload()` (SIGHUP) re-reads the file: a file that does
  *   not read keeps the tenants loaded before; a tenant removed, or whose key changed, has its context
- *   closed and its sessions ended.
+ *   closed and its sessions ended. Tokens are never logged and never reach the platform: a context holds
+ *   the tenant's platform key only.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -21,8 +25,16 @@ import {
   type ServerContextOptions,
 } from '../context/create-server-context.js';
 import type { Logger } from '../logging/create-logger.js';
+import { createAccessTokenVerifier, looksLikeJwt } from './create-access-token-verifier.js';
 import { createTenantEnv, tenantsStateRoot } from './create-tenant-env.js';
 import { findTenantByToken, parseBearerToken } from './find-tenant-by-token.js';
+import { type ProtectedResource, protectedResourceMetadata } from './protected-resource-metadata.js';
+import {
+  OAUTH_ANY_TENANT_VARIABLE,
+  OAUTH_ISSUER_VARIABLE,
+  type OAuthSettings,
+  readOAuthSettings,
+} from './read-oauth-settings.js';
 import { readTenantsFile, TENANTS_FILE_VARIABLE, type TenantConfig } from './read-tenants-file.js';
 
 export interface TenantCaller {
@@ -34,7 +46,12 @@ export interface TenantCaller {
 
 export type AuthenticationResult =
   | { ok: true; caller: TenantCaller }
-  | { ok: false; reason: 'missing_token' | 'invalid_token' };
+  /** 401: no token, or one that is not ours (`message` says why, never quoting the token). */
+  | { ok: false; reason: 'missing_token' | 'invalid_token'; message?: string }
+  /** 403: a valid access token for a tenant this server does not serve; a new token would not help. */
+  | { ok: false; reason: 'forbidden'; message: string }
+  /** 503: the authorization server's keys cannot be read now. */
+  | { ok: false; reason: 'unavailable'; message: string };
 
 export type ReloadResult =
   | { ok: true; tenants: number; added: string[]; removed: string[]; changed: string[] }
@@ -46,8 +63,10 @@ export interface TenantAccess {
   readonly mode: 'open' | 'tenants';
   /** Whether callers must send a bearer token. */
   readonly authRequired: boolean;
+  /** RFC 9728 metadata to publish when OAuth access tokens are accepted. */
+  readonly protectedResource?: ProtectedResource;
   /** The caller for an Authorization header; builds the tenant's context on its first request. */
-  authenticate(authorization: string | undefined): AuthenticationResult;
+  authenticate(authorization: string | undefined): Promise<AuthenticationResult>;
   tenantIds(): string[];
   /** How many tenant contexts are built. */
   openContexts(): number;
@@ -75,7 +94,8 @@ export interface TenantAccessOptions {
 
 interface LoadedTenant {
   id: string;
-  tokenHash: Buffer;
+  /** sha256 of its bearer token; absent for a tenant reached only through OAuth. */
+  tokenHash?: Buffer;
   /** The platform key this tenant's requests use (its own, or POLYMODAL_API_KEY). */
   apiKey: string;
 }
@@ -83,8 +103,16 @@ interface LoadedTenant {
 /** Builds the access for the environment; throws a ConfigError when the tenants file or the env is wrong. */
 export async function createTenantAccess(options: TenantAccessOptions = {}): Promise<TenantAccess> {
   const env = options.env ?? process.env;
-  const file = env[TENANTS_FILE_VARIABLE]?.trim();
-  return file ? createTenantsFileAccess(file, env, options) : createOpenAccess(env, options);
+  const file = env[TENANTS_FILE_VARIABLE]?.trim() || undefined;
+  const oauth = readOAuthSettings(env);
+  if (!file && !oauth) return createOpenAccess(env, options);
+  if (oauth && !file && !oauth.anyTenant) {
+    throw new ConfigError(
+      OAUTH_ANY_TENANT_VARIABLE,
+      `${OAUTH_ISSUER_VARIABLE} is set but no tenant could be served: list the tenants (id and apiKey) in ${TENANTS_FILE_VARIABLE}, or set ${OAUTH_ANY_TENANT_VARIABLE}=1 to serve every tenant the tokens name with ${API_KEY_VARIABLE}.`,
+    );
+  }
+  return createAuthenticatedAccess(file, oauth, env, options);
 }
 
 function createOpenAccess(env: NodeJS.ProcessEnv, options: TenantAccessOptions): TenantAccess {
@@ -95,7 +123,110 @@ function createOpenAccess(env: NodeJS.ProcessEnv, options: TenantAccessOptions):
   return {
     mode: 'open',
     authRequired: false,
-    authenticate: () => ({ ok: true, caller }),
+    authenticate: async () => ({ ok: true, caller }),
+    tenantIds: () => [],
+    openContexts: () => 1,
+    reload: async () => ({ ok: false, tenants: 0, reason: `${TENANTS_FILE_VARIABLE} is not set` }),
+    ready: () => checkWritable(defaultStateDir(env), options.log),
+    onRetired: () => () => {},
+    probeContext: () => context,
+    close: () => context.close(),
+  };
+}
+
+async function createAuthenticatedAccess(
+  file: string | undefined,
+  oauth: OAuthSettings | undefined,
+  env: NodeJS.ProcessEnv,
+  options: TenantAccessOptions,
+): Promise<TenantAccess> {
+  const build = options.createContext ?? createServerContext;
+  const log = options.log;
+  // The key of tenants the file does not list, with POLYMODAL_OAUTH_ANY_TENANT=1 (checked now, not per request).
+  const anyTenantKey = oauth?.anyTenant ? resolveConfig({ env }).apiKey : undefined;
+  if (anyTenantKey) log?.addSecret(anyTenantKey);
+  const load = async (): Promise<LoadedTenant[]> => {
+    if (!file) return [];
+    const configs = await readTenantsFile(file);
+    const loaded = configs.map((config, index) => loadTenant(config, env, file, index, oauth !== undefined));
+    for (const tenant of loaded) log?.addSecret(tenant.apiKey);
+    return loaded;
+  };
+
+  let tenants = await load();
+  const verifier = oauth ? createAccessTokenVerifier(oauth) : undefined;
+  const contexts = new Map<string, { context: ServerContext; apiKey: string }>();
+  const listeners = new Set<(tenantId: string) => void>();
+  let closed = false;
+
+  const contextOf = (tenantId: string, apiKey: string): ServerContext => {
+    const existing = contexts.get(tenantId);
+    if (existing?.apiKey === apiKey) return existing.context;
+    const context = build({
+      env: createTenantEnv(env, { id: tenantId, apiKey }),
+      name: `${options.name ?? 'polymodal'}[${tenantId}]`,
+    });
+    contexts.set(tenantId, { context, apiKey });
+    // The key changed under an open context (the file was edited and not yet reloaded): the old one goes.
+    if (existing) void existing.context.close();
+    return context;
+  };
+  const callerOf = (tenantId: string, apiKey: string): AuthenticationResult => ({
+    ok: true,
+    caller: { tenantId, context: contextOf(tenantId, apiKey) },
+  });
+  /** The platform key a tenant's requests use now; undefined when it is not served. */
+  const keyOf = (list: readonly LoadedTenant[], tenantId: string): string | undefined =>
+    list.find((tenant) => tenant.id === tenantId)?.apiKey ?? anyTenantKey;
+  const byToken = (token: string) =>
+    findTenantByToken(
+      tenants.filter(
+        (tenant): tenant is LoadedTenant & { tokenHash: Buffer } => tenant.tokenHash !== undefined,
+      ),
+      token,
+    );
+
+  const retire = async (tenantId: string) => {
+    const entry = contexts.get(tenantId);
+    contexts.delete(tenantId);
+    for (const listener of listeners) listener(tenantId);
+    await entry?.context.close();
+  };
+
+  if (tenants.length === 0 && !oauth?.anyTenant)
+    log?.warning(`${TENANTS_FILE_VARIABLE} lists no tenants: every request is refused`);
+
+  return {
+    mode: 'tenants',
+    authRequired: true,
+    ...(oauth ? { protectedResource: protectedResourceMetadata(oauth) } : {}),
+    async authenticate(authorization) {
+      const token = parseBearerToken(authorization);
+      if (token === undefined) return { ok: false, reason: 'missing_token' };
+      if (closed) return { ok: false, reason: 'invalid_token' };
+      if (verifier && looksLikeJwt(token)) {
+        const verified = await verifier.verify(token);
+        if (closed) return { ok: false, reason: 'invalid_token' };
+        if (verified.ok) {
+          const apiKey = keyOf(tenants, verified.tenantId);
+          if (apiKey === undefined) {
+            return {
+              ok: false,
+              reason: 'forbidden',
+              message: `tenant "${verified.tenantId}" is not served here: it is not listed in ${TENANTS_FILE_VARIABLE}`,
+            };
+          }
+          return callerOf(verified.tenantId, apiKey);
+        }
+        // A tenants-file token may happen to have the shape of a JWT.
+        const tenant = byToken(token);
+        if (tenant) return callerOf(tenant.id, tenant.apiKey);
+        return verified;
+      }
+      const tenant = byToken(token);
+      if (!tenant) return { ok: false, reason: 'invalid_token' };
+      return callerOf(tenant.id, tenant.apiKey);
+    },
     tenantIds: () => [],
     openContexts: () => 1,
     reload: async () => ({ ok: false, tenants: 0, reason: `${TENANTS_FILE_VARIABLE} is not set` }),
@@ -131,6 +262,8 @@ async function createTenantsFileAccess(
       context = build({
         env: createTenantEnv(env, { id: tenant.id, apiKey: tenant.apiKey }),
         name: `${options.name ?? 'polymodal'}[${tenant.id}]`,
+        // Keeps this tenant's entries apart in a shared PostgreSQL ledger.
+        tenant: tenant.id,
       });
       contexts.set(tenant.id, context);
     }
@@ -179,7 +312,11 @@ async function createTenantsFileAccess(
         .map((tenant) => tenant.id);
       // New tokens apply from the next request; contexts on a key no longer configured are closed.
       tenants = next;
-      await Promise.allSettled([...removed, ...changed].map((tenantId) => retire(tenantId)));
+      const stale = [...contexts.entries()]
+        .filter(([tenantId, entry]) => keyOf(next, tenantId) !== entry.apiKey)
+        .map(([tenantId]) => tenantId);
+      const retired = new Set([...removed, ...changed, ...stale]);
+      await Promise.allSettled([...retired].map((tenantId) => retire(tenantId)));
       return { ok: true, tenants: next.length, added, removed, changed };
     },
     async ready() {
@@ -190,17 +327,29 @@ async function createTenantsFileAccess(
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    probeContext: () => (tenants[0] ? contextOf(tenants[0]) : undefined),
+    probeContext: () => (tenants[0] ? contextOf(tenants[0].id, tenants[0].apiKey) : undefined),
     async close() {
       closed = true;
       const open = [...contexts.values()];
       contexts.clear();
-      await Promise.allSettled(open.map((context) => context.close()));
+      await Promise.allSettled(open.map((entry) => entry.context.close()));
     },
   };
 }
 
-function loadTenant(config: TenantConfig, env: NodeJS.ProcessEnv, file: string): LoadedTenant {
+function loadTenant(
+  config: TenantConfig,
+  env: NodeJS.ProcessEnv,
+  file: string,
+  index: number,
+  oauth: boolean,
+): LoadedTenant {
+  if (config.tokenSha256 === undefined && !oauth) {
+    throw new ConfigError(
+      TENANTS_FILE_VARIABLE,
+      `${TENANTS_FILE_VARIABLE} (${file}) tenants[${index}].tokenSha256: required unless ${OAUTH_ISSUER_VARIABLE} is set (without either, nobody could reach tenant "${config.id}").`,
+    );
+  }
   const apiKey = config.apiKey ?? env[API_KEY_VARIABLE]?.trim();
   if (!apiKey) {
     throw new ConfigError(
@@ -225,7 +374,11 @@ function loadTenant(config: TenantConfig, env: NodeJS.ProcessEnv, file: string):
       `${TENANTS_FILE_VARIABLE} (${file}): the apiKey of tenant "${config.id}" is not a valid key: ${error.message.replace(`${API_KEY_VARIABLE} `, 'it ')}`,
     );
   }
-  return { id: config.id, tokenHash: Buffer.from(config.tokenSha256, 'hex'), apiKey };
+  return {
+    id: config.id,
+    apiKey,
+    ...(config.tokenSha256 === undefined ? {} : { tokenHash: Buffer.from(config.tokenSha256, 'hex') }),
+  };
 }
 
 /** Whether a file can be created in `dir` (created if missing); the reason never holds the path. */
