@@ -80,13 +80,13 @@ describe('tenants on one PostgreSQL database', () => {
       }),
     );
     access = await createTenantAccess({ env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile } });
-    const contextOf = (token: string) => {
-      const result = access?.authenticate(`Bearer ${token}`);
+    const contextOf = async (token: string) => {
+      const result = await access?.authenticate(`Bearer ${token}`);
       if (!result?.ok) throw new Error('the token should authenticate');
       return result.caller.context;
     };
-    const acme = contextOf(TOKEN_A).ledger;
-    const globex = contextOf(TOKEN_B).ledger;
+    const acme = (await contextOf(TOKEN_A)).ledger;
+    const globex = (await contextOf(TOKEN_B)).ledger;
     const same = { service: 'meeting', fingerprint: 'same-recording', lastStatus: 'PENDING' };
     await acme.insert({ ...same, id: 'job-acme' });
     await globex.insert({ ...same, id: 'job-globex' });

@@ -10,7 +10,10 @@
  * A request to the endpoint passes the Host/Origin check first (DNS rebinding: a web page must not reach
  * the server through a rebound name), then authentication when `access` requires it, and only then is its
  * body read. `/healthz` and `/readyz` answer without either, for load balancers and probes, which address
- * the server by IP; they reveal nothing about tenants or configuration.
+ * the server by IP; they reveal nothing about tenants or configuration. With OAuth configured, the RFC 9728
+ * protected-resource metadata (`/.well-known/oauth-protected-resource`, and its variant suffixed with the
+ * endpoint's path) is public too, since a client reads it before it has a token; a 401 names it in
+ * `WWW-Authenticate: Bearer resource_metadata="…"`, as the MCP authorization spec asks.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -19,7 +22,11 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '@polymodal/core';
 import type { Logger } from '../logging/create-logger.js';
-import type { TenantAccess, TenantCaller } from '../tenants/create-tenant-access.js';
+import type { AuthenticationResult, TenantAccess, TenantCaller } from '../tenants/create-tenant-access.js';
+import {
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type ProtectedResource,
+} from '../tenants/protected-resource-metadata.js';
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import type { ServerFactory, ServerInstance } from './server-instance.js';
 import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
@@ -311,6 +318,17 @@ export async function runHttpServer(
       sendJson(response, readiness.ok ? 200 : 503, readiness);
       return;
     }
+    const protectedResource = access?.protectedResource;
+    if (
+      protectedResource &&
+      (url.pathname === PROTECTED_RESOURCE_WELL_KNOWN ||
+        url.pathname === `${PROTECTED_RESOURCE_WELL_KNOWN}${endpoint}`)
+    ) {
+      // Browser-based clients read it from another origin; it holds nothing secret.
+      response.setHeader('access-control-allow-origin', '*');
+      sendJson(response, 200, protectedResource.document);
+      return;
+    }
     if (url.pathname !== endpoint) {
       sendJsonRpcError(response, 404, -32601, `not found: the MCP endpoint is ${endpoint}`);
       return;
@@ -331,10 +349,11 @@ export async function runHttpServer(
     }
     let caller: TenantCaller | undefined;
     if (access) {
-      const result = access.authenticate(request.headers.authorization);
+      const result = await access.authenticate(request.headers.authorization);
       if (!result.ok) {
-        log?.debug('refused an unauthenticated request', { reason: result.reason });
-        sendUnauthorized(response, result.reason);
+        // The reason never quotes the token, so it may be logged.
+        log?.debug('refused an unauthenticated request', { reason: result.reason, why: result.message });
+        sendRefusal(response, result, access.protectedResource);
         return;
       }
       caller = result.caller;
@@ -501,21 +520,44 @@ async function readJsonBody(
   }
 }
 
-/** RFC 6750: a missing token gets the challenge alone; a wrong one says `invalid_token`. */
-function sendUnauthorized(response: http.ServerResponse, reason: 'missing_token' | 'invalid_token'): void {
+/**
+ * RFC 6750: a missing token gets the challenge alone; a wrong one says `invalid_token`. With OAuth the
+ * challenge names the protected-resource metadata (RFC 9728 §5.1), where a client finds whom to ask for a
+ * token. A valid token for a tenant not served here is 403 without a challenge: a new token would not help.
+ */
+function sendRefusal(
+  response: http.ServerResponse,
+  result: Exclude<AuthenticationResult, { ok: true }>,
+  protectedResource: ProtectedResource | undefined,
+): void {
+  if (result.reason === 'forbidden') {
+    sendJsonRpcError(response, 403, -32001, `forbidden: ${result.message}`);
+    return;
+  }
+  if (result.reason === 'unavailable') {
+    response.setHeader('retry-after', '5');
+    sendJsonRpcError(response, 503, -32000, `${result.message}; try again shortly`);
+    return;
+  }
+  const challenge = protectedResource
+    ? `Bearer realm="polymodal", resource_metadata="${protectedResource.metadataUrl}"`
+    : 'Bearer realm="polymodal"';
+  const description = result.message ?? 'the bearer token is not valid';
   response.setHeader(
     'www-authenticate',
-    reason === 'missing_token'
-      ? 'Bearer realm="polymodal"'
-      : 'Bearer realm="polymodal", error="invalid_token", error_description="the bearer token is not valid"',
+    result.reason === 'missing_token'
+      ? challenge
+      : `${challenge}, error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}"`,
   );
   sendJsonRpcError(
     response,
     401,
     -32001,
-    reason === 'missing_token'
-      ? 'unauthorized: send "Authorization: Bearer <token>" with a token this server was given'
-      : 'unauthorized: the bearer token is not valid',
+    result.reason === 'missing_token'
+      ? protectedResource
+        ? `unauthorized: send "Authorization: Bearer <token>" with an access token from ${protectedResource.document.authorization_servers[0]} (see ${protectedResource.metadataUrl})`
+        : 'unauthorized: send "Authorization: Bearer <token>" with a token this server was given'
+      : `unauthorized: ${description}`,
   );
 }
 

@@ -4,11 +4,19 @@
  * (only `--version`, which serves nothing, prints there).
  *
  * Over HTTP the process refuses, with exit code 2 and before listening, to serve a non-loopback address
- * without a tenants file; with one, every request needs a tenant's bearer token, and SIGHUP re-reads it.
+ * without a tenants file or OAuth; with them, every request needs a tenant's bearer token or an access token
+ * of the authorization server, and SIGHUP re-reads the tenants file.
  */
 import { API_KEY_VARIABLE, ConfigError } from '@polymodal/core';
 import { createLogger, parseLogLevel } from '../logging/create-logger.js';
 import { createTenantAccess, type TenantAccess } from '../tenants/create-tenant-access.js';
+import {
+  isAuthenticationConfigured,
+  OAUTH_ANY_TENANT_VARIABLE,
+  OAUTH_AUDIENCE_VARIABLE,
+  OAUTH_ISSUER_VARIABLE,
+  OAUTH_TENANT_CLAIM_VARIABLE,
+} from '../tenants/read-oauth-settings.js';
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import { describeStartupError } from './describe-startup-error.js';
 import { parseServerArgs } from './parse-server-args.js';
@@ -41,7 +49,8 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     `--http serves Streamable HTTP at http://<host>:<port>/mcp (default 127.0.0.1:${options.defaultPort ?? 3000}),\n` +
     'statelessly; --sessions keeps legacy sessions (for server-to-client requests such as roots).\n' +
     '--allowed-host names a host clients may use in the Host header (repeatable; also POLYMODAL_ALLOWED_HOSTS).\n' +
-    `Off loopback, ${TENANTS_FILE_VARIABLE} is required: a JSON file of tenants and their token hashes.\n` +
+    `Off loopback, ${TENANTS_FILE_VARIABLE} (a JSON file of tenants and their token hashes) or ${OAUTH_ISSUER_VARIABLE}\n` +
+    `with ${OAUTH_AUDIENCE_VARIABLE} (OAuth access tokens of that authorization server) is required.\n` +
     (options.help ? `\n${options.help}\n` : '');
 
   let args: ReturnType<typeof parseServerArgs>;
@@ -68,7 +77,7 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   }
 
   // Checked before anything is built or bound: the process must never listen unprotected, even briefly.
-  const problem = unauthenticatedBindProblem(args.host, Boolean(env[TENANTS_FILE_VARIABLE]?.trim()));
+  const problem = unauthenticatedBindProblem(args.host, isAuthenticationConfigured(env));
   if (problem) {
     writeError(`${options.name}: ${problem}`);
     process.exitCode = 2;
@@ -147,9 +156,18 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   } catch (error) {
     writeError(`${options.name}: ${describeStartupError(error, env)}`);
     await access?.close().catch(() => {});
-    process.exit(ConfigError.isInstance(error) && error.variable === TENANTS_FILE_VARIABLE ? 2 : 1);
+    process.exit(ConfigError.isInstance(error) && AUTH_VARIABLES.has(error.variable ?? '') ? 2 : 1);
   }
 }
+
+/** Variables of authentication: a mistake in one is a usage error (exit 2), like a refused bind. */
+const AUTH_VARIABLES = new Set([
+  TENANTS_FILE_VARIABLE,
+  OAUTH_ISSUER_VARIABLE,
+  OAUTH_AUDIENCE_VARIABLE,
+  OAUTH_TENANT_CLAIM_VARIABLE,
+  OAUTH_ANY_TENANT_VARIABLE,
+]);
 
 function describeServing(
   access: TenantAccess,
@@ -159,9 +177,17 @@ function describeServing(
   const mode = settings.sessions
     ? `stateful sessions (at most ${settings.sessions.maxSessions}, closed after ${Math.round(settings.sessions.idleMs / 1000)} s idle)`
     : 'stateless (no sessions)';
-  const auth =
-    access.mode === 'tenants'
-      ? `bearer tokens of ${access.tenantIds().length} tenant(s) from ${env[TENANTS_FILE_VARIABLE]?.trim()} (SIGHUP reloads it)`
-      : 'no authentication (loopback only)';
+  const methods: string[] = [];
+  if (env[TENANTS_FILE_VARIABLE]?.trim()) {
+    methods.push(
+      `tenants from ${env[TENANTS_FILE_VARIABLE]?.trim()} (${access.tenantIds().length}; SIGHUP reloads it)`,
+    );
+  }
+  if (access.protectedResource) {
+    methods.push(
+      `OAuth access tokens of ${access.protectedResource.document.authorization_servers[0]} for ${access.protectedResource.document.resource}`,
+    );
+  }
+  const auth = access.mode === 'tenants' ? methods.join(' and ') : 'no authentication (loopback only)';
   return `${mode}; ${auth}`;
 }

@@ -165,6 +165,8 @@ async function createAuthenticatedAccess(
     const context = build({
       env: createTenantEnv(env, { id: tenantId, apiKey }),
       name: `${options.name ?? 'polymodal'}[${tenantId}]`,
+      // Keeps this tenant's entries apart in a shared PostgreSQL ledger.
+      tenant: tenantId,
     });
     contexts.set(tenantId, { context, apiKey });
     // The key changed under an open context (the file was edited and not yet reloaded): the old one goes.
@@ -226,69 +228,6 @@ async function createAuthenticatedAccess(
       const tenant = byToken(token);
       if (!tenant) return { ok: false, reason: 'invalid_token' };
       return callerOf(tenant.id, tenant.apiKey);
-    },
-    tenantIds: () => [],
-    openContexts: () => 1,
-    reload: async () => ({ ok: false, tenants: 0, reason: `${TENANTS_FILE_VARIABLE} is not set` }),
-    ready: () => checkWritable(defaultStateDir(env), options.log),
-    onRetired: () => () => {},
-    probeContext: () => context,
-    close: () => context.close(),
-  };
-}
-
-async function createTenantsFileAccess(
-  file: string,
-  env: NodeJS.ProcessEnv,
-  options: TenantAccessOptions,
-): Promise<TenantAccess> {
-  const build = options.createContext ?? createServerContext;
-  const log = options.log;
-  const load = async (): Promise<LoadedTenant[]> => {
-    const configs = await readTenantsFile(file);
-    const loaded = configs.map((config) => loadTenant(config, env, file));
-    for (const tenant of loaded) log?.addSecret(tenant.apiKey);
-    return loaded;
-  };
-
-  let tenants = await load();
-  const contexts = new Map<string, ServerContext>();
-  const listeners = new Set<(tenantId: string) => void>();
-  let closed = false;
-
-  const contextOf = (tenant: LoadedTenant): ServerContext => {
-    let context = contexts.get(tenant.id);
-    if (!context) {
-      context = build({
-        env: createTenantEnv(env, { id: tenant.id, apiKey: tenant.apiKey }),
-        name: `${options.name ?? 'polymodal'}[${tenant.id}]`,
-        // Keeps this tenant's entries apart in a shared PostgreSQL ledger.
-        tenant: tenant.id,
-      });
-      contexts.set(tenant.id, context);
-    }
-    return context;
-  };
-
-  const retire = async (tenantId: string) => {
-    const context = contexts.get(tenantId);
-    contexts.delete(tenantId);
-    for (const listener of listeners) listener(tenantId);
-    await context?.close();
-  };
-
-  if (tenants.length === 0)
-    log?.warning(`${TENANTS_FILE_VARIABLE} lists no tenants: every request is refused`);
-
-  return {
-    mode: 'tenants',
-    authRequired: true,
-    authenticate(authorization) {
-      const token = parseBearerToken(authorization);
-      if (token === undefined) return { ok: false, reason: 'missing_token' };
-      const tenant = closed ? undefined : findTenantByToken(tenants, token);
-      if (!tenant) return { ok: false, reason: 'invalid_token' };
-      return { ok: true, caller: { tenantId: tenant.id, context: contextOf(tenant) } };
     },
     tenantIds: () => tenants.map((tenant) => tenant.id),
     openContexts: () => contexts.size,

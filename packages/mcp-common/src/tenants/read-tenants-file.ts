@@ -3,7 +3,9 @@
  *
  *   {"tenants":[{"id":"team-a","tokenSha256":"<hex>","apiKey":"<platform key, optional>"}]}
  *
- * The file holds only the sha256 of each bearer token, so reading it does not reveal a token. Errors name
+ * The file holds only the sha256 of each bearer token, so reading it does not reveal a token. With OAuth
+ * configured (POLYMODAL_OAUTH_ISSUER) a tenant may have no `tokenSha256`: it is then reached only with an
+ * access token whose tenant claim names its id, and the file gives it its platform key. Errors name
  * the file and the field (`tenants[1].tokenSha256`) and say what to write instead; they never repeat a
  * value from the file, because a mistyped field may hold a token or a key.
  */
@@ -16,8 +18,8 @@ export const TENANTS_FILE_VARIABLE = 'POLYMODAL_TENANTS_FILE';
 
 export interface TenantConfig {
   id: string;
-  /** sha256 of the bearer token, lower-case hex. */
-  tokenSha256: string;
+  /** sha256 of the bearer token, lower-case hex; absent for a tenant reached only through OAuth. */
+  tokenSha256?: string;
   /** The tenant's platform key; absent means POLYMODAL_API_KEY. */
   apiKey?: string;
 }
@@ -28,17 +30,20 @@ const tenantSchema = z.strictObject(
       error:
         'must be 1 to 63 characters of a-z, 0-9, "-" and "_", starting with a letter or digit (it names directories)',
     }),
-    tokenSha256: z.string({ error: 'must be a string' }).regex(/^[0-9a-fA-F]{64}$/, {
-      error:
-        'must be the sha256 of the token as 64 hex digits (e.g. printf %s "$TOKEN" | sha256sum), not the token',
-    }),
+    tokenSha256: z
+      .string({ error: 'must be a string' })
+      .regex(/^[0-9a-fA-F]{64}$/, {
+        error:
+          'must be the sha256 of the token as 64 hex digits (e.g. printf %s "$TOKEN" | sha256sum), not the token',
+      })
+      .optional(),
     apiKey: z
       .string({ error: 'must be a string' })
       .trim()
       .min(1, { error: 'must not be empty (leave it out to use POLYMODAL_API_KEY)' })
       .optional(),
   },
-  { error: 'must be an object with id, tokenSha256 and optionally apiKey' },
+  { error: 'must be an object with id, tokenSha256 (optional with OAuth) and optionally apiKey' },
 );
 
 const fileSchema = z.strictObject(
@@ -69,7 +74,7 @@ export function parseTenantsFile(text: string, source: string): TenantConfig[] {
   }
   const tenants = parsed.data.tenants.map((tenant) => ({
     id: tenant.id,
-    tokenSha256: tenant.tokenSha256.toLowerCase(),
+    ...(tenant.tokenSha256 === undefined ? {} : { tokenSha256: tenant.tokenSha256.toLowerCase() }),
     ...(tenant.apiKey === undefined ? {} : { apiKey: tenant.apiKey }),
   }));
   const ids = new Map<string, number>();
@@ -79,7 +84,7 @@ export function parseTenantsFile(text: string, source: string): TenantConfig[] {
     if (sameId !== undefined) {
       throw invalid(source, `tenants[${index}].id: "${tenant.id}" is also the id of tenants[${sameId}]`);
     }
-    const sameToken = hashes.get(tenant.tokenSha256);
+    const sameToken = tenant.tokenSha256 === undefined ? undefined : hashes.get(tenant.tokenSha256);
     if (sameToken !== undefined) {
       // One token for two tenants would make the caller ambiguous.
       throw invalid(
@@ -88,7 +93,7 @@ export function parseTenantsFile(text: string, source: string): TenantConfig[] {
       );
     }
     ids.set(tenant.id, index);
-    hashes.set(tenant.tokenSha256, index);
+    if (tenant.tokenSha256 !== undefined) hashes.set(tenant.tokenSha256, index);
   });
   return tenants;
 }
