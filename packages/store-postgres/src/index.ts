@@ -3,6 +3,7 @@
  * claims and last reads; plus its versioned migrations.
  */
 export * from './create-postgres-job-ledger.js';
+export * from './create-postgres-speech-governor.js';
 export * from './describe-database-url.js';
 export {
   DEFAULT_SCHEMA,

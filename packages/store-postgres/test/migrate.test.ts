@@ -35,9 +35,12 @@ async function tableExists(schema: string, table: string): Promise<boolean> {
 describe('migrate', () => {
   it('applies each migration once; a second run is a no-op', async () => {
     const schema = server.newSchema();
-    expect(await migrate(admin, { schema })).toEqual({ applied: ['001_job_ledger'], version: 1 });
-    expect(await migrate(admin, { schema })).toEqual({ applied: [], version: 1 });
-    expect(await versions(schema)).toEqual([1]);
+    expect(await migrate(admin, { schema })).toEqual({
+      applied: ['001_job_ledger', '002_speech_governor'],
+      version: 2,
+    });
+    expect(await migrate(admin, { schema })).toEqual({ applied: [], version: 2 });
+    expect(await versions(schema)).toEqual([1, 2]);
     expect(await tableExists(schema, 'job_ledger')).toBe(true);
   });
 
@@ -46,9 +49,9 @@ describe('migrate', () => {
     const pools = Array.from({ length: 4 }, () => adminPool(server.url));
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
-      expect(results.flatMap((result) => result.applied)).toEqual(['001_job_ledger']);
-      expect(results.map((result) => result.version)).toEqual([1, 1, 1, 1]);
-      expect(await versions(schema)).toEqual([1]);
+      expect(results.flatMap((result) => result.applied)).toEqual(['001_job_ledger', '002_speech_governor']);
+      expect(results.map((result) => result.version)).toEqual([2, 2, 2, 2]);
+      expect(await versions(schema)).toEqual([1, 2]);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
@@ -66,7 +69,7 @@ describe('migrate', () => {
         ),
       );
       expect(inserts.filter((result) => result.inserted)).toHaveLength(1);
-      expect(await versions(schema)).toEqual([1]);
+      expect(await versions(schema)).toEqual([1, 2]);
     } finally {
       await Promise.all(ledgers.map((ledger) => ledger.close()));
     }
@@ -108,14 +111,14 @@ describe('migrate', () => {
     const shipped = await loadMigrations();
     await migrate(admin, { schema, migrations: shipped });
     const broken = {
-      version: 2,
-      name: '002_broken',
+      version: 3,
+      name: '003_broken',
       sql: 'CREATE TABLE half_done (x integer); ALTER TABLE no_such_table ADD COLUMN y integer;',
     };
     await expect(migrate(admin, { schema, migrations: [...shipped, broken] })).rejects.toThrow(
       /no_such_table/,
     );
-    expect(await versions(schema)).toEqual([1]);
+    expect(await versions(schema)).toEqual([1, 2]);
     expect(await tableExists(schema, 'half_done')).toBe(false);
   });
 });
@@ -133,7 +136,7 @@ describe('polymodal-migrate', () => {
     expect(await runMigrateCli({ argv: ['--schema', schema], env, stderr: first.stderr })).toBe(0);
     expect(first.text()).toContain('applied 001_job_ledger');
     expect(first.text()).toContain(
-      `postgres://postgres:***@127.0.0.1:${server.port}/postgres (schema ${schema}) is at version 1`,
+      `postgres://postgres:***@127.0.0.1:${server.port}/postgres (schema ${schema}) is at version 2`,
     );
     const second = capture();
     expect(await runMigrateCli({ argv: [`--schema=${schema}`], env, stderr: second.stderr })).toBe(0);
@@ -186,6 +189,6 @@ describe('polymodal-migrate', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect({ code, stdout }).toEqual({ code: 0, stdout: '' });
     expect(stderr).toContain('applied 001_job_ledger');
-    expect(await versions(schema)).toEqual([1]);
+    expect(await versions(schema)).toEqual([1, 2]);
   });
 });

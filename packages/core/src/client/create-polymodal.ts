@@ -14,7 +14,7 @@ import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/inde
 import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
 import { createReadingScoreClient, type ReadingScoreClient } from '../reading-score/index.js';
-import { createSpeechClient, type SpeechClient } from '../speech-synthesis/index.js';
+import { createSpeechClient, type SpeechClient, type SpeechGovernor } from '../speech-synthesis/index.js';
 import { createThaiAsrClient, type ThaiAsrClient } from '../thai-asr/index.js';
 import {
   type CatalogVideoClient,
@@ -50,8 +50,11 @@ export interface PolymodalOptions {
   pollIntervalMs?: number;
   /** Minimum time between two reads of a video, flashcards or reading-score job (default 3/3/2 s; tests only). */
   mediaPollIntervalMs?: number;
-  /** Speech synthesis: the key's concurrentSessions when known, and tasks in flight until it is. */
-  speech?: { concurrentSessions?: number; initialConcurrency?: number };
+  /**
+   * Speech synthesis: the key's concurrentSessions when known, and tasks in flight until it is; or a
+   * governor shared by several processes on the key (then those two are the governor's own settings).
+   */
+  speech?: { concurrentSessions?: number; initialConcurrency?: number; governor?: SpeechGovernor };
 }
 
 export interface Polymodal {
@@ -130,6 +133,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
       ...(options.speech?.initialConcurrency === undefined
         ? {}
         : { initialConcurrency: options.speech.initialConcurrency }),
+      ...(options.speech?.governor === undefined ? {} : { governor: options.speech.governor }),
     }),
     media,
     llm: createLlmClient({ http: keyHttp, apiKey: config.apiKey }),

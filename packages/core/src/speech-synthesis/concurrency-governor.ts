@@ -19,6 +19,29 @@ export interface Slot {
   release(): void;
 }
 
+export interface AcquireOptions {
+  signal?: AbortSignal | undefined;
+  onPosition?: ((position: number) => void) | undefined;
+  front?: boolean;
+}
+
+/**
+ * What the speech client needs of a governor: this process's `ConcurrencyGovernor`, or one shared by
+ * server replicas (store-postgres keeps the slots as lease rows), so that several processes on one key
+ * stay within its limit together.
+ */
+export interface SpeechGovernor {
+  /** The key's limit, once configured or learned. */
+  readonly limit: number | undefined;
+  /** Slots this process holds. */
+  readonly active: number;
+  /** Callers of this process waiting for a slot. */
+  readonly queued: number;
+  /** Adopts the limit a 429 reported (at least 1). */
+  learn(concurrentLimit: number): void;
+  acquire(options?: AcquireOptions): Promise<Slot>;
+}
+
 interface Waiter {
   grant: (slot: Slot) => void;
   fail: (reason: unknown) => void;
@@ -26,7 +49,7 @@ interface Waiter {
   lastPosition: number;
 }
 
-export class ConcurrencyGovernor {
+export class ConcurrencyGovernor implements SpeechGovernor {
   #limit: number | undefined;
   #initialLimit: number;
   #active = 0;
@@ -62,13 +85,7 @@ export class ConcurrencyGovernor {
    * is free at once). `front` puts the caller ahead of the queue (work that already had its turn). An
    * abort removes the caller from the queue.
    */
-  acquire(
-    options: {
-      signal?: AbortSignal | undefined;
-      onPosition?: ((position: number) => void) | undefined;
-      front?: boolean;
-    } = {},
-  ): Promise<Slot> {
+  acquire(options: AcquireOptions = {}): Promise<Slot> {
     const { signal } = options;
     signal?.throwIfAborted();
     if (this.#queue.length === 0 && this.#active < this.#effectiveLimit()) {

@@ -50,7 +50,7 @@ import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { createMultipartFieldsBody, createMultipartFileBody } from '../upload/index.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { checkJobId } from '../video/video-job-client.js';
-import { ConcurrencyGovernor, type Slot } from './concurrency-governor.js';
+import { ConcurrencyGovernor, type Slot, type SpeechGovernor } from './concurrency-governor.js';
 import { splitSpeechText } from './split-speech-text.js';
 
 export const SPEECH_SYNTHESIS_SERVICE = 'speech-synthesis';
@@ -77,6 +77,11 @@ export interface SpeechClientOptions {
   concurrentSessions?: number;
   /** Tasks in flight while the limit is unknown. Default 4. */
   initialConcurrency?: number;
+  /**
+   * The governor to take slots from, e.g. one shared by server replicas on one key; then
+   * `concurrentSessions` and `initialConcurrency` are the governor's to apply. Default: one of this client.
+   */
+  governor?: SpeechGovernor;
   /** Used for 429 pauses, and by the default engine. */
   sleep?: SleepFunction;
   random?: () => number;
@@ -217,7 +222,7 @@ export interface SpeechClient {
   registerVoice(options: RegisterVoiceOptions): Promise<RegisteredVoice>;
   /** Voices this installation registered, newest first (from the job ledger). */
   listVoices(): Promise<LedgerEntry[]>;
-  readonly governor: ConcurrencyGovernor;
+  readonly governor: SpeechGovernor;
   stats(): SpeechStats;
 }
 
@@ -254,10 +259,12 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
   const now = options.now ?? Date.now;
   const engine = options.engine ?? createJobEngine({ sleep, random, now });
   const ledger = engine.ledger;
-  const governor = new ConcurrencyGovernor({
-    ...(options.concurrentSessions === undefined ? {} : { limit: options.concurrentSessions }),
-    ...(options.initialConcurrency === undefined ? {} : { initialLimit: options.initialConcurrency }),
-  });
+  const governor: SpeechGovernor =
+    options.governor ??
+    new ConcurrencyGovernor({
+      ...(options.concurrentSessions === undefined ? {} : { limit: options.concurrentSessions }),
+      ...(options.initialConcurrency === undefined ? {} : { initialLimit: options.initialConcurrency }),
+    });
   /** Slots held by unfinished tasks, released when a read sees the task ready. */
   const held = new Map<string, { slot: Slot; timer: NodeJS.Timeout }>();
   const stats: SpeechStats = { posts: 0, busyAnswers: 0, peakActive: 0 };

@@ -1,0 +1,108 @@
+/**
+ * The speech governor shared by replicas, against a real PostgreSQL: two governors with a pool each stand
+ * in for two replicas on one platform key. What a user notices: never more tasks at once than the key
+ * allows, whichever replica runs them, and the slots of a replica that died come back within the lease.
+ */
+import type { Slot } from '@polymodal/core';
+import type pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPostgresPool,
+  createPostgresSpeechGovernor,
+  type PostgresSpeechGovernor,
+} from '../src/index.js';
+import { adminPool, startPostgres, type TestPostgres } from './helpers/start-postgres.js';
+
+const KEY = 'pm_live_sharedSpeechKey77';
+let server: TestPostgres;
+let admin: pg.Pool;
+const pools: pg.Pool[] = [];
+const governors: PostgresSpeechGovernor[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+  admin = adminPool(server.url);
+});
+afterAll(async () => {
+  await admin?.end();
+  await server?.destroy();
+});
+afterEach(async () => {
+  await Promise.all(governors.splice(0).map((governor) => governor.close()));
+  await Promise.all(pools.splice(0).map((pool) => (pool.ended ? undefined : pool.end())));
+});
+
+/** A governor on a pool of its own: one replica. */
+function replica(schema: string, options: { leaseMs?: number; renewMs?: number } = {}) {
+  const pool = createPostgresPool({ connectionString: server.url, poolSize: 3 });
+  pools.push(pool);
+  const governor = createPostgresSpeechGovernor({ pool, apiKey: KEY, schema, retryMs: 50, ...options });
+  governors.push(governor);
+  return { pool, governor };
+}
+
+async function liveLeases(schema: string): Promise<number> {
+  const { rows } = await admin.query<{ count: string }>(
+    `SELECT count(*) FROM "${schema}".speech_governor_leases WHERE expires_at > now()`,
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+describe('createPostgresSpeechGovernor', () => {
+  it('two replicas on one key with a learned limit of 3: never more than 3 slots at once, all work done', async () => {
+    const schema = server.newSchema();
+    const first = replica(schema).governor;
+    const second = replica(schema).governor;
+    first.learn(3);
+    await first.settled();
+    let running = 0;
+    let peak = 0;
+    let peakLeases = 0;
+    const task = async (governor: PostgresSpeechGovernor) => {
+      const slot = await governor.acquire();
+      running += 1;
+      peak = Math.max(peak, running);
+      peakLeases = Math.max(peakLeases, await liveLeases(schema));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      running -= 1;
+      slot.release();
+    };
+    await Promise.all(Array.from({ length: 12 }, (_, index) => task(index % 2 === 0 ? first : second)));
+    expect(peak).toBe(3);
+    expect(peakLeases).toBeLessThanOrEqual(3);
+    // The second replica never saw a 429: it took the limit the first one stored.
+    expect(second.limit).toBe(3);
+    await Promise.all([first.settled(), second.settled()]);
+    expect(await liveLeases(schema)).toBe(0);
+    // Only the key's sha256 is stored.
+    const stored = await admin.query(`SELECT key_sha256 FROM "${schema}".speech_governor_keys`);
+    expect(JSON.stringify(stored.rows)).not.toContain(KEY);
+  });
+
+  it("a dead replica's slots stay taken while it renews them and come back within the lease once it stops", async () => {
+    const schema = server.newSchema();
+    const doomed = replica(schema, { leaseMs: 1_500, renewMs: 300 });
+    const survivor = replica(schema, { leaseMs: 1_500, renewMs: 300 }).governor;
+    doomed.governor.learn(3);
+    await doomed.governor.settled();
+    const slots: Slot[] = await Promise.all([1, 2, 3].map(() => doomed.governor.acquire()));
+    expect(slots).toHaveLength(3);
+    let granted = false;
+    const waiting = survivor.acquire().then((slot) => {
+      granted = true;
+      return slot;
+    });
+    // Longer than a lease: renewals keep the slots, so the survivor still waits.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(granted).toBe(false);
+    expect(await liveLeases(schema)).toBe(3);
+
+    // The replica dies: its connections go, nothing is released, nothing renewed.
+    const diedAt = Date.now();
+    await doomed.pool.end();
+    const slot = await waiting;
+    expect(Date.now() - diedAt).toBeLessThan(1_500 + 1_000);
+    expect(survivor.active).toBe(1);
+    slot.release();
+  });
+});
