@@ -1,0 +1,387 @@
+/**
+ * OAuth access tokens over real HTTP: a test authorization server on loopback (RFC 8414 metadata and a
+ * JWKS), tokens signed with jose, the real SDK client and the sandbox as the platform. A good token reaches
+ * its tenant's jobs; expired, wrong-audience, wrong-issuer, forged and unsigned tokens get 401 with the
+ * protected-resource metadata in the challenge; a token without a tenant gets 403 saying why; the RFC 9728
+ * document is public; bearer tenant tokens keep working beside OAuth.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MEETING_SERVICE } from '@polymodal/core';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
+import { registerListJobsTool } from '../src/jobs/register-list-jobs-tool.js';
+import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
+import type { ServerFactory } from '../src/runners/server-instance.js';
+import { unauthenticatedBindProblem } from '../src/runners/unauthenticated-bind-problem.js';
+import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
+import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
+import { isAuthenticationConfigured } from '../src/tenants/read-oauth-settings.js';
+
+const AUDIENCE = 'https://mcp.example.test/mcp';
+const METADATA_URL = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp';
+const BEARER_TOKEN_B = 'token-of-team-b-77d02e';
+const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const createJobsServer: ServerFactory = (request) =>
+  createPolymodalServer({
+    name: 'jobs',
+    title: 'Jobs',
+    version: '1.0.0',
+    instructions: 'Lists jobs.',
+    deps: { context: request?.context },
+    register(server, tools) {
+      registerListJobsTool(server, {
+        ledger: tools.context.ledger,
+        services: [MEETING_SERVICE],
+        secrets: tools.context.secrets,
+      });
+    },
+  });
+
+/** An authorization server as far as a resource server sees one: its metadata and its public keys. */
+async function startAuthorizationServer() {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'key-1', alg: 'ES256', use: 'sig' };
+  let issuer = '';
+  const server = http.createServer((request, response) => {
+    const send = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body));
+    };
+    if (request.url === '/.well-known/oauth-authorization-server') {
+      send(200, { issuer, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'] });
+    } else if (request.url === '/jwks') {
+      send(200, { keys: [jwk] });
+    } else {
+      send(404, { error: 'not found' });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const sign = (claims: JWTPayload, options: { expiresIn?: number | string } = {}) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: 'key-1', typ: 'at+jwt' })
+      .setIssuer(claims.iss ?? issuer)
+      .setAudience(claims.aud ?? AUDIENCE)
+      .setSubject('user-1')
+      .setIssuedAt()
+      .setExpirationTime(options.expiresIn ?? '5m')
+      .sign(privateKey);
+  return {
+    issuer,
+    sign,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function rawRequest(url: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: body === undefined ? 'GET' : 'POST', headers },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk) => {
+          text += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+async function connectWithToken(url: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'oauth-client', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+describe('HTTP with OAuth access tokens', () => {
+  let sandbox: Sandbox;
+  let authorization: Awaited<ReturnType<typeof startAuthorizationServer>>;
+  let root: string;
+  let env: NodeJS.ProcessEnv;
+  let access: TenantAccess | undefined;
+  let handle: HttpServerHandle | undefined;
+  let built: { env: NodeJS.ProcessEnv; context: ServerContext }[];
+
+  const start = async (overrides: NodeJS.ProcessEnv = {}, host = '127.0.0.1') => {
+    access = await createTenantAccess({
+      env: { ...env, ...overrides },
+      name: 'jobs',
+      createContext(contextOptions) {
+        const context = createServerContext(contextOptions);
+        built.push({ env: contextOptions.env ?? {}, context });
+        return context;
+      },
+    });
+    handle = await runHttpServer(createJobsServer, { port: 0, host, access, probe: false });
+    return handle;
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ speed: 100 });
+    authorization = await startAuthorizationServer();
+  });
+  afterAll(async () => {
+    await authorization?.close();
+    await sandbox?.close();
+  });
+  beforeEach(async () => {
+    built = [];
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-oauth-'));
+    const tenantsFile = path.join(root, 'tenants.json');
+    await writeFile(
+      tenantsFile,
+      JSON.stringify({
+        tenants: [
+          // Reached only with an access token naming it.
+          { id: 'team-a', apiKey: sandbox.apiKey },
+          // Reached with its bearer token (and with an access token naming it).
+          { id: 'team-b', tokenSha256: sha256(BEARER_TOKEN_B), apiKey: sandbox.apiKey2 },
+        ],
+      }),
+    );
+    env = {
+      POLYMODAL_BASE_URL: sandbox.url,
+      POLYMODAL_TENANTS_FILE: tenantsFile,
+      POLYMODAL_OAUTH_ISSUER: authorization.issuer,
+      POLYMODAL_OAUTH_AUDIENCE: AUDIENCE,
+      POLYMODAL_STATE_DIR: path.join(root, 'state'),
+      POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+      POLYMODAL_LOG_LEVEL: 'error',
+    };
+  });
+  afterEach(async () => {
+    await handle?.close();
+    await access?.close();
+    handle = undefined;
+    access = undefined;
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("serves a valid access token its tenant's jobs, and bearer tenant tokens still work beside OAuth", async () => {
+    const { url } = await start();
+    const tokenA = await authorization.sign({ tenant: 'team-a' });
+    const clientA = await connectWithToken(url, tokenA);
+    expect((await clientA.callTool({ name: 'list_jobs', arguments: {} })).structuredContent).toMatchObject({
+      count: 0,
+    });
+    // A job recorded for team-a shows in team-a's list_jobs only.
+    const teamA = built.find((entry) => entry.env.POLYMODAL_STATE_DIR?.endsWith(`${path.sep}team-a`));
+    await teamA?.context.ledger.insert({
+      service: MEETING_SERVICE,
+      fingerprint: 'recording-of-team-a',
+      id: 'job-of-team-a',
+      lastStatus: 'PENDING',
+    });
+    const listedA = await clientA.callTool({ name: 'list_jobs', arguments: {} });
+    expect(listedA.structuredContent).toMatchObject({ count: 1, jobs: [{ jobId: 'job-of-team-a' }] });
+    await clientA.close();
+
+    const clientB = await connectWithToken(url, BEARER_TOKEN_B);
+    const listedB = await clientB.callTool({ name: 'list_jobs', arguments: {} });
+    expect(listedB.structuredContent).toMatchObject({ count: 0, jobs: [] });
+    await clientB.close();
+
+    expect(
+      built.map((entry) => [path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''), entry.env.POLYMODAL_API_KEY]),
+    ).toEqual([
+      ['team-a', sandbox.apiKey],
+      ['team-b', sandbox.apiKey2],
+    ]);
+  });
+
+  it('refuses expired, wrong-audience, wrong-issuer, forged and unsigned tokens with 401 naming the metadata', async () => {
+    const { url, port } = await start();
+    const host = { host: `127.0.0.1:${port}` };
+    const now = Math.floor(Date.now() / 1000);
+    const forger = await generateKeyPair('ES256');
+    const good = await authorization.sign({ tenant: 'team-a' });
+    const [header, , signature] = good.split('.');
+    const cases: [string, string, RegExp][] = [
+      ['expired', await authorization.sign({ tenant: 'team-a' }, { expiresIn: now - 120 }), /expired/],
+      [
+        'another audience',
+        await authorization.sign({ tenant: 'team-a', aud: 'https://other.example.test/mcp' }),
+        /another resource/,
+      ],
+      [
+        'another issuer',
+        await authorization.sign({ tenant: 'team-a', iss: 'https://issuer.example.test' }),
+        /another authorization server/,
+      ],
+      [
+        'a forged signature',
+        await new SignJWT({ tenant: 'team-a' })
+          .setProtectedHeader({ alg: 'ES256', kid: 'key-1' })
+          .setIssuer(authorization.issuer)
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
+          .sign(forger.privateKey),
+        /signature/,
+      ],
+      [
+        'a signature taken from another token',
+        `${header}.${base64url({ tenant: 'team-b', iss: authorization.issuer, aud: AUDIENCE, exp: now + 300 })}.${signature}`,
+        /signature/,
+      ],
+      [
+        'alg none',
+        `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ tenant: 'team-a', iss: authorization.issuer, aud: AUDIENCE, exp: now + 300 })}.`,
+        /algorithm|not a valid/,
+      ],
+      [
+        'an HMAC signature',
+        await new SignJWT({ tenant: 'team-a' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuer(authorization.issuer)
+          .setAudience(AUDIENCE)
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode('a shared secret of thirty-two bytes!')),
+        /algorithm/,
+      ],
+    ];
+    for (const [what, token, reason] of cases) {
+      const refused = await rawRequest(
+        url,
+        { ...JSON_HEADERS, ...host, authorization: `Bearer ${token}` },
+        INITIALIZE,
+      );
+      expect(refused.status, what).toBe(401);
+      expect(refused.headers['www-authenticate'], what).toContain(`resource_metadata="${METADATA_URL}"`);
+      expect(refused.headers['www-authenticate'], what).toContain('error="invalid_token"');
+      expect(JSON.parse(refused.body).error.message, what).toMatch(reason);
+      expect(refused.body, what).not.toContain(token);
+    }
+    await expect(connectWithToken(url, cases[0]?.[1] ?? '')).rejects.toThrow(/401|unauthorized/i);
+
+    const missing = await rawRequest(url, { ...JSON_HEADERS, ...host }, INITIALIZE);
+    expect(missing.status).toBe(401);
+    expect(missing.headers['www-authenticate']).toBe(
+      `Bearer realm="polymodal", resource_metadata="${METADATA_URL}"`,
+    );
+    expect(JSON.parse(missing.body).error.message).toContain(authorization.issuer);
+    // Nobody got in: no tenant context was built.
+    expect(built).toEqual([]);
+  });
+
+  it('refuses with 403 and its reason a valid token without a tenant claim, or for a tenant not served here', async () => {
+    const { url, port } = await start();
+    const host = { host: `127.0.0.1:${port}` };
+    const noTenant = await authorization.sign({ scope: 'mcp' });
+    const refused = await rawRequest(
+      url,
+      { ...JSON_HEADERS, ...host, authorization: `Bearer ${noTenant}` },
+      INITIALIZE,
+    );
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error.message).toMatch(/no "tenant" claim naming a tenant/);
+
+    const unlisted = await authorization.sign({ tenant: 'team-z' });
+    const other = await rawRequest(
+      url,
+      { ...JSON_HEADERS, ...host, authorization: `Bearer ${unlisted}` },
+      INITIALIZE,
+    );
+    expect(other.status).toBe(403);
+    expect(JSON.parse(other.body).error.message).toMatch(/tenant "team-z" is not served here/);
+
+    const unsafe = await authorization.sign({ tenant: '../team-a' });
+    const traversal = await rawRequest(
+      url,
+      { ...JSON_HEADERS, ...host, authorization: `Bearer ${unsafe}` },
+      INITIALIZE,
+    );
+    expect(traversal.status).toBe(403);
+    expect(built).toEqual([]);
+  });
+
+  it('reads the tenant from the configured claim, and serves unlisted tenants with POLYMODAL_API_KEY only when asked to', async () => {
+    const { url } = await start({
+      POLYMODAL_OAUTH_TENANT_CLAIM: 'org_id',
+      POLYMODAL_OAUTH_ANY_TENANT: '1',
+      POLYMODAL_API_KEY: sandbox.apiKey2,
+    });
+    const client = await connectWithToken(
+      url,
+      await authorization.sign({ org_id: 'team-z', tenant: 'team-a' }),
+    );
+    expect((await client.callTool({ name: 'list_jobs', arguments: {} })).isError).toBeFalsy();
+    await client.close();
+    expect(
+      built.map((entry) => [path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''), entry.env.POLYMODAL_API_KEY]),
+    ).toEqual([['team-z', sandbox.apiKey2]]);
+  });
+
+  it('publishes the RFC 9728 metadata without authentication, at the root and endpoint-suffixed addresses', async () => {
+    const { port } = await start();
+    const expected = {
+      resource: AUDIENCE,
+      authorization_servers: [authorization.issuer],
+      bearer_methods_supported: ['header'],
+    };
+    for (const address of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
+      const document = await rawRequest(`http://127.0.0.1:${port}${address}`, { host: `127.0.0.1:${port}` });
+      expect(document.status, address).toBe(200);
+      expect(document.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(document.body), address).toEqual(expected);
+      expect(document.body).not.toContain(sandbox.apiKey);
+    }
+  });
+
+  it('counts OAuth alone as authentication off loopback: no refusal to bind 0.0.0.0', async () => {
+    const oauthOnly = {
+      POLYMODAL_OAUTH_ISSUER: authorization.issuer,
+      POLYMODAL_OAUTH_AUDIENCE: AUDIENCE,
+    };
+    expect(isAuthenticationConfigured(oauthOnly)).toBe(true);
+    expect(unauthenticatedBindProblem('0.0.0.0', isAuthenticationConfigured(oauthOnly))).toBeUndefined();
+    expect(unauthenticatedBindProblem('0.0.0.0', isAuthenticationConfigured({}))).toMatch(
+      /POLYMODAL_OAUTH_ISSUER/,
+    );
+    const { POLYMODAL_TENANTS_FILE: _file, ...withoutFile } = env;
+    env = withoutFile;
+    const served = await start(
+      { POLYMODAL_OAUTH_ANY_TENANT: '1', POLYMODAL_API_KEY: sandbox.apiKey },
+      '0.0.0.0',
+    );
+    expect(served.port).toBeGreaterThan(0);
+  });
+});
