@@ -12,6 +12,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
+import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
 /** What every tool of a Polymodal server receives. */
 export interface ToolContext {
@@ -30,6 +31,19 @@ export interface PolymodalServerDeps {
   env?: NodeJS.ProcessEnv;
   /** Overrides the context's tool deadline (tests). */
   toolDeadlineSeconds?: number;
+  /** Only tools annotated read-only (nothing spends credits or changes anything); default POLYMODAL_READ_ONLY. */
+  readOnly?: boolean;
+  /** Registers the tools on another server (the combined one) instead of a new one; the rest is ignored. */
+  mount?: ToolMount;
+}
+
+/** Where a server's tools go when it is part of a combined server. */
+export interface ToolMount {
+  server: McpServer;
+  /** The combined server's context, roots and deadline, shared by every server mounted on it. */
+  tools: ToolContext;
+  /** Tools the combined server registers once itself (`list_jobs`): each mounted server's own is dropped. */
+  dropped?: readonly string[];
 }
 
 export interface PolymodalServerOptions<T extends ToolContext> {
@@ -51,6 +65,7 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   options: PolymodalServerOptions<T>,
 ): ServerInstance {
   const deps = options.deps ?? {};
+  if (deps.mount) return mountTools(options, deps.mount);
   const ownsContext = deps.context === undefined;
   const context = deps.context ?? createServerContext({ env: deps.env, name: options.name });
   const server = new McpServer(
@@ -64,7 +79,10 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
     roots,
     toolDeadlineSeconds: deps.toolDeadlineSeconds ?? context.toolDeadlineSeconds,
   };
-  options.register(server, options.toolContext ? options.toolContext(common) : (common as T));
+  const readOnly = deps.readOnly ?? readReadOnly(deps.env ?? process.env);
+  registerToolsWhere(server, readOnly ? isReadOnlyTool : () => true, () =>
+    options.register(server, options.toolContext ? options.toolContext(common) : (common as T)),
+  );
   return {
     server,
     async cleanup() {
@@ -72,4 +90,22 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
       if (ownsContext) await context.close();
     },
   };
+}
+
+function mountTools<T extends ToolContext>(
+  options: PolymodalServerOptions<T>,
+  mount: ToolMount,
+): ServerInstance {
+  const dropped = new Set(mount.dropped ?? []);
+  registerToolsWhere(
+    mount.server,
+    (name) => !dropped.has(name),
+    () =>
+      options.register(
+        mount.server,
+        options.toolContext ? options.toolContext(mount.tools) : (mount.tools as T),
+      ),
+  );
+  // The combined server owns the context, the logging and the connection: nothing to release here.
+  return { server: mount.server, cleanup: async () => {} };
 }

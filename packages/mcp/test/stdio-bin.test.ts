@@ -1,0 +1,71 @@
+/**
+ * The built `polymodal-mcp` bin over stdio, as a host starts it: the chosen toolsets and read-only mode from
+ * the command line, and a real tool call against the sandbox.
+ */
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
+
+describe('the built polymodal-mcp bin over stdio', () => {
+  let sandbox: Sandbox;
+  let root: string;
+  let client: Client;
+  let stderr = '';
+
+  beforeAll(async () => {
+    await access(BIN).catch(() => {
+      throw new Error(
+        `${BIN} is missing: build the package first (pnpm turbo run build --filter=@polymodal/mcp...)`,
+      );
+    });
+    sandbox = await startSandbox({ speed: 100 });
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-combined-bin-'));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--toolsets', 'media,speech', '--read-only'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        POLYMODAL_BASE_URL: sandbox.url,
+        POLYMODAL_API_KEY: sandbox.apiKey,
+        POLYMODAL_STATE_DIR: path.join(root, 'state'),
+        POLYMODAL_ALLOWED_DIRS: root,
+        POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+      },
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    client = new Client({ name: 'bin-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await sandbox?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('lists only read-only media and speech tools and answers a call from the platform', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toContain('list_video_models');
+    expect(names).toContain('list_llm_models');
+    expect(names).not.toContain('get_meeting');
+    expect(names).not.toContain('generate_video');
+    for (const tool of tools) expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+
+    const result = await client.callTool({ name: 'list_video_models', arguments: {} });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const models = (result.structuredContent as { models: { id: string }[] }).models;
+    expect(models.length).toBeGreaterThan(0);
+    expect(stderr).not.toContain(sandbox.apiKey);
+  });
+});
