@@ -4,13 +4,14 @@
  * Each server's `server.ts` is one call of this, so what every server does alike lives here once (and a
  * move to the SDK's next major version touches this file, not three).
  *
- * A shared context (the HTTP runner's per-tenant one) serves many clients at once, so no client's roots
- * are applied to its file access: they would widen what every other client of the tenant may read, and a
- * remote client's roots name directories on its own machine, not on the server's.
+ * A shared context (the HTTP runner's per-tenant one) serves many clients at once, so a client's roots are
+ * never applied to its file access (they would widen what every other client of the tenant may read): they
+ * apply to that client's own tool calls only, asked for within a call (see `syncSessionRoots`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
+import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
@@ -58,9 +59,6 @@ export interface PolymodalServerOptions<T extends ToolContext> {
   register: (server: McpServer, tools: T) => void;
 }
 
-/** Roots of a server on a shared context: the configured directories only, nothing to wait for. */
-const FIXED_ROOTS: RootsSync = { ready: async () => {}, refresh: async () => {} };
-
 export function createPolymodalServer<T extends ToolContext = ToolContext>(
   options: PolymodalServerOptions<T>,
 ): ServerInstance {
@@ -73,7 +71,9 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
     { capabilities: { logging: {} }, instructions: options.instructions },
   );
   const detachLog = context.log.attach(server);
-  const roots = ownsContext ? syncRoots(server, context.files, { log: context.log }) : FIXED_ROOTS;
+  const roots = ownsContext
+    ? syncRoots(server, context.files, { log: context.log })
+    : syncSessionRoots(server, context.files, { log: context.log, env: deps.env });
   const common: ToolContext = {
     context,
     roots,

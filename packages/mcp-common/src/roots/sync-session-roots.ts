@@ -1,0 +1,152 @@
+/**
+ * MCP roots for a server on a shared context (the HTTP runner's per-tenant one): the client's roots widen
+ * what this client's own tool calls may read, and nobody else's.
+ *
+ * Roots are asked for within a tool call, as a request related to that call (`extra.sendRequest`), so over
+ * Streamable HTTP the request travels on the call's own response stream: a `roots/list` sent from
+ * `oninitialized` would go to the standalone GET stream, which the client has not opened yet, and be
+ * dropped. They are asked on the first call that needs files (`ready()`) and again after
+ * `notifications/roots/list_changed`. Only a session can carry such a request: a stateless server never
+ * saw the client's capabilities, so it asks nothing and the configured directories alone apply.
+ *
+ * The shared FileAccess is also the one the platform client reads files through, so it cannot be swapped
+ * for a session's; instead each tool call runs in an AsyncLocalStorage scope naming its session, and the
+ * shared FileAccess answers a call of a session that has roots with that session's own FileAccess (the
+ * configured directories plus the session's roots). Outside such a call it answers exactly as before.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ListRootsResultSchema,
+  RootsListChangedNotificationSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createFileAccess, type FileAccess } from '@polymodal/core';
+import type { Logger } from '../logging/create-logger.js';
+import { fileUrisToPaths, type RootsSync } from './sync-roots.js';
+
+type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+interface SessionRoots {
+  /** The shared FileAccess this session's view is layered on. */
+  base: FileAccess;
+  /** The configured directories plus this session's roots; undefined while it has none. */
+  view: FileAccess | undefined;
+}
+
+interface ToolCallScope {
+  session: SessionRoots;
+  extra: ToolCallExtra;
+}
+
+const scopes = new AsyncLocalStorage<ToolCallScope>();
+
+/** The shared FileAccess's own methods, kept before it is layered, so a view is built from the real ones. */
+const originals = new WeakMap<
+  FileAccess,
+  Pick<FileAccess, 'allowedDirs' | 'resolveReadable' | 'openReadable'>
+>();
+
+export interface SyncSessionRootsOptions {
+  log?: Logger;
+  /** Upper bound on one roots/list request, so a silent client cannot stall tool calls. */
+  timeoutMs?: number;
+  /** For `~` in paths the session reads (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function syncSessionRoots(
+  server: McpServer,
+  files: FileAccess,
+  options: SyncSessionRootsOptions = {},
+): RootsSync {
+  const timeoutMs = options.timeoutMs ?? 5_000;
+  const base = layerOnce(files);
+  const session: SessionRoots = { base: files, view: undefined };
+  let stale = true;
+  let generation = 0;
+  let pending: Promise<void> = Promise.resolve();
+
+  const load = async (extra: ToolCallExtra, ticket: number) => {
+    try {
+      const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, {
+        timeout: timeoutMs,
+      });
+      // A slower, older answer must not overwrite a newer one.
+      if (ticket !== generation) return;
+      const dirs = fileUrisToPaths(roots.map((root) => root.uri));
+      session.view =
+        dirs.length === 0
+          ? undefined
+          : createFileAccess({
+              allowedDirs: [...base.allowedDirs(), ...dirs],
+              outputDir: files.outputDir,
+              env: options.env ?? process.env,
+            });
+      options.log?.debug(`this session reads ${dirs.length} MCP root(s) besides the configured directories`);
+    } catch (error) {
+      // Asked again only after list_changed: a client that does not answer must not cost every call 5 s.
+      options.log?.warning('could not read the client roots; only POLYMODAL_ALLOWED_DIRS apply', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+
+  const refresh = () => {
+    const scope = scopes.getStore();
+    if (scope?.session !== session || !server.server.getClientCapabilities()?.roots) return pending;
+    stale = false;
+    generation += 1;
+    pending = load(scope.extra, generation);
+    return pending;
+  };
+
+  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    stale = true;
+  });
+  scopeToolCalls(server, session);
+
+  return {
+    ready: () => (stale ? refresh() : pending),
+    refresh,
+  };
+}
+
+/** Runs every tool callback registered on `server` from now on within its session's scope. */
+function scopeToolCalls(server: McpServer, session: SessionRoots): void {
+  const registerTool = server.registerTool.bind(server) as (...args: unknown[]) => unknown;
+  const scoped = (...args: unknown[]) => {
+    const callback = args[args.length - 1];
+    if (typeof callback === 'function') {
+      // The SDK calls it as (args, extra) or, without an input schema, (extra): extra is last either way.
+      args[args.length - 1] = (...callArgs: unknown[]) =>
+        scopes.run({ session, extra: callArgs[callArgs.length - 1] as ToolCallExtra }, () =>
+          (callback as (...values: unknown[]) => unknown)(...callArgs),
+        );
+    }
+    return registerTool(...args);
+  };
+  server.registerTool = scoped as unknown as McpServer['registerTool'];
+}
+
+/** Makes `files` answer a scoped call of a session with roots through that session's view; once per object. */
+function layerOnce(files: FileAccess): Pick<FileAccess, 'allowedDirs' | 'resolveReadable' | 'openReadable'> {
+  const known = originals.get(files);
+  if (known) return known;
+  const own = {
+    allowedDirs: files.allowedDirs,
+    resolveReadable: files.resolveReadable,
+    openReadable: files.openReadable,
+  };
+  originals.set(files, own);
+  const viewOf = () => {
+    const scope = scopes.getStore();
+    return scope?.session.base === files ? scope.session.view : undefined;
+  };
+  files.allowedDirs = () => (viewOf() ?? own).allowedDirs();
+  files.resolveReadable = (input) => (viewOf() ?? own).resolveReadable(input);
+  files.openReadable = (input) => (viewOf() ?? own).openReadable(input);
+  return own;
+}
