@@ -13,8 +13,10 @@
  *     the ideal 1, distinct job ids answered, wall time of the burst;
  *  6. reads per meeting job (polls-per-job.mjs): a job followed to completion through summarize_meeting and
  *     get_meeting, its reads in the sandbox's request log beside the spec minimum ⌈D / interval⌉ + 1, and
- *     the smallest gap between two reads beside the interval (the spec's 5 s scaled by 1/20).
- * Sections 5 and 6 start their own sandbox process (6 at another speed) and meeting servers over stdio.
+ *     the smallest gap between two reads beside the interval (the spec's 5 s scaled by 1/20);
+ *  7. tool context (tool-context.mjs): for each server and the combined one, spawn → initialize beside the
+ *     one-tool floor, RSS after tools/list, model-visible bytes per tool and the warm tools/list round trip.
+ * Sections 5, 6 and 7 start their own sandbox process (6 at another speed) and servers over stdio.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
 import { spawn } from 'node:child_process';
@@ -27,6 +29,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { duplicatePayReport, measureDuplicatePay } from './duplicate-pay.mjs';
 import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
+import { measureToolContext, toolContextReport } from './tool-context.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UPLOAD_BYTES = 500 * 1024 * 1024;
@@ -123,6 +126,7 @@ try {
   // Each starts and stops its own sandbox process and servers.
   const duplicatePay = await measureDuplicatePay();
   const pollsPerJob = await measurePollsPerJob();
+  const toolContext = await measureToolContext();
   const meetingMs = median(meetingTimes);
   const baselineMs = median(baselineTimes);
 
@@ -188,7 +192,8 @@ The gap to the ideal is the polling rule: status is read no faster than Retry-Af
 so each slot is noticed free up to about a second late.
 
 ${duplicatePayReport(duplicatePay)}
-${pollsPerJobReport(pollsPerJob)}`;
+${pollsPerJobReport(pollsPerJob)}
+${toolContextReport(toolContext)}`;
   process.stdout.write(`${report}\n`);
 } finally {
   await sandbox.stop();

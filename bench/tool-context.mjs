@@ -1,0 +1,221 @@
+#!/usr/bin/env node
+// What a host pays for each Polymodal server before the model does anything (issue 14): spawn → initialize
+// beside the one-tool floor (alternated, so machine noise hits both alike), resident memory after the first
+// `tools/list`, the bytes every tool puts into the model's context on every turn, and the warm `tools/list`
+// round trip. Each server is spawned over stdio against a sandbox in a separate process; nothing leaves
+// loopback and the number of spawns and calls is fixed. Imported by run.mjs; run alone,
+// `node tool-context.mjs` prints its section of the report.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { z } from 'zod';
+import { startSandboxProcess } from './sandbox-process.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
+const WARM_CALLS = 50;
+
+/** The issue's targets, printed beside the figures. */
+export const TARGETS = {
+  startupRatio: 1.2,
+  rssMib: 60,
+  averageToolBytes: 650,
+  maximumToolBytes: 1200,
+  listBytesPerTool: 1500,
+  warmListMs: 1,
+};
+
+/** The bin of a workspace package, by folder: bench depends on the meeting server only. */
+function workspaceBin(folder, binName) {
+  const root = path.join(here, '..', 'packages', folder);
+  return readFile(path.join(root, 'package.json'), 'utf8').then((text) =>
+    path.join(root, JSON.parse(text).bin[binName]),
+  );
+}
+
+const SERVERS = [
+  { label: 'polymodal-mcp-meeting', folder: 'mcp-meeting' },
+  { label: 'polymodal-mcp-media', folder: 'mcp-media' },
+  { label: 'polymodal-mcp-speech', folder: 'mcp-speech' },
+  { label: 'polymodal-mcp', folder: 'mcp', note: 'combined, all toolsets' },
+];
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+const utf8Bytes = (text) => Buffer.byteLength(text, 'utf8');
+
+/** The SDK client's own listTools also compiles output validators; the raw request measures the server. */
+const ANY_RESULT = z.object({ tools: z.array(z.unknown()) }).passthrough();
+const listTools = (client) => client.request({ method: 'tools/list' }, ANY_RESULT);
+
+async function connect(bin, env) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin],
+    env,
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function timeInitialize(bin, env) {
+  const started = performance.now();
+  const { client } = await connect(bin, env);
+  const elapsed = performance.now() - started;
+  await client.close();
+  return elapsed;
+}
+
+/** VmRSS of a process in MiB (Linux; null elsewhere). */
+async function residentMib(pid) {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
+    return Number.isFinite(kib) ? kib / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One session: the first tools/list, RSS right after it, the bytes of the list, then warm calls. */
+async function measureSession(bin, env) {
+  const { client, transport } = await connect(bin, env);
+  try {
+    const firstStarted = performance.now();
+    const first = await listTools(client);
+    const firstMs = performance.now() - firstStarted;
+    const rssMib = await residentMib(transport.pid);
+    const warm = [];
+    for (let call = 0; call < WARM_CALLS; call++) {
+      const started = performance.now();
+      await listTools(client);
+      warm.push(performance.now() - started);
+    }
+    const tools = first.tools.map((tool) => ({
+      name: tool.name,
+      // What a host puts into the model's context for the tool: its name, description and input schema.
+      bytes:
+        utf8Bytes(tool.name) +
+        utf8Bytes(tool.description ?? '') +
+        utf8Bytes(JSON.stringify(tool.inputSchema)),
+    }));
+    const visible = tools.map((tool) => tool.bytes);
+    return {
+      toolCount: tools.length,
+      firstMs,
+      warmMs: median(warm),
+      rssMib,
+      averageBytes: visible.reduce((sum, bytes) => sum + bytes, 0) / Math.max(1, tools.length),
+      maximumBytes: Math.max(0, ...visible),
+      overLimit: tools.filter((tool) => tool.bytes > TARGETS.maximumToolBytes),
+      listBytesPerTool: utf8Bytes(JSON.stringify(first)) / Math.max(1, tools.length),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+export async function measureToolContext() {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-tool-context-'));
+  let sandbox;
+  try {
+    sandbox = await startSandboxProcess();
+    const env = {
+      PATH: process.env.PATH ?? '',
+      POLYMODAL_BASE_URL: sandbox.env.POLYMODAL_BASE_URL,
+      POLYMODAL_API_KEY: sandbox.env.POLYMODAL_API_KEY,
+      POLYMODAL_ALLOWED_DIRS: scratch,
+      POLYMODAL_OUTPUT_DIR: path.join(scratch, 'out'),
+      POLYMODAL_STATE_DIR: path.join(scratch, 'state'),
+    };
+    const floor = { label: 'one-tool server, same SDK (floor)', bin: path.join(here, 'one-tool-server.mjs') };
+    const servers = await Promise.all(
+      SERVERS.map(async (server) => ({
+        ...server,
+        bin: await workspaceBin(server.folder, server.label),
+      })),
+    );
+    const startup = new Map([floor, ...servers].map((server) => [server.label, []]));
+    // The floor runs between every two servers, so each server's ratio compares neighbouring spawns.
+    for (let run = 0; run < STARTUP_RUNS; run++) {
+      for (const server of servers) {
+        startup.get(floor.label).push(await timeInitialize(floor.bin, env));
+        startup.get(server.label).push(await timeInitialize(server.bin, env));
+      }
+    }
+    const floorMs = median(startup.get(floor.label));
+    const rows = [];
+    for (const server of [floor, ...servers]) {
+      const session = await measureSession(server.bin, env);
+      const startupMs = median(startup.get(server.label));
+      rows.push({ ...server, ...session, startupMs, startupRatio: startupMs / floorMs });
+    }
+    return { rows, floorLabel: floor.label, runs: STARTUP_RUNS, floorSpawns: STARTUP_RUNS * servers.length };
+  } finally {
+    await sandbox?.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+const mark = (value, target) => (value <= target ? '' : ' ✗');
+
+export function toolContextReport({ rows, floorLabel, runs, floorSpawns }) {
+  const format = (row) => {
+    const isFloor = row.label === floorLabel;
+    const name = row.note ? `${row.label} (${row.note})` : row.label;
+    const rss =
+      row.rssMib === null
+        ? 'n/a'
+        : `${row.rssMib.toFixed(1)}${isFloor ? '' : mark(row.rssMib, TARGETS.rssMib)}`;
+    return [
+      name,
+      row.toolCount,
+      row.startupMs.toFixed(0),
+      isFloor ? '1.00' : `${row.startupRatio.toFixed(2)}${mark(row.startupRatio, TARGETS.startupRatio)}`,
+      rss,
+      isFloor
+        ? row.averageBytes.toFixed(0)
+        : `${row.averageBytes.toFixed(0)}${mark(row.averageBytes, TARGETS.averageToolBytes)}`,
+      isFloor ? row.maximumBytes : `${row.maximumBytes}${mark(row.maximumBytes, TARGETS.maximumToolBytes)}`,
+      isFloor
+        ? row.listBytesPerTool.toFixed(0)
+        : `${row.listBytesPerTool.toFixed(0)}${mark(row.listBytesPerTool, TARGETS.listBytesPerTool)}`,
+      row.firstMs.toFixed(1),
+      `${row.warmMs.toFixed(2)}${mark(row.warmMs, TARGETS.warmListMs)}`,
+    ];
+  };
+  // The combined server lists the same tools again: name each tool once.
+  const over = new Map(
+    rows
+      .filter((row) => row.label !== floorLabel)
+      .flatMap((row) => row.overLimit.map((tool) => [tool.name, tool.bytes])),
+  );
+  const overall = [...over].map(([name, bytes]) => `\`${name}\` ${bytes} B`);
+  return `### Tool context: start-up, memory and what the model sees per tool (sandbox in a separate process)
+
+Spawn → initialize is the median of ${runs} spawns per server, each right after a spawn of the floor (the
+floor's median over its ${floorSpawns} spawns); RSS is the server's VmRSS right after its first \`tools/list\`;
+model-visible bytes per tool are the UTF-8 bytes of name + description + JSON of inputSchema; whole
+\`tools/list\` is the JSON result over the tool count; the warm round trip is the median of ${WARM_CALLS} calls
+after the first, client side over stdio (not validated by the client, so close to the server's own time).
+✗ marks a figure over the issue 14 target.
+
+| Server | Tools | Spawn → initialize (ms) | / floor (≤ ${TARGETS.startupRatio}) | RSS after tools/list (MiB, ≤ ${TARGETS.rssMib}) | Model-visible B per tool, average (≤ ${TARGETS.averageToolBytes}) | Largest tool (B, ≤ ${TARGETS.maximumToolBytes}) | Whole tools/list B per tool (≤ ${TARGETS.listBytesPerTool}) | First tools/list (ms) | Warm tools/list (ms, ≤ ${TARGETS.warmListMs}) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+${rows.map((row) => `| ${format(row).join(' | ')} |`).join('\n')}
+
+Tools over ${TARGETS.maximumToolBytes} model-visible bytes: ${overall.length === 0 ? 'none' : overall.join(', ')}.
+`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.stdout.write(`${toolContextReport(await measureToolContext())}\n`);
+}
