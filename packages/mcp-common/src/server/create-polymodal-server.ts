@@ -13,6 +13,7 @@ import { createServerContext, type ServerContext } from '../context/create-serve
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
+import { cacheToolList } from './cache-tool-list.js';
 import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
 /** What every tool of a Polymodal server receives. */
@@ -70,6 +71,8 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
     { name: options.name, title: options.title, version: options.version },
     { capabilities: { logging: {} }, instructions: options.instructions },
   );
+  // Before registration: the SDK installs its tools/list handler with the first tool.
+  cacheToolList(server);
   const detachLog = context.log.attach(server);
   const roots = ownsContext
     ? syncRoots(server, context.files, { log: context.log })

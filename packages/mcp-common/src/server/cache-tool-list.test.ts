@@ -1,0 +1,207 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { cacheToolList } from './cache-tool-list.js';
+import { composePolymodalServers } from './compose-polymodal-servers.js';
+import { createPolymodalServer } from './create-polymodal-server.js';
+
+// Raw answers: the SDK client's listTools would parse them, hiding a byte that differs.
+const ANY_RESULT = z.object({ tools: z.array(z.unknown()) }).passthrough();
+
+async function connectClient(
+  server: McpServer,
+): Promise<{ list: () => Promise<string>; close: () => Promise<void> }> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'test', version: '0.0.0' });
+  await client.connect(clientTransport);
+  return {
+    list: async () => JSON.stringify(await client.request({ method: 'tools/list' }, ANY_RESULT)),
+    close: () => client.close(),
+  };
+}
+
+/** Schemas shaped like the servers' own: unions, defaults, enums, pipes, nested objects, output schemas. */
+function registerSampleTools(server: McpServer) {
+  const job = z.object({
+    jobId: z.string().describe('Job to follow.'),
+    status: z.enum(['pending', 'running', 'done', 'failed']),
+    result: z.union([z.object({ text: z.string() }), z.null()]).optional(),
+  });
+  const summarize = server.registerTool(
+    'summarize_recording',
+    {
+      title: 'Summarize a recording',
+      description: 'Uploads a recording and summarizes it. Costs credits; call get_recording next.',
+      inputSchema: {
+        file: z.string().min(1).describe('Path of the recording.'),
+        language: z.enum(['en', 'th']).default('en'),
+        waitSeconds: z.number().int().min(0).max(50).optional(),
+        speakers: z
+          .string()
+          .transform((value) => value.split(','))
+          .optional(),
+      },
+      outputSchema: { job, charged: z.number() },
+      annotations: { readOnlyHint: false, openWorldHint: true },
+      _meta: { example: true },
+    },
+    async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+  );
+  const get = server.registerTool(
+    'get_recording',
+    {
+      description: 'Shows a job live.',
+      inputSchema: { jobId: z.string() },
+      outputSchema: { job },
+      annotations: { readOnlyHint: true },
+    },
+    async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+  );
+  const ping = server.registerTool('ping', { description: 'No arguments.' }, async () => ({
+    content: [{ type: 'text', text: 'pong' }],
+  }));
+  return { summarize, get, ping };
+}
+
+const names = (answer: string) =>
+  (JSON.parse(answer) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+
+describe('cacheToolList', () => {
+  it("answers byte for byte what the SDK's own tools/list answers, first and warm", async () => {
+    const plain = new McpServer({ name: 'plain', version: '0.0.0' });
+    registerSampleTools(plain);
+    const cached = new McpServer({ name: 'plain', version: '0.0.0' });
+    cacheToolList(cached);
+    registerSampleTools(cached);
+    const plainClient = await connectClient(plain);
+    const cachedClient = await connectClient(cached);
+    const expected = await plainClient.list();
+    expect(names(expected)).toEqual(['summarize_recording', 'get_recording', 'ping']);
+    expect(await cachedClient.list()).toBe(expected);
+    expect(await cachedClient.list()).toBe(expected);
+    await plainClient.close();
+    await cachedClient.close();
+  });
+
+  it('converts once: a later request reuses the answer until the list changes', async () => {
+    const server = new McpServer({ name: 'cached', version: '0.0.0' });
+    cacheToolList(server);
+    const { get } = registerSampleTools(server);
+    const client = await connectClient(server);
+    const first = await client.list();
+    // A change made behind the SDK's back (no update()) is not seen: the answer was not rebuilt.
+    get.description = 'Changed without telling anyone.';
+    expect(await client.list()).toBe(first);
+    await client.close();
+  });
+
+  it('lists every announced change: update, disable, enable, remove and a new tool', async () => {
+    const plain = new McpServer({ name: 'plain', version: '0.0.0' });
+    const plainTools = registerSampleTools(plain);
+    const server = new McpServer({ name: 'plain', version: '0.0.0' });
+    cacheToolList(server);
+    const tools = registerSampleTools(server);
+    const plainClient = await connectClient(plain);
+    const client = await connectClient(server);
+    await client.list();
+    const steps: ((sample: ReturnType<typeof registerSampleTools>, on: McpServer) => void)[] = [
+      (sample) => sample.get.update({ description: 'Shows a job live; free.' }),
+      (sample) => sample.summarize.disable(),
+      (sample) => sample.summarize.enable(),
+      (sample) => sample.ping.remove(),
+      (_sample, on) =>
+        on.registerTool('later', { inputSchema: { text: z.string() } }, async () => ({ content: [] })),
+    ];
+    for (const step of steps) {
+      step(plainTools, plain);
+      step(tools, server);
+      expect(await client.list()).toBe(await plainClient.list());
+    }
+    expect(names(await client.list())).toEqual(['summarize_recording', 'get_recording', 'later']);
+    await plainClient.close();
+    await client.close();
+  });
+
+  describe('on Polymodal servers', () => {
+    let stateDir: string;
+    let env: NodeJS.ProcessEnv;
+    beforeEach(async () => {
+      stateDir = await mkdtemp(path.join(os.tmpdir(), 'cache-tool-list-'));
+      env = {
+        POLYMODAL_BASE_URL: 'http://127.0.0.1:9',
+        POLYMODAL_API_KEY: 'test-key',
+        POLYMODAL_STATE_DIR: stateDir,
+        POLYMODAL_ALLOWED_DIRS: stateDir,
+      };
+    });
+    afterEach(async () => {
+      await rm(stateDir, { recursive: true, force: true });
+    });
+
+    it('does not list a tool the read-only rule removed, and lists the kept ones as the SDK would', async () => {
+      const instance = createPolymodalServer({
+        name: 'sample',
+        title: 'Sample',
+        version: '0.0.0',
+        instructions: 'Sample tools.',
+        deps: { env, readOnly: true },
+        register: (server) => registerSampleTools(server),
+      });
+      const plain = new McpServer({ name: 'plain', version: '0.0.0' });
+      registerSampleTools(plain).summarize.remove();
+      const client = await connectClient(instance.server);
+      const plainClient = await connectClient(plain);
+      const answer = await client.list();
+      expect(names(answer)).toEqual(['get_recording']);
+      expect(await client.list()).toBe(answer);
+      // ping has no annotations, so read-only mode drops it too.
+      const expected = JSON.parse(await plainClient.list()) as { tools: { name: string }[] };
+      expect(answer).toBe(
+        JSON.stringify({ tools: expected.tools.filter((tool) => tool.name === 'get_recording') }),
+      );
+      await client.close();
+      await plainClient.close();
+      await instance.cleanup();
+    });
+
+    it('lists one list_jobs on a combined server, whose mounted servers each registered and dropped theirs', async () => {
+      const mounted = (toolName: string) => ({
+        createServer: (deps: Parameters<typeof createPolymodalServer>[0]['deps']) =>
+          createPolymodalServer({
+            name: toolName,
+            title: toolName,
+            version: '0.0.0',
+            instructions: '',
+            deps,
+            register: (server) => {
+              server.registerTool(toolName, { description: toolName }, async () => ({ content: [] }));
+              server.registerTool('list_jobs', { description: 'dropped' }, async () => ({ content: [] }));
+            },
+          }),
+        jobServices: [toolName],
+        getTool: toolName,
+      });
+      const instance = composePolymodalServers({
+        name: 'combined',
+        title: 'Combined',
+        version: '0.0.0',
+        instructions: '',
+        deps: { env },
+        servers: [mounted('get_one'), mounted('get_two')],
+      });
+      const client = await connectClient(instance.server);
+      const answer = await client.list();
+      expect(names(answer)).toEqual(['get_one', 'get_two', 'list_jobs']);
+      expect(answer).not.toContain('dropped');
+      expect(await client.list()).toBe(answer);
+      await client.close();
+      await instance.cleanup();
+    });
+  });
+});
