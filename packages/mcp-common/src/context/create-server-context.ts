@@ -4,7 +4,8 @@
  *
  * Environment: POLYMODAL_BASE_URL, POLYMODAL_API_KEY (required), POLYMODAL_STATE_DIR (job ledger),
  * POLYMODAL_DATABASE_URL (postgres://…: the job ledger in PostgreSQL instead, shared by server replicas;
- * one pool per process, shared by every tenant's context, each tenant seeing only its own entries),
+ * one pool per process, shared by every tenant's context, each tenant seeing only its own entries; and
+ * the speech governor there too, so that all replicas on one platform key stay within its limit together),
  * POLYMODAL_ALLOWED_DIRS (readable directories, path-delimiter separated), POLYMODAL_OUTPUT_DIR (where
  * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error), POLYMODAL_TTS_CONCURRENT_SESSIONS (the key's
  * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429),
@@ -35,6 +36,10 @@ import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
 import { acquireSharedPostgresPool } from './acquire-shared-postgres-pool.js';
 import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
+import {
+  type ClosableSpeechGovernor,
+  createDeferredSpeechGovernor,
+} from './create-deferred-speech-governor.js';
 
 /** Ways of serving several tenants: each tenant's context must then say whose entries it keeps. */
 const TENANT_VARIABLES = ['POLYMODAL_TENANTS_FILE', 'POLYMODAL_OAUTH_ISSUER'];
@@ -90,16 +95,23 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     secrets.push(config.apiKey);
     log.addSecret(config.apiKey);
   }
-  const { ledger, closeLedger, checkLedger } = openLedger(env, options.tenant, log, (secret) => {
-    secrets.push(secret);
-    log.addSecret(secret);
-  });
-  const files = createFileAccess({ env });
   const concurrentSessions = parsePositiveInteger(
     env.POLYMODAL_TTS_CONCURRENT_SESSIONS,
     'POLYMODAL_TTS_CONCURRENT_SESSIONS',
     "the key policy's concurrentSessions",
   );
+  const { ledger, speechGovernor, closeStore, checkLedger } = openStore({
+    env,
+    tenant: options.tenant,
+    apiKey: config.apiKey,
+    concurrentSessions,
+    log,
+    addSecret: (secret) => {
+      secrets.push(secret);
+      log.addSecret(secret);
+    },
+  });
+  const files = createFileAccess({ env });
   const toolDeadlineSeconds =
     parsePositiveInteger(
       env.POLYMODAL_TOOL_DEADLINE_SECONDS,
@@ -126,7 +138,11 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     logger: { warn: (message) => log.warning(message) },
     ...(options.http ? { http: options.http } : {}),
     ...(pollIntervalMs === undefined ? {} : { pollIntervalMs, mediaPollIntervalMs: pollIntervalMs }),
-    ...(concurrentSessions === undefined ? {} : { speech: { concurrentSessions } }),
+    ...(speechGovernor
+      ? { speech: { governor: speechGovernor } }
+      : concurrentSessions === undefined
+        ? {}
+        : { speech: { concurrentSessions } }),
   });
   let closed: Promise<void> | undefined;
   return {
@@ -138,35 +154,44 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     toolDeadlineSeconds,
     ready: checkLedger,
     close() {
-      closed ??= Promise.all([polymodal.close(), closeLedger()]).then(() => undefined);
+      // The platform client first: its tasks give their speech slots back before the store closes.
+      closed ??= polymodal.close().finally(closeStore);
       return closed;
     },
   };
 }
 
-interface OpenedLedger {
+interface OpenedStore {
   ledger: JobLedger;
-  closeLedger: () => Promise<void>;
+  /** With PostgreSQL, the speech governor shared by every replica on the key; otherwise the client's own. */
+  speechGovernor?: ClosableSpeechGovernor;
+  closeStore: () => Promise<void>;
   checkLedger: () => Promise<ContextReadiness>;
 }
 
+interface StoreOptions {
+  env: NodeJS.ProcessEnv;
+  tenant: string | undefined;
+  apiKey: string;
+  concurrentSessions: number | undefined;
+  log: Logger;
+  addSecret: (secret: string) => void;
+}
+
 /**
- * The file store by default (zero setup); with POLYMODAL_DATABASE_URL the PostgreSQL store, checked now
- * (a wrong URL stops the server at start) but loaded on first use, so that servers not using it never load
- * `pg`. Its password goes to the secrets: no result, error or log line shows it.
+ * The file store by default (zero setup); with POLYMODAL_DATABASE_URL the PostgreSQL store and speech
+ * governor, checked now (a wrong URL stops the server at start) but loaded on first use, so that servers
+ * not using them never load `pg` nor connect. Its password goes to the secrets: no result, error or log
+ * line shows it.
  */
-function openLedger(
-  env: NodeJS.ProcessEnv,
-  tenant: string | undefined,
-  log: Logger,
-  addSecret: (secret: string) => void,
-): OpenedLedger {
+function openStore(options: StoreOptions): OpenedStore {
+  const { env, tenant, log, addSecret } = options;
   const databaseUrl = env[DATABASE_URL_VARIABLE]?.trim();
   if (!databaseUrl) {
     const stateDir = defaultStateDir(env);
     return {
       ledger: createJobLedger({ env }),
-      closeLedger: async () => {},
+      closeStore: async () => {},
       checkLedger: () => checkWritable(stateDir, log),
     };
   }
@@ -191,10 +216,25 @@ function openLedger(
       return createPostgresJobLedger({ pool: await shared.pool(), tenant: tenant ?? '', env });
     },
   });
+  // Slots are counted per platform key across the cluster, whichever tenant or replica takes them.
+  const speechGovernor = createDeferredSpeechGovernor({
+    location,
+    limit: options.concurrentSessions,
+    load: async () => {
+      const { createPostgresSpeechGovernor } = await import('@polymodal/store-postgres');
+      return createPostgresSpeechGovernor({
+        pool: await shared.pool(),
+        apiKey: options.apiKey,
+        ...(options.concurrentSessions === undefined ? {} : { limit: options.concurrentSessions }),
+        log: { warn: (message) => log.warning(message) },
+      });
+    },
+  });
   return {
     ledger,
-    closeLedger: async () => {
-      await ledger.close();
+    speechGovernor,
+    closeStore: async () => {
+      await Promise.all([speechGovernor.close(), ledger.close()]);
       await shared.release();
     },
     async checkLedger() {

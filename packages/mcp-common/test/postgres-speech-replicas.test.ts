@@ -1,0 +1,149 @@
+/**
+ * Two server contexts on one PostgreSQL database stand in for two replicas (each on a pool of its own) on
+ * one platform key whose concurrentSessions is 3. Counted where the key's limit is enforced, the sandbox's
+ * request log: together they never keep more than 3 tasks unfinished, and the 429s that the limit costs are
+ * one at most (learning it) or none (when POLYMODAL_TTS_CONCURRENT_SESSIONS says it). A context that never
+ * synthesises speech never connects to the database.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminPool,
+  startPostgres,
+  type TestPostgres,
+} from '../../store-postgres/test/helpers/start-postgres.js';
+import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
+
+let database: TestPostgres;
+let sandbox: Sandbox;
+let root: string;
+const contexts: ServerContext[] = [];
+
+beforeAll(async () => {
+  [database, sandbox] = await Promise.all([startPostgres(), startSandbox({ speed: 100 })]);
+  root = await mkdtemp(path.join(os.tmpdir(), 'mcp-pg-speech-'));
+});
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
+});
+afterAll(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
+  await sandbox?.close();
+  await database?.destroy();
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+/**
+ * One replica's context. The process keeps one pool per connection string, so the second replica reaches
+ * the same database through an equivalent address: a pool, and a governor, of its own.
+ */
+function replica(name: 'a' | 'b', apiKey: string, extra: NodeJS.ProcessEnv = {}): ServerContext {
+  const context = createServerContext({
+    env: {
+      POLYMODAL_BASE_URL: sandbox.url,
+      POLYMODAL_API_KEY: apiKey,
+      POLYMODAL_STATE_DIR: path.join(root, `${name}-${contexts.length}`),
+      POLYMODAL_LOG_LEVEL: 'error',
+      POLYMODAL_POLL_INTERVAL_MS: '20',
+      POLYMODAL_DATABASE_URL: name === 'a' ? database.url : `${database.url}?sslmode=disable`,
+      ...extra,
+    },
+  });
+  contexts.push(context);
+  return context;
+}
+
+/** `count` sentences of about 150 characters: each is one part (two would exceed 200). */
+function textOfParts(count: number, topic: string): string {
+  return Array.from(
+    { length: count },
+    (_, index) =>
+      `Sentence ${index + 1} of the ${topic} notes is long enough ${'to fill most of one part '.repeat(4)}on its own.`,
+  ).join(' ');
+}
+
+/** What the sandbox saw of one user's speech tasks: created, refused with 429, and most unfinished at once. */
+function speechSeenBySandbox(userId: string) {
+  const mine = sandbox.control
+    .requests({ path: '/audio/speech' })
+    .filter((request) => request.user === userId);
+  const posts = mine.filter((request) => request.method === 'POST');
+  const created = posts.filter((request) => request.status !== undefined && request.status < 300);
+  // A task is unfinished from its creation until the read that found it ready: the last read of its id.
+  const lastRead = new Map<string, number>();
+  for (const request of mine) {
+    if (request.method === 'GET' && /\/audio\/speech\/[^/]+$/.test(request.path)) {
+      lastRead.set(request.path, request.at);
+    }
+  }
+  const events = [
+    ...created.map((request) => ({ at: request.at, change: 1 })),
+    ...[...lastRead.values()].map((at) => ({ at, change: -1 })),
+  ].sort((first, second) => first.at - second.at || first.change - second.change);
+  let unfinished = 0;
+  let peakUnfinished = 0;
+  for (const event of events) {
+    unfinished += event.change;
+    peakUnfinished = Math.max(peakUnfinished, unfinished);
+  }
+  return {
+    created: created.length,
+    refused: posts.filter((request) => request.status === 429).length,
+    peakUnfinished,
+  };
+}
+
+async function serverConnections(): Promise<number> {
+  const admin = adminPool(database.url);
+  try {
+    const { rows } = await admin.query<{ count: string }>(
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'polymodal'",
+    );
+    return Number(rows[0]?.count ?? 0);
+  } finally {
+    await admin.end();
+  }
+}
+
+describe('the speech governor shared by replicas through PostgreSQL', () => {
+  it('a context that never synthesises speech never connects to the database', async () => {
+    const context = replica('a', sandbox.apiKey);
+    expect(context.polymodal.speech.governor.limit).toBeUndefined();
+    expect(await serverConnections()).toBe(0);
+  });
+
+  it('two replicas learning the limit: 14 parts, never more than 3 unfinished, at most one 429', async () => {
+    const user = sandbox.users[0]!.id;
+    const first = replica('a', sandbox.apiKey);
+    const second = replica('b', sandbox.apiKey);
+    const [one, two] = await Promise.all([
+      first.polymodal.speech.synthesizeText({ text: textOfParts(7, 'planning') }),
+      second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'budget') }),
+    ]);
+    expect([one.parts.length, two.parts.length]).toEqual([7, 7]);
+    const seen = speechSeenBySandbox(user);
+    expect(seen.created).toBe(14);
+    expect(seen.peakUnfinished).toBeLessThanOrEqual(3);
+    expect(seen.refused).toBeLessThanOrEqual(1);
+    // The replica that was never refused took the limit the other one learned.
+    expect([first.polymodal.speech.governor.limit, second.polymodal.speech.governor.limit]).toEqual([3, 3]);
+  });
+
+  it('two replicas told POLYMODAL_TTS_CONCURRENT_SESSIONS=3: 14 parts, never more than 3 unfinished, no 429', async () => {
+    const user = sandbox.users[1]!.id;
+    const known = { POLYMODAL_TTS_CONCURRENT_SESSIONS: '3' };
+    const first = replica('a', sandbox.apiKey2, known);
+    const second = replica('b', sandbox.apiKey2, known);
+    await Promise.all([
+      first.polymodal.speech.synthesizeText({ text: textOfParts(7, 'hiring') }),
+      second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'roadmap') }),
+    ]);
+    const seen = speechSeenBySandbox(user);
+    expect(seen.created).toBe(14);
+    expect(seen.peakUnfinished).toBe(3);
+    expect(seen.refused).toBe(0);
+  });
+});
