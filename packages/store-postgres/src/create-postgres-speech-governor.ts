@@ -69,6 +69,8 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
   const holder = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   const location = `PostgreSQL (schema ${schema})`;
   let learned: number | undefined;
+  /** The write of the last learned limit (releases wait for it). */
+  let learning: Promise<unknown> = Promise.resolve();
   const held = new Set<string>();
   const queue: Waiter[] = [];
   const pending = new Set<Promise<unknown>>();
@@ -146,7 +148,9 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
         if (released) return;
         released = true;
         held.delete(leaseId);
-        track(pool.query(`DELETE FROM ${leases} WHERE lease_id = $1`, [leaseId]))
+        // A limit learned from a 429 is stored before the refused slot is given back, so another replica
+        // never sees the freed slot while it still counts with the old limit (that would be a second 429).
+        track(learning.then(() => pool.query(`DELETE FROM ${leases} WHERE lease_id = $1`, [leaseId])))
           .catch(() =>
             warn('speech governor: a slot could not be given back now; its lease expires on its own'),
           )
@@ -242,7 +246,7 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
     learn(concurrentLimit) {
       if (!Number.isInteger(concurrentLimit) || concurrentLimit < 1) return;
       learned = concurrentLimit;
-      track(
+      learning = track(
         prepare().then(() =>
           pool.query(
             `INSERT INTO ${keys} (key_sha256, learned_limit) VALUES ($1, $2)
