@@ -1,6 +1,7 @@
 /**
- * The handle a tool returns when a job outlives its wait: enough for an agent to keep waiting later
- * (possibly after a restart, since the job is also in the ledger).
+ * The fields every job answer carries (`respondWithJob` fills them), and the hint a handle gives when a job
+ * outlives its wait: enough for an agent to keep waiting later (also after a restart: the job is in the
+ * ledger).
  */
 import { z } from 'zod';
 import { MAX_WAIT_SECONDS } from './long-job-contract.js';
@@ -25,30 +26,7 @@ export const jobStatusShape = {
   error: z.string().optional().describe("The platform's reason when the job failed."),
 };
 
-export interface JobHandle {
-  jobId: string;
-  status: string;
-  progress: number;
-  done: false;
-  next: string;
-}
-
 /** "call get_meeting with jobId=... (waitSeconds up to 50) to keep waiting" */
 export function keepWaitingHint(toolName: string, jobId: string): string {
   return `call ${toolName} with jobId=${jobId} (waitSeconds up to ${MAX_WAIT_SECONDS}) to keep waiting`;
-}
-
-export function createJobHandle(options: {
-  jobId: string;
-  status: string;
-  progress: number | undefined;
-  waitTool: string;
-}): JobHandle {
-  return {
-    jobId: options.jobId,
-    status: options.status,
-    progress: options.progress ?? 0,
-    done: false,
-    next: keepWaitingHint(options.waitTool, options.jobId),
-  };
 }
