@@ -11,8 +11,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MEETING_SERVICE } from '@polymodal/core';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
@@ -25,6 +23,7 @@ import { unauthenticatedBindProblem } from '../src/runners/unauthenticated-bind-
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { isAuthenticationConfigured } from '../src/tenants/read-oauth-settings.js';
+import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
 
 const AUDIENCE = 'https://mcp.example.test/mcp';
 const METADATA_URL = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp';
@@ -81,50 +80,6 @@ async function startAuthorizationServer() {
     sign,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function rawRequest(url: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      { method: body === undefined ? 'GET' : 'POST', headers },
-      (response) => {
-        let text = '';
-        response.on('data', (chunk) => {
-          text += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-});
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-async function connectWithToken(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: 'oauth-client', version: '1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
 }
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -5,7 +5,6 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,6 +18,7 @@ import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-se
 import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
+import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'token-of-team-a-4f1c9a';
@@ -41,51 +41,6 @@ const createJobsServer: ServerFactory = (request) =>
       });
     },
   });
-
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function rawRequest(
-  url: string,
-  headers: Record<string, string>,
-  body = '',
-  method = 'POST',
-): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method, headers }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => {
-        text += chunk;
-      });
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
-      );
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-});
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-async function connectWithToken(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: 'tenant-client', version: '1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
-}
 
 describe('HTTP with a tenants file', () => {
   let sandbox: Sandbox;

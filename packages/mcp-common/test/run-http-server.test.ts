@@ -1,10 +1,10 @@
-import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
+import { INITIALIZE, rawRequest } from './support/raw-http.js';
 
 function createEchoServer(counters: { created: number; cleaned: number }) {
   counters.created += 1;
@@ -32,27 +32,6 @@ function createEchoServer(counters: { created: number; cleaned: number }) {
     },
   };
 }
-
-function rawRequest(url: string, headers: Record<string, string>, body: string, method = 'POST') {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const request = http.request(url, { method, headers }, (response) => {
-      let text = '';
-      response.on('data', (chunk) => {
-        text += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-    });
-    request.on('error', reject);
-    request.end(body);
-  });
-}
-
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-});
 
 describe('runHttpServer', () => {
   let handle: HttpServerHandle | undefined;
@@ -256,9 +235,9 @@ describe('runHttpServer', () => {
     });
     const base = handle.url.replace(/\/mcp$/, '');
     const health = await rawRequest(`${base}/healthz`, { host: `10.1.2.3:${handle.port}` }, '', 'GET');
-    expect(health).toEqual({ status: 200, body: JSON.stringify({ ok: true }) });
+    expect(health).toMatchObject({ status: 200, body: JSON.stringify({ ok: true }) });
     const ready = await rawRequest(`${base}/readyz`, { host: `10.1.2.3:${handle.port}` }, '', 'GET');
-    expect(ready).toEqual({ status: 200, body: JSON.stringify({ ok: true }) });
+    expect(ready).toMatchObject({ status: 200, body: JSON.stringify({ ok: true }) });
 
     await expect(
       runHttpServer(() => createEchoServer({ created: 0, cleaned: 0 }), { port: 0, host: '0.0.0.0' }),
