@@ -67,7 +67,8 @@ const speakerCount = z.number().int().min(0).max(30);
 export const CreateMeetingJobRequest = z
   .strictObject({
     uploadReceipt: z.string().min(1),
-    sourceLanguage: z.union([z.literal('auto'), MeetingLanguage]),
+    // One enum rather than a union: a wrong or missing value then lists every accepted one.
+    sourceLanguage: z.enum(['auto', ...MEETING_LANGUAGES]),
     targetLanguage: MeetingLanguage,
     asrEngine: MeetingAsrEngine.optional(),
     noiseReduction: z.boolean().optional(),

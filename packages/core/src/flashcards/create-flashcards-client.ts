@@ -33,6 +33,7 @@ import {
   FlashcardStart,
 } from '../contracts/flashcards.js';
 import { jobErrorText } from '../contracts/video.js';
+import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { JobFailedError, ValidationError } from '../errors/index.js';
 import { type FileAccess, openRegularFile, shareOpenedFile } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
@@ -149,12 +150,9 @@ export function createFlashcardsClient(options: {
   function checkOptions(input: FlashcardOptions): FlashcardOptions {
     const parsed = FlashcardOptions.safeParse(input);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({
-        path: issue.path.join('.'),
-        message: issue.message,
-      }));
+      const issues = describeIssues(parsed.error, input);
       throw new ValidationError(
-        `Invalid flashcard options: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
+        `Invalid flashcard options: ${listIssues(issues)}. Nothing was sent.`,
         issues,
       );
     }

@@ -28,6 +28,7 @@ import {
   UpdateMeetingRequest,
   UploadResponse,
 } from '../contracts/index.js';
+import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { BadRequestError, JobFailedError, NotFoundError, ValidationError } from '../errors/index.js';
 import {
   type FileAccess,
@@ -184,12 +185,12 @@ export interface MeetingClientOptions {
   pollIntervalMs?: number;
 }
 
-function validationError(what: string, error: z.ZodError): ValidationError {
-  const issues = error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-  const detail = issues
-    .map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message))
-    .join('; ');
-  return new ValidationError(`Invalid ${what}: ${detail}. Fix these fields; nothing was sent.`, issues);
+function validationError(what: string, error: z.ZodError, input: unknown): ValidationError {
+  const issues = describeIssues(error, input);
+  return new ValidationError(
+    `Invalid ${what}: ${listIssues(issues)}. Fix these fields; nothing was sent.`,
+    issues,
+  );
 }
 
 function checkId(id: string): string {
@@ -310,7 +311,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
 
   async function create(request: CreateMeetingJobRequest, call: CallOptions = {}): Promise<CreateResult> {
     const parsed = CreateMeetingJobRequest.safeParse(request);
-    if (!parsed.success) throw validationError('meeting job request', parsed.error);
+    if (!parsed.success) throw validationError('meeting job request', parsed.error, request);
     const response = await http.request({
       method: 'POST',
       path: `${api}/jobs`,
@@ -370,7 +371,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   ): Promise<MeetingJob> {
     const encoded = checkId(id);
     const parsed = UpdateMeetingRequest.safeParse(changes);
-    if (!parsed.success) throw validationError('meeting update', parsed.error);
+    if (!parsed.success) throw validationError('meeting update', parsed.error, changes);
     const response = await http.request({
       method: 'PATCH',
       path: `${api}/jobs/${encoded}`,
@@ -476,8 +477,9 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       }).filter(([, value]) => value !== undefined),
     ) as Omit<CreateMeetingJobRequest, 'uploadReceipt'>;
     // Validate the job before uploading: a bad option must not cost an upload.
-    const check = CreateMeetingJobRequest.safeParse({ ...jobOptions, uploadReceipt: 'pending' });
-    if (!check.success) throw validationError('meeting job request', check.error);
+    const checked = { ...jobOptions, uploadReceipt: 'pending' };
+    const check = CreateMeetingJobRequest.safeParse(checked);
+    if (!check.success) throw validationError('meeting job request', check.error, checked);
     if (submitOptions.title !== undefined && submitOptions.title.trim() === '') {
       throw new ValidationError('Invalid meeting title: it must not be empty. Nothing was sent.', [
         { path: 'title', message: 'empty title' },
@@ -617,8 +619,9 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     retry: (id, call = {}) => act(id, 'retry', {}, call),
     resummarize: (id, call = {}) => act(id, 'resummarize', {}, call),
     retranslate: async (id, request, call = {}) => {
-      const parsed = RetranslateRequest.safeParse({ targetLanguage: request?.targetLanguage });
-      if (!parsed.success) throw validationError('retranslate request', parsed.error);
+      const retranslate = { targetLanguage: request?.targetLanguage };
+      const parsed = RetranslateRequest.safeParse(retranslate);
+      if (!parsed.success) throw validationError('retranslate request', parsed.error, retranslate);
       return act(id, 'retranslate', parsed.data, { signal: call.signal ?? request.signal });
     },
     update,

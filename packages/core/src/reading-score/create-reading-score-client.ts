@@ -34,6 +34,7 @@ import {
   ReadingScoreTask,
   ReadingScoringOptions,
 } from '../contracts/reading-score.js';
+import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { JobFailedError, ValidationError } from '../errors/index.js';
 import {
   type FileAccess,
@@ -312,14 +313,8 @@ export function createReadingScoreClient(options: {
     if (request.scoringOptions !== undefined) {
       const parsed = ReadingScoringOptions.safeParse(request.scoringOptions);
       if (!parsed.success) {
-        const issues = parsed.error.issues.map((issue) => ({
-          path: ['scoringOptions', ...issue.path.map(String)].join('.'),
-          message: issue.message,
-        }));
-        throw new ValidationError(
-          `Invalid scoringOptions: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
-          issues,
-        );
+        const issues = describeIssues(parsed.error, request.scoringOptions, ['scoringOptions']);
+        throw new ValidationError(`Invalid scoringOptions: ${listIssues(issues)}. Nothing was sent.`, issues);
       }
       const inner = parsed.data;
       // The same setting twice with different values would leave the choice to the server.

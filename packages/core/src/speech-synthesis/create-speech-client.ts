@@ -33,6 +33,7 @@ import {
 } from '../contracts/speech-synthesis.js';
 import { jobErrorText } from '../contracts/video.js';
 import type { MediaDownloader } from '../download/index.js';
+import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ApiError, ConnectionError, JobFailedError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import { type HttpClient, parseRetryAfter } from '../http/index.js';
@@ -305,14 +306,9 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
 
   function validate(request: SpeechRequest): SpeechRequest {
     const parsed = SpeechRequest.safeParse(request);
-    const issues = parsed.success
-      ? speechRequestIssues(parsed.data)
-      : parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+    const issues = parsed.success ? speechRequestIssues(parsed.data) : describeIssues(parsed.error, request);
     if (!parsed.success || issues.length > 0) {
-      throw new ValidationError(
-        `Invalid speech request: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
-        issues,
-      );
+      throw new ValidationError(`Invalid speech request: ${listIssues(issues)}. Nothing was sent.`, issues);
     }
     if (parsed.data.clone_audio?.startsWith('https://')) {
       assertPublicHttpUrl(parsed.data.clone_audio, { field: 'clone_audio', httpsOnly: true });

@@ -21,6 +21,8 @@
  * - A frame that is not a JSON event is skipped and counted (`skippedEvents`), not fatal (see the
  *   streaming session).
  */
+
+import type { z } from 'zod';
 import { type AudioFile, openAudioFile, paceAudio } from '../audio/index.js';
 import {
   THAI_ASR_API_PATH,
@@ -31,6 +33,7 @@ import {
   ThaiAsrSession,
   ThaiAsrSessionRequest,
 } from '../contracts/thai-asr.js';
+import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { StreamingError, TimeoutError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import type { HttpClient } from '../http/index.js';
@@ -167,12 +170,9 @@ export interface ThaiAsrClient {
   transcribe(options: TranscribeOptions): Promise<TranscribeResult>;
 }
 
-function validationErrorOf(what: string, issues: readonly { path: PropertyKey[]; message: string }[]) {
-  const list = issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-  return new ValidationError(
-    `Invalid ${what}: ${list.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ')}. Nothing was sent.`,
-    list,
-  );
+function validationErrorOf(what: string, error: z.ZodError, input: unknown) {
+  const issues = describeIssues(error, input);
+  return new ValidationError(`Invalid ${what}: ${listIssues(issues)}. Nothing was sent.`, issues);
 }
 
 export function createThaiAsrClient(options: {
@@ -196,7 +196,7 @@ export function createThaiAsrClient(options: {
 
   async function createSession(request: ThaiAsrSessionRequest = {}, call: ThaiAsrCallOptions = {}) {
     const parsed = ThaiAsrSessionRequest.safeParse(request);
-    if (!parsed.success) throw validationErrorOf('recognition session', parsed.error.issues);
+    if (!parsed.success) throw validationErrorOf('recognition session', parsed.error, request);
     const response = await http.request({
       method: 'POST',
       path: `${THAI_ASR_API_PATH}/sessions`,
@@ -251,7 +251,8 @@ export function createThaiAsrClient(options: {
       ]);
     }
     const sessionFields = ThaiAsrSessionRequest.safeParse(request.session ?? {});
-    if (!sessionFields.success) throw validationErrorOf('recognition session', sessionFields.error.issues);
+    if (!sessionFields.success)
+      throw validationErrorOf('recognition session', sessionFields.error, request.session ?? {});
     const maxAudioSeconds = request.maxAudioSeconds ?? MAX_TRANSCRIBE_AUDIO_SECONDS;
     if (!(maxAudioSeconds > 0)) {
       throw new ValidationError('maxAudioSeconds must be more than 0.', [

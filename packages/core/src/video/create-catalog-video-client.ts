@@ -14,6 +14,7 @@ import {
   CatalogVideoRequest,
   type VideoJob,
 } from '../contracts/video.js';
+import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
 import type { JobEngine, PollOutcome } from '../jobs/index.js';
@@ -92,11 +93,11 @@ export function createCatalogVideoClient(options: {
   ): Promise<CatalogModel> {
     const shape = CatalogVideoRequest.safeParse(request);
     if (!shape.success) {
-      const issues = shape.error.issues.map((issue) => ({
-        path: issue.path.join('.'),
-        message: issue.message,
-      }));
-      throw new ValidationError(`The video request is malformed. Nothing was sent.`, issues);
+      const issues = describeIssues(shape.error, request);
+      throw new ValidationError(
+        `The video request is malformed: ${listIssues(issues)}. Nothing was sent.`,
+        issues,
+      );
     }
     for (const [field, items] of Object.entries(request.inputs ?? {})) {
       (items ?? []).forEach((item, index) => {

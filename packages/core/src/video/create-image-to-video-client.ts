@@ -7,6 +7,7 @@
  * host; a local image is turned into a data URL by the caller (see `readMediaAsDataUrl`).
  */
 import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
+import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
 import type { HttpClient } from '../http/index.js';
 import type { JobEngine, PollOutcome } from '../jobs/index.js';
@@ -54,17 +55,15 @@ export function createImageToVideoClient(options: {
         { path: 'aspect_ratio', message: 'conflicting alias' },
       ]);
     }
-    const parsed = ImageToVideoRequest.safeParse({
+    const checked = {
       ...rest,
       ...(aspectRatio !== undefined && rest.aspect_ratio === undefined ? { aspect_ratio: aspectRatio } : {}),
-    });
+    };
+    const parsed = ImageToVideoRequest.safeParse(checked);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({
-        path: issue.path.join('.'),
-        message: issue.message,
-      }));
+      const issues = describeIssues(parsed.error, checked);
       throw new ValidationError(
-        `The image-to-video request is invalid: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}. Nothing was sent.`,
+        `The image-to-video request is invalid: ${listIssues(issues)}. Nothing was sent.`,
         issues,
       );
     }
