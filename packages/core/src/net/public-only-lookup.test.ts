@@ -1,7 +1,8 @@
 import type dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createPublicOnlyLookup } from './public-only-lookup.js';
+import { PolymodalError } from '../errors/polymodal-error.js';
+import { createPublicOnlyLookup, PrivateAddressError } from './public-only-lookup.js';
 
 /** A resolver that answers every name with the given addresses. */
 function answering(addresses: string[]): typeof dns.lookup {
@@ -34,6 +35,9 @@ describe('createPublicOnlyLookup', () => {
         const error = await resolve(createPublicOnlyLookup(answering(answer)), all).catch((caught) => caught);
         expect(error).toMatchObject({ code: 'EPRIVATEADDRESS', hostname: 'media.example', address: bad });
         expect(String(error)).toMatch(/media\.example resolves to .* non-public/);
+        // Callers catch every refusal of this client as one family, whichever part refused.
+        expect(PolymodalError.isInstance(error) && PrivateAddressError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ name: 'PrivateAddressError', kind: 'private-address' });
       }
     },
   );

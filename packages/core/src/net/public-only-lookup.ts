@@ -6,11 +6,12 @@
  */
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { PolymodalError } from '../errors/polymodal-error.js';
 import { isPublicAddress } from './classify-address.js';
 
 /** A connection refused because the address is private, loopback or otherwise not public. */
-export class PrivateAddressError extends Error {
-  override readonly name = 'PrivateAddressError';
+export class PrivateAddressError extends PolymodalError {
+  override readonly kind = 'private-address';
   readonly code = 'EPRIVATEADDRESS';
   readonly hostname: string;
   /** The address refused. */
@@ -29,6 +30,9 @@ export class PrivateAddressError extends Error {
     this.hostname = hostname;
     this.address = address;
     this.stage = stage;
+  }
+  static override isInstance(value: unknown): value is PrivateAddressError {
+    return PolymodalError.isInstance(value) && value.kind === 'private-address';
   }
 }
 
