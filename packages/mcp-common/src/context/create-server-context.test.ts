@@ -56,6 +56,21 @@ describe('createServerContext', () => {
     expect(() => createServerContext({ env: { POLYMODAL_API_KEY: KEY } })).toThrow(/POLYMODAL_BASE_URL/);
   });
 
+  it('refuses a speech lease that is not a whole number of seconds, naming the variable', () => {
+    for (const lease of ['0', '1.5', 'soon']) {
+      expect(() =>
+        createServerContext({
+          env: {
+            POLYMODAL_BASE_URL: 'http://127.0.0.1:9',
+            POLYMODAL_API_KEY: KEY,
+            POLYMODAL_STATE_DIR: path.join(dir, 'state'),
+            POLYMODAL_SPEECH_LEASE_SECONDS: lease,
+          },
+        }),
+      ).toThrow(/POLYMODAL_SPEECH_LEASE_SECONDS must be a whole number/);
+    }
+  });
+
   describe('with POLYMODAL_DATABASE_URL', () => {
     const password = 'db-Pa55word-9';
 

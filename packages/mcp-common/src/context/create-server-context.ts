@@ -10,7 +10,8 @@
  * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error), POLYMODAL_TTS_CONCURRENT_SESSIONS (the key's
  * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429),
  * POLYMODAL_TOOL_DEADLINE_SECONDS (how long one tool call may take, default 50: hosts cut calls off at
- * about 60 s), and, for tests against the sandbox only, POLYMODAL_POLL_INTERVAL_MS (the minimum time
+ * about 60 s), POLYMODAL_SPEECH_LEASE_SECONDS (operations and tests tuning, with POLYMODAL_DATABASE_URL:
+ * how long a speech slot of a replica that died stays taken, default 30), and, for tests against the sandbox only, POLYMODAL_POLL_INTERVAL_MS (the minimum time
  * between two reads of a job; ignored, with a warning, unless the platform is on a loopback address,
  * because the real platform asks for its own intervals).
  */
@@ -100,11 +101,17 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     'POLYMODAL_TTS_CONCURRENT_SESSIONS',
     "the key policy's concurrentSessions",
   );
+  const speechLeaseSeconds = parsePositiveInteger(
+    env.POLYMODAL_SPEECH_LEASE_SECONDS,
+    'POLYMODAL_SPEECH_LEASE_SECONDS',
+    'seconds a speech slot of a replica that died stays taken, with POLYMODAL_DATABASE_URL',
+  );
   const { ledger, speechGovernor, closeStore, checkLedger } = openStore({
     env,
     tenant: options.tenant,
     apiKey: config.apiKey,
     concurrentSessions,
+    speechLeaseSeconds,
     log,
     addSecret: (secret) => {
       secrets.push(secret);
@@ -174,6 +181,8 @@ interface StoreOptions {
   tenant: string | undefined;
   apiKey: string;
   concurrentSessions: number | undefined;
+  /** How long a speech slot lives without renewal; undefined: the governor's default (30 s). */
+  speechLeaseSeconds: number | undefined;
   log: Logger;
   addSecret: (secret: string) => void;
 }
@@ -226,6 +235,7 @@ function openStore(options: StoreOptions): OpenedStore {
         pool: await shared.pool(),
         apiKey: options.apiKey,
         ...(options.concurrentSessions === undefined ? {} : { limit: options.concurrentSessions }),
+        ...(options.speechLeaseSeconds === undefined ? {} : { leaseMs: options.speechLeaseSeconds * 1000 }),
         log: { warn: (message) => log.warning(message) },
       });
     },
