@@ -82,8 +82,15 @@ export function createLlmClient(options: {
   http: HttpClient;
   /** Masked in every message taken from an error body (the chokepoint masks the `{error: string}` one). */
   apiKey?: string;
+  /**
+   * Where the OpenAI-compatible routes (`/models`, `/chat/completions`) live below the HTTP client's base
+   * URL: the platform's `/api/llm/v1` by default, `''` for an endpoint whose base URL already ends there
+   * (e.g. `https://api.example.com/v1`), so another OpenAI-compatible model can go through this client too.
+   */
+  apiPath?: string;
 }): LlmClient {
   const { http } = options;
+  const apiPath = (options.apiPath ?? LLM_API_PATH).replace(/\/+$/, '');
   const secrets = options.apiKey ? [options.apiKey] : [];
 
   /**
@@ -126,7 +133,7 @@ export function createLlmClient(options: {
     try {
       const response = await http.request({
         method: 'POST',
-        path: `${LLM_API_PATH}/chat/completions`,
+        path: `${apiPath}/chat/completions`,
         json: parsed.data,
         schema: ChatCompletionResponse,
         idempotent: false,
@@ -158,7 +165,7 @@ export function createLlmClient(options: {
       try {
         const response = await http.request({
           method: 'GET',
-          path: `${LLM_API_PATH}/models`,
+          path: `${apiPath}/models`,
           schema: LlmModelList,
           idempotent: true,
           deadline: call.deadline,
