@@ -23,8 +23,29 @@
  *     (`against "..."`), and `score_reading` is offered and was not called yet → call it with them.
  *  5. Transcribe: the task names an audio path after the word "transcribe" and `transcribe_thai` is offered
  *     and was not called yet → call it with that path.
- *  6. Otherwise answer: what each tool reported (first line), the summary's decisions, action items and open
- *     questions when a meeting result carries them, and the files written.
+ *  6. Make a video: the task asks to make (generate, create, render, produce) a video and does not ask for
+ *     flashcards.
+ *     a. It names an image (png, jpg, jpeg, webp; a path or an http(s) URL) and `image_to_video` is offered
+ *        and was not called yet → call it with that image, the prompt and the duration (clamped to 2–10).
+ *     b. Otherwise, with `generate_video` offered and not called yet: first read the catalog with
+ *        `list_video_models` (when offered and not called yet), then call `generate_video` with the first
+ *        text-to-video model listed, the prompt, the duration snapped to the model's allowed values (or
+ *        clamped to its range; left out when the model has no duration or the task names none) and an
+ *        aspect ratio the task names ("16:9", "vertical"/"portrait" → 9:16, "square" → 1:1) when the model
+ *        offers it. Without a catalog (not offered, failed or unreadable) no model is guessed.
+ *     The prompt is the text after "video of" (or "showing"/"about"/"where") to the end of that sentence,
+ *     else the task's first sentence. Seconds come from "5-second", "5 seconds", "5 s" or "5s".
+ *  7. Make flashcards: the task says "flashcards", names a video (the first http(s) URL, else the first
+ *     local mp4/mov/mkv/webm/m4v/avi/mpeg/mpg path) and `create_flashcards` is offered and was not called
+ *     yet → call it with that video (`sourceType: direct_video_url` for a URL that is not YouTube) and the
+ *     learning direction: the first "<language> to <language>" pair the task names among the service's
+ *     directions, else the first direction whose source language the task names, else thai_to_chinese.
+ *  Rules 6 and 7 start with `waitSeconds: 0`, so the start answers at once with the job's handle and rule 1
+ *  follows it (`get_video_job`, `get_flashcards`), where the wait and its progress are shown. A task that
+ *  asks for flashcards takes a meeting recording (rule 2) only after the word "meeting".
+ *  8. Otherwise answer: what each tool reported (first line), the summary's decisions, action items and open
+ *     questions when a meeting result carries them, the first flashcards with their translations, and the
+ *     files written.
  * Without tools it answers plain text that says what it is and echoes the request briefly.
  */
 
@@ -53,6 +74,17 @@ interface ToolExchange {
 
 const RECORDING_PATH =
   /(?:^|[\s"'`(])((?:[A-Za-z]:)?[\\/][^\s"'`()]+?\.(?:wav|mp3|m4a|mp4|mov|mkv|avi))(?=$|[\s"'`),.;:])/i;
+
+const FLASHCARDS = /\bflash ?cards?\b/i;
+const MAKE_VIDEO = /\b(?:make|generate|create|render|produce)\b[^.!?]*\bvideo\b/i;
+/** "5-second", "5 seconds", "5 secs", "5 s", "5s". */
+const SECONDS = /\b(\d{1,3})(?:[\s-]?(?:seconds?|secs?)\b|\s?s\b)/i;
+const URL_IN_TEXT = /(?:^|[\s"'`(<])(https?:\/\/[^\s"'`()<>]+?)(?=[.,;:!?]?(?:$|[\s"'`)>]))/i;
+const YOUTUBE_HOST = /^https?:\/\/(?:(?:www|m)\.)?(?:youtube\.com|youtu\.be)\//i;
+const VIDEO_PATH =
+  /(?:^|[\s"'`(])((?:[A-Za-z]:)?[\\/][^\s"'`()]+?\.(?:mp4|mov|mkv|webm|m4v|avi|mpeg|mpg))(?=$|[\s"'`),.;:])/i;
+const IMAGE_REFERENCE =
+  /(?:^|[\s"'`(])((?:https?:\/\/|(?:[A-Za-z]:)?[\\/])[^\s"'`()]+?\.(?:png|jpe?g|webp))(?=$|[\s"'`),.;:])/i;
 
 const LANGUAGES: readonly [RegExp, string][] = [
   [/\bthai\b/i, 'th'],
@@ -86,9 +118,15 @@ export function planTurn(messages: readonly PlannerMessage[], tools: readonly st
       return { kind: 'tool_call', name: tool, arguments: { jobId: latest.result.jobId, waitSeconds: 40 } };
   }
 
+  const asksFlashcards = FLASHCARDS.test(task);
   const meetingAt = task.search(/\bmeeting\b/i);
-  const recording =
-    RECORDING_PATH.exec(meetingAt >= 0 ? task.slice(meetingAt) : task)?.[1] ?? RECORDING_PATH.exec(task)?.[1];
+  // The video of a flashcards task is not a meeting: then only a path after the word "meeting" is one.
+  const recording = asksFlashcards
+    ? meetingAt >= 0
+      ? RECORDING_PATH.exec(task.slice(meetingAt))?.[1]
+      : undefined
+    : (RECORDING_PATH.exec(meetingAt >= 0 ? task.slice(meetingAt) : task)?.[1] ??
+      RECORDING_PATH.exec(task)?.[1]);
   const title = /\btitled\s+"([^"]{1,200})"/i.exec(task)?.[1];
   if (recording && offered.has('summarize_meeting') && called('summarize_meeting').length === 0) {
     return {
@@ -166,7 +204,167 @@ export function planTurn(messages: readonly PlannerMessage[], tools: readonly st
     return { kind: 'tool_call', name: 'transcribe_thai', arguments: { audioPath: speechPath } };
   }
 
+  if (!asksFlashcards && MAKE_VIDEO.test(task)) {
+    const turn = planVideo(task, offered, exchanges);
+    if (turn) return turn;
+  }
+
+  if (asksFlashcards && offered.has('create_flashcards') && called('create_flashcards').length === 0) {
+    const video = URL_IN_TEXT.exec(task)?.[1] ?? VIDEO_PATH.exec(task)?.[1];
+    if (video) {
+      const url = /^https?:\/\//i.test(video);
+      return {
+        kind: 'tool_call',
+        name: 'create_flashcards',
+        arguments: {
+          video,
+          ...(url && !YOUTUBE_HOST.test(video) ? { sourceType: 'direct_video_url' } : {}),
+          learningDirection: learningDirection(task),
+          waitSeconds: 0,
+        },
+      };
+    }
+  }
+
   return { kind: 'answer', text: composeAnswer(exchanges) };
+}
+
+/** Rule 6: an image-to-video call, the catalog read, or a catalog video call; undefined when none applies. */
+function planVideo(
+  task: string,
+  offered: ReadonlySet<string>,
+  exchanges: readonly ToolExchange[],
+): PlannerTurn | undefined {
+  const called = (name: string) => exchanges.some((exchange) => exchange.name === name);
+  const prompt = videoPrompt(task);
+  const seconds = Number(SECONDS.exec(task)?.[1] ?? Number.NaN);
+  const image = IMAGE_REFERENCE.exec(task)?.[1];
+  if (image && offered.has('image_to_video')) {
+    if (called('image_to_video')) return undefined;
+    return {
+      kind: 'tool_call',
+      name: 'image_to_video',
+      arguments: {
+        image,
+        prompt,
+        ...(Number.isFinite(seconds) ? { duration: Math.min(10, Math.max(2, seconds)) } : {}),
+        waitSeconds: 0,
+      },
+    };
+  }
+  if (!offered.has('generate_video') || called('generate_video')) return undefined;
+  if (offered.has('list_video_models') && !called('list_video_models')) {
+    return { kind: 'tool_call', name: 'list_video_models', arguments: {} };
+  }
+  const catalog = [...exchanges].reverse().find((exchange) => exchange.name === 'list_video_models');
+  const model = catalog ? textToVideoModel(catalog) : undefined;
+  if (!model) return undefined;
+  // Unknown parameters (only the text was readable): the seconds asked for go as they are, and the
+  // service snaps them; a ratio is sent only when the catalog shows it is allowed.
+  const durationParameter = model.parameters?.find((parameter) => parameter.name === 'duration');
+  const duration = !Number.isFinite(seconds)
+    ? undefined
+    : model.parameters === undefined
+      ? seconds
+      : durationParameter
+        ? fitToParameter(seconds, durationParameter)
+        : undefined;
+  const ratios = model.parameters?.find((parameter) => parameter.name === 'aspect_ratio')?.values ?? [];
+  const ratio = aspectRatio(task);
+  return {
+    kind: 'tool_call',
+    name: 'generate_video',
+    arguments: {
+      model: model.id,
+      prompt,
+      ...(duration === undefined ? {} : { duration }),
+      ...(ratio && ratios.includes(ratio) ? { aspectRatio: ratio } : {}),
+      waitSeconds: 0,
+    },
+  };
+}
+
+interface CatalogEntry {
+  id: string;
+  category: string;
+  /** Undefined when only the text lines were readable: the parameters are then unknown. */
+  parameters?: { name: string; values?: unknown[]; minimum?: number; maximum?: number }[];
+}
+
+/**
+ * The first text-to-video model of a `list_video_models` result: from its structured content, else from its
+ * text lines (`- <id> (<category>): ...`), which survive a result cut short.
+ */
+function textToVideoModel(exchange: ToolExchange): CatalogEntry | undefined {
+  const listed = exchange.result?.models;
+  const models: CatalogEntry[] = Array.isArray(listed)
+    ? (listed as CatalogEntry[]).filter((model) => typeof model?.id === 'string')
+    : [...exchange.text.matchAll(/^- (\S+) \(([^)]+)\)/gm)].map((match) => ({
+        id: match[1] as string,
+        category: match[2] as string,
+      }));
+  return models.find((model) => model.category === 'text-to-video');
+}
+
+/** Seconds snapped to the nearest allowed value (the lower one on a tie), or clamped to the range. */
+function fitToParameter(seconds: number, parameter: CatalogEntry['parameters'][number]): number {
+  const allowed = (parameter.values ?? []).filter((value): value is number => typeof value === 'number');
+  if (allowed.length > 0) {
+    return allowed.reduce((best, value) =>
+      Math.abs(value - seconds) < Math.abs(best - seconds) ||
+      (Math.abs(value - seconds) === Math.abs(best - seconds) && value < best)
+        ? value
+        : best,
+    );
+  }
+  return Math.min(parameter.maximum ?? seconds, Math.max(parameter.minimum ?? seconds, seconds));
+}
+
+function videoPrompt(task: string): string {
+  const described = /\bvideo (?:of|showing|about|where)\s+(.+?)(?:[.!?](?:\s|$)|,\s*then\b|$)/is.exec(
+    task,
+  )?.[1];
+  const sentence = described ?? /^(.+?)(?:[.!?](?:\s|$)|$)/s.exec(task.trim())?.[1] ?? task;
+  const prompt = sentence.replace(/\s+/g, ' ').trim();
+  return prompt.length > 500 ? prompt.slice(0, 500) : prompt;
+}
+
+function aspectRatio(task: string): string | undefined {
+  const explicit = /\b(\d{1,2}:\d{1,2})\b/.exec(task)?.[1];
+  if (explicit) return explicit;
+  if (/\b(vertical|portrait)\b/i.test(task)) return '9:16';
+  if (/\bsquare\b/i.test(task)) return '1:1';
+  return undefined;
+}
+
+/** The flashcards service's directions by language names, in the order the service lists them. */
+const DIRECTIONS: readonly [string, string, string][] = [
+  ['thai', 'chinese', 'thai_to_chinese'],
+  ['chinese', 'thai', 'chinese_to_thai'],
+  ['chinese', 'vietnamese', 'chinese_to_vietnamese'],
+  ['korean', 'chinese', 'korean_to_chinese'],
+  ['japanese', 'chinese', 'japanese_to_chinese'],
+];
+
+function learningDirection(task: string): string {
+  const pairs = [
+    ...task.matchAll(
+      /\b(thai|chinese|vietnamese|korean|japanese)[\s-]+(?:to|into|→)[\s-]+(thai|chinese|vietnamese|korean|japanese)\b/gi,
+    ),
+  ];
+  for (const pair of pairs) {
+    const [from, to] = [pair[1]?.toLowerCase(), pair[2]?.toLowerCase()];
+    const found = DIRECTIONS.find(([source, target]) => source === from && target === to);
+    if (found) return found[2];
+  }
+  const named = [...task.matchAll(/\b(thai|chinese|vietnamese|korean|japanese)\b/gi)].map((match) =>
+    (match[1] as string).toLowerCase(),
+  );
+  for (const language of named) {
+    const found = DIRECTIONS.find(([source]) => source === language);
+    if (found) return found[2];
+  }
+  return 'thai_to_chinese';
 }
 
 export function plainReply(messages: readonly PlannerMessage[]): string {
@@ -263,6 +461,15 @@ function composeAnswer(exchanges: readonly ToolExchange[]): string {
     section('Decisions', summary.decisions);
     section('Action items', summary.actionItems);
     section('Open questions', summary.openQuestions);
+  }
+  const cards = [...exchanges].reverse().find((exchange) => Array.isArray(exchange.result?.segments))?.result;
+  const segments = (cards?.segments ?? []) as { text?: unknown; translation?: unknown }[];
+  if (segments.length > 0) {
+    lines.push('', 'First flashcards:');
+    for (const segment of segments.slice(0, 3)) {
+      const translation = typeof segment.translation === 'string' ? ` — ${segment.translation}` : '';
+      lines.push(`- ${String(segment.text ?? '')}${translation}`);
+    }
   }
   const files = exchanges
     .map((exchange) => exchange.result?.path ?? exchange.result?.savedPath)
