@@ -4,6 +4,7 @@ export * from './annotations/index.js';
  * error results, the long-job contract, tool deadlines, roots, output links, subtitle writers, the server
  * factory, the stdio/HTTP runners and the tenants (authentication and isolation) of an HTTP server.
  */
+export * from './budget/index.js';
 export * from './context/index.js';
 export * from './deadline/index.js';
 export * from './errors/index.js';

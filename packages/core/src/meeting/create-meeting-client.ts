@@ -45,7 +45,7 @@ import {
   type PollOutcome,
   waitUntilStopped,
 } from '../jobs/index.js';
-import { fingerprint } from '../ledger/index.js';
+import { fingerprint, type LedgerEntry, type LedgerPatch } from '../ledger/index.js';
 import {
   assertWithinUploadLimit,
   createMultipartFileBody,
@@ -108,6 +108,21 @@ export interface SummarizeOptions {
   onUploadProgress?: (sentBytes: number, totalBytes: number) => void;
   /** Submit a new job even when the ledger holds one for the same file and options. */
   force?: boolean;
+  /**
+   * Called when this call is about to start new paid work (not when it resumes or joins a recorded job),
+   * after the recording was inspected and before anything is sent: it may refuse by throwing (a credit
+   * budget), and may record what it reserved in the claimed ledger entry through `save`.
+   */
+  admit?: (admission: SubmissionAdmission) => Promise<void>;
+}
+
+export interface SubmissionAdmission {
+  recording: RecordingInfo;
+  /** The ledger entry this call has claimed (undefined without a ledger). */
+  entry: LedgerEntry | undefined;
+  /** The entry as it was before the claim: an interrupted attempt, or an earlier job being replaced. */
+  previous: LedgerEntry | undefined;
+  save(patch: LedgerPatch): Promise<void>;
 }
 
 export interface SubmitResult {
@@ -340,7 +355,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
             ...callOptions(call),
           })
         ).data.job,
-      (job) => ({ status: job.status, body: job, ...(job.title ? { patch: { title: job.title } } : {}) }),
+      (job) => ({ status: job.status, body: job, patch: recordedFields(id, job) }),
     );
   }
 
@@ -541,7 +556,8 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
             deadline,
           },
         ),
-      submit: async ({ entry, signal: shared, save }) => {
+      submit: async ({ entry, previous, signal: shared, save }) => {
+        if (submitOptions.admit) await submitOptions.admit({ recording: inspected, entry, previous, save });
         if (entry?.receipt && receiptUsable(entry.receiptIssuedAt)) {
           try {
             const { id, created } = await create(
@@ -630,6 +646,20 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     poll,
     wait,
     summarize,
+  };
+}
+
+/**
+ * What a read of the job leaves in its ledger entry besides the status: its title, and the credits the
+ * platform reports for it (tagged with the job id, because an entry started anew keeps its old `data`
+ * until the new job is read), so that spending can be told from the ledger without asking the platform.
+ */
+function recordedFields(id: string, job: MeetingJob): LedgerPatch {
+  return {
+    ...(job.title ? { title: job.title } : {}),
+    ...(typeof job.credits === 'number'
+      ? { data: { jobId: id, credits: job.credits, creditsCharged: job.creditsCharged } }
+      : {}),
   };
 }
 

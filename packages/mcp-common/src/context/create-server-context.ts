@@ -10,7 +10,8 @@
  * exports are written), POLYMODAL_LOG_LEVEL (debug|info|warning|error), POLYMODAL_TTS_CONCURRENT_SESSIONS (the key's
  * concurrentSessions for speech synthesis, when known; otherwise learned from the first 429),
  * POLYMODAL_TOOL_DEADLINE_SECONDS (how long one tool call may take, default 50: hosts cut calls off at
- * about 60 s), POLYMODAL_SPEECH_LEASE_SECONDS (operations and tests tuning, with POLYMODAL_DATABASE_URL:
+ * about 60 s), POLYMODAL_CREDITS_PER_DAY (the daily credit budget per UTC day; unset: no limit),
+ * POLYMODAL_SPEECH_LEASE_SECONDS (operations and tests tuning, with POLYMODAL_DATABASE_URL:
  * how long a speech slot of a replica that died stays taken, default 30), and, for tests against the sandbox only, POLYMODAL_POLL_INTERVAL_MS (the minimum time
  * between two reads of a job; ignored, with a warning, unless the platform is on a loopback address,
  * because the real platform asks for its own intervals).
@@ -33,6 +34,8 @@ import {
   resolveConfig,
 } from '@polymodal/core';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from '@polymodal/store-postgres/describe-database-url';
+import { type CreditBudget, createCreditBudget } from '../budget/create-credit-budget.js';
+import { CREDITS_PER_DAY_VARIABLE, readCreditsPerDay } from '../budget/read-credits-per-day.js';
 import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
 import { acquireSharedPostgresPool } from './acquire-shared-postgres-pool.js';
@@ -56,6 +59,8 @@ export interface ServerContext {
   log: Logger;
   /** Seconds one tool call may take before it answers with what it has. */
   toolDeadlineSeconds: number;
+  /** The daily credit budget paid tools must pass before they upload or submit (no limit when unset). */
+  budget: CreditBudget;
   /**
    * Whether paid work can be recorded now: the state directory writable (file store) or the database
    * answering (PostgreSQL). The reason never holds a path, a URL or a secret; the log has the details.
@@ -76,6 +81,13 @@ export interface ServerContextOptions {
    * the PostgreSQL ledger, its entries are kept under this id, apart from every other tenant's.
    */
   tenant?: string;
+  /**
+   * The tenant's own daily credit budget (`budget.creditsPerDay` in the tenants file), read on every paid
+   * call so that a reload applies at once; when it gives none, POLYMODAL_CREDITS_PER_DAY applies.
+   */
+  creditsPerDay?: () => number | undefined;
+  /** The budget's clock (epoch ms), which decides the UTC day; tests only. */
+  clock?: () => number;
 }
 
 /**
@@ -119,6 +131,19 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     },
   });
   const files = createFileAccess({ env });
+  const defaultCreditsPerDay = readCreditsPerDay(env);
+  const budget = createCreditBudget({
+    ledger,
+    tenant: options.tenant,
+    limit: () => {
+      const own = options.creditsPerDay?.();
+      if (own !== undefined) return { creditsPerDay: own, setting: 'budget.creditsPerDay' };
+      return defaultCreditsPerDay === undefined
+        ? undefined
+        : { creditsPerDay: defaultCreditsPerDay, setting: CREDITS_PER_DAY_VARIABLE };
+    },
+    ...(options.clock ? { now: options.clock } : {}),
+  });
   const toolDeadlineSeconds =
     parsePositiveInteger(
       env.POLYMODAL_TOOL_DEADLINE_SECONDS,
@@ -159,6 +184,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     secrets,
     log,
     toolDeadlineSeconds,
+    budget,
     ready: checkLedger,
     close() {
       // The platform client first: its tasks give their speech slots back before the store closes.

@@ -1,11 +1,16 @@
 /**
  * `list_jobs`: the jobs this installation started, read from the local job ledger. It lets an agent find
  * and resume work after a host restart or a cut-off call without paying again. Read-only and local: it does
- * not call the platform, so statuses are the last ones this installation saw.
+ * not call the platform, so statuses are the last ones this installation saw. It also shows the credits
+ * of today (UTC) from the same ledger: charged, reserved by jobs not charged yet, and with a daily budget
+ * what is left of it — per tenant, since each tenant has a ledger of its own.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JobLedger, LedgerEntry } from '@polymodal/core';
 import { z } from 'zod';
+import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
+import { entryCredits } from '../budget/entry-credits.js';
+import { utcDay } from '../budget/utc-day.js';
 import { toolError } from '../errors/tool-error.js';
 
 export interface ListJobsToolOptions {
@@ -19,6 +24,8 @@ export interface ListJobsToolOptions {
   getTool?: string;
   /** Noun for the jobs in texts, default "jobs". */
   noun?: string;
+  /** The daily credit budget to show; default the one created on `ledger` (the context's). */
+  budget?: CreditBudget;
 }
 
 const jobEntrySchema = z.object({
@@ -32,7 +39,25 @@ const jobEntrySchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   file: z.string().optional().describe('Local file the job was made from, when recorded.'),
+  credits: z
+    .number()
+    .optional()
+    .describe(
+      'Credits charged (as the platform reported) or, until then, reserved for it; absent when none are known.',
+    ),
 });
+
+const creditsTodaySchema = z
+  .object({
+    day: z.string().describe('The UTC day counted (YYYY-MM-DD); budgets start again at 00:00 UTC.'),
+    spent: z.number().describe('Credits the platform reported as charged for jobs submitted today.'),
+    reserved: z.number().describe("Credits reserved by today's jobs not charged yet (running or unknown)."),
+    creditsPerDay: z.number().optional().describe('The daily credit budget, when one is set.'),
+    remaining: z.number().optional().describe('What is left of the budget today, when one is set.'),
+  })
+  .describe(
+    'Credits of today, for every job of this tenant (not only those listed). Only meeting summaries publish a price; other services count 0.',
+  );
 
 export type ListedJob = z.infer<typeof jobEntrySchema>;
 
@@ -54,6 +79,7 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
       outputSchema: {
         jobs: z.array(jobEntrySchema),
         count: z.number().int(),
+        credits: creditsTodaySchema,
       },
       annotations: {
         title: `List ${noun} started here`,
@@ -65,17 +91,25 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
     },
     async ({ limit }) => {
       try {
-        const entries = await collectEntries(options, limit);
+        const budget = options.budget ?? creditBudgetOf(options.ledger);
+        const [entries, credits] = await Promise.all([
+          collectEntries(options, limit),
+          budget ? budget.today() : countWithoutBudget(options.ledger),
+        ]);
         const jobs = entries.map(toListedJob);
         const lines = jobs.map(
           (job) =>
             `- ${job.jobId ?? '(not created yet)'} ${job.status}${job.title ? ` "${job.title}"` : ''} (${job.createdAt})`,
         );
-        const text =
+        const listing =
           jobs.length === 0
             ? `No ${noun} recorded by this installation yet.`
             : `${jobs.length} ${noun} recorded by this installation (last seen status):\n${lines.join('\n')}`;
-        return { content: [{ type: 'text', text }], structuredContent: { jobs, count: jobs.length } };
+        const text = `${listing}\n${describeCredits(credits)}`;
+        return {
+          content: [{ type: 'text', text }],
+          structuredContent: { jobs, count: jobs.length, credits },
+        };
       } catch (error) {
         return toolError(error, { secrets: options.secrets });
       }
@@ -101,5 +135,35 @@ function toListedJob(entry: LedgerEntry): ListedJob {
     createdAt: entry.createdAt,
     updatedAt: entry.updatedAt,
     ...(file ? { file } : {}),
+    ...creditsOf(entry),
   };
+}
+
+function creditsOf(entry: LedgerEntry): { credits?: number } {
+  const { charged, reserved } = entryCredits(entry);
+  return charged + reserved > 0 ? { credits: charged + reserved } : {};
+}
+
+/** Today's credits of a ledger that has no budget object (a ledger given without a context). */
+async function countWithoutBudget(ledger: JobLedger): Promise<CreditsToday> {
+  const day = utcDay(Date.now());
+  let spent = 0;
+  let reserved = 0;
+  for (const entry of await ledger.list()) {
+    const credits = entryCredits(entry);
+    if (credits.day !== day) continue;
+    spent += credits.charged;
+    reserved += credits.reserved;
+  }
+  return { day, spent, reserved };
+}
+
+/** One line: "Credits today (2026-11-23 UTC): 24 spent, 12 reserved by running jobs; budget 500, 464 left." */
+function describeCredits(credits: CreditsToday): string {
+  const reserved = credits.reserved > 0 ? `, ${credits.reserved} reserved by jobs not charged yet` : '';
+  const budget =
+    credits.creditsPerDay === undefined
+      ? '; no daily budget'
+      : `; daily budget ${credits.creditsPerDay}, ${credits.remaining ?? 0} left`;
+  return `Credits today (${credits.day} UTC): ${credits.spent} spent${reserved}${budget}.`;
 }

@@ -98,6 +98,8 @@ interface LoadedTenant {
   tokenHash?: Buffer;
   /** The platform key this tenant's requests use (its own, or POLYMODAL_API_KEY). */
   apiKey: string;
+  /** Its own daily credit budget; absent: POLYMODAL_CREDITS_PER_DAY, or no limit. */
+  creditsPerDay?: number;
 }
 
 /** Builds the access for the environment; throws a ConfigError when the tenants file or the env is wrong. */
@@ -167,6 +169,8 @@ async function createAuthenticatedAccess(
       name: `${options.name ?? 'polymodal'}[${tenantId}]`,
       // Keeps this tenant's entries apart in a shared PostgreSQL ledger.
       tenant: tenantId,
+      // Read from the tenants loaded now, so a reload that changes only a budget applies at once.
+      creditsPerDay: () => tenants.find((tenant) => tenant.id === tenantId)?.creditsPerDay,
     });
     contexts.set(tenantId, { context, apiKey });
     // The key changed under an open context (the file was edited and not yet reloaded): the old one goes.
@@ -317,6 +321,7 @@ function loadTenant(
     id: config.id,
     apiKey,
     ...(config.tokenSha256 === undefined ? {} : { tokenHash: Buffer.from(config.tokenSha256, 'hex') }),
+    ...(config.budget === undefined ? {} : { creditsPerDay: config.budget.creditsPerDay }),
   };
 }
 

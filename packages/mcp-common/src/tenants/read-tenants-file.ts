@@ -1,13 +1,16 @@
 /**
  * The tenants file (`POLYMODAL_TENANTS_FILE`): who may call an HTTP server and with which platform key.
  *
- *   {"tenants":[{"id":"team-a","tokenSha256":"<hex>","apiKey":"<platform key, optional>"}]}
+ *   {"tenants":[{"id":"team-a","tokenSha256":"<hex>","apiKey":"<platform key, optional>",
+ *                "budget":{"creditsPerDay":500}}]}
  *
  * The file holds only the sha256 of each bearer token, so reading it does not reveal a token. With OAuth
  * configured (POLYMODAL_OAUTH_ISSUER) a tenant may have no `tokenSha256`: it is then reached only with an
  * access token whose tenant claim names its id, and the file gives it its platform key. Errors name
  * the file and the field (`tenants[1].tokenSha256`) and say what to write instead; they never repeat a
- * value from the file, because a mistyped field may hold a token or a key.
+ * value from the file, because a mistyped field may hold a token or a key. `budget.creditsPerDay`
+ * (optional) is the most the tenant's paid calls may cost per UTC day; without it POLYMODAL_CREDITS_PER_DAY
+ * applies, and without either there is no limit.
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from '@polymodal/core';
@@ -22,7 +25,20 @@ export interface TenantConfig {
   tokenSha256?: string;
   /** The tenant's platform key; absent means POLYMODAL_API_KEY. */
   apiKey?: string;
+  /** The tenant's daily credit budget (UTC day); absent means POLYMODAL_CREDITS_PER_DAY, or no limit. */
+  budget?: { creditsPerDay: number };
 }
+
+const budgetSchema = z.strictObject(
+  {
+    creditsPerDay: z
+      .number({ error: 'must be a number of credits' })
+      .int({ error: 'must be a whole number of credits' })
+      .min(0, { error: 'must be 0 or more' })
+      .max(Number.MAX_SAFE_INTEGER, { error: 'is too large' }),
+  },
+  { error: 'must be an object {"creditsPerDay": <credits per UTC day>}' },
+);
 
 const tenantSchema = z.strictObject(
   {
@@ -42,8 +58,11 @@ const tenantSchema = z.strictObject(
       .trim()
       .min(1, { error: 'must not be empty (leave it out to use POLYMODAL_API_KEY)' })
       .optional(),
+    budget: budgetSchema.optional(),
   },
-  { error: 'must be an object with id, tokenSha256 (optional with OAuth) and optionally apiKey' },
+  {
+    error: 'must be an object with id, tokenSha256 (optional with OAuth) and optionally apiKey and budget',
+  },
 );
 
 const fileSchema = z.strictObject(
@@ -68,7 +87,9 @@ export function parseTenantsFile(text: string, source: string): TenantConfig[] {
     const field = issue ? formatPath(issue.path) : '';
     const message =
       issue?.code === 'unrecognized_keys'
-        ? `has unknown field(s) ${describeKeys(issue.keys)}; a tenant has id, tokenSha256 and optionally apiKey`
+        ? issue.path.at(-1) === 'budget'
+          ? `has unknown field(s) ${describeKeys(issue.keys)}; a budget has creditsPerDay`
+          : `has unknown field(s) ${describeKeys(issue.keys)}; a tenant has id, tokenSha256 and optionally apiKey and budget`
         : (issue?.message ?? 'is not a tenants file');
     throw invalid(source, field ? `${field}: ${message}` : message);
   }
@@ -76,6 +97,7 @@ export function parseTenantsFile(text: string, source: string): TenantConfig[] {
     id: tenant.id,
     ...(tenant.tokenSha256 === undefined ? {} : { tokenSha256: tenant.tokenSha256.toLowerCase() }),
     ...(tenant.apiKey === undefined ? {} : { apiKey: tenant.apiKey }),
+    ...(tenant.budget === undefined ? {} : { budget: { creditsPerDay: tenant.budget.creditsPerDay } }),
   }));
   const ids = new Map<string, number>();
   const hashes = new Map<string, number>();
@@ -137,6 +159,13 @@ const KNOWN_MISTAKES = new Set([
   'tenant',
   'tenantid',
   'tenant_id',
+  'budget',
+  'credits',
+  'creditsperday',
+  'credits_per_day',
+  'perday',
+  'daily',
+  'limit',
 ]);
 
 function describeKeys(keys: readonly string[]): string {

@@ -11,9 +11,12 @@ import {
   SubmissionInProgressError,
 } from '@polymodal/core';
 import {
+  BudgetExceededError,
+  budgetToolError,
   createProgressReporter,
   createToolDeadline,
   createWaitSecondsSchema,
+  estimateMeetingCredits,
   jobStatusShape,
   respondWithJob,
 } from '@polymodal/mcp-common';
@@ -24,7 +27,7 @@ import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meetin
 
 const DESCRIPTION = `Transcribes, translates and summarizes a local meeting recording (MP4, MOV, AVI, MKV, MP3, M4A or WAV, up to 2 hours) on the Polymodal platform: speaker-separated transcript, translation into targetLanguage, and a structured summary (overview, topics, decisions, action items with owners and due dates, open questions), every item pointing at transcript segment ids.
 
-Cost: 4 credits per started minute of recording, with a minimum set by the platform; charged once, only when the job completes (failed or cancelled jobs cost nothing).
+Cost: 4 credits per started minute of recording, with a minimum set by the platform; charged once, only when the job completes (failed or cancelled jobs cost nothing). When the server has a daily credit budget, a call that would exceed it is refused before anything is uploaded (list_jobs shows what is left).
 Time: processing usually takes a fraction of the recording's length, plus the upload. This call waits at most waitSeconds (default 40, max 50); if the job is still running it returns done=false with the jobId — then call get_meeting with that jobId and waitSeconds up to 50 until done=true. A long upload goes on after the call answers (done=false, status UPLOADING, no jobId yet): call summarize_meeting again with the same arguments to follow it. Calling it again with the same file and options never pays twice: it joins the upload in progress or resumes the recorded job (resumed=true); force=true starts a new paid job.
 Next: get_meeting for the transcript (paged) or translation, export_meeting to save srt/vtt/md files, update_meeting to name speakers.
 The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
@@ -110,6 +113,14 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
           maxSpeakers: args.maxSpeakers,
           title: args.title,
           force: args.force,
+          // The daily credit budget is checked only when new paid work starts (a resumed or joined job
+          // costs nothing new), after the recording's length is read and before anything is sent.
+          admit: (admission) =>
+            deps.context.budget.admit({
+              ...admission,
+              estimate: estimateMeetingCredits(admission.recording.durationSeconds),
+              what: 'this recording',
+            }),
           // The upload is not cut at the call's deadline (it has no job to come back to yet): the call
           // answers then, and the upload goes on for the next identical call to join.
           signal: extra.signal,
@@ -150,6 +161,7 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
         });
       } catch (error) {
         if (SubmissionInProgressError.isInstance(error)) return uploadInProgress(uploadPercent);
+        if (BudgetExceededError.isInstance(error)) return budgetToolError(error, deps.context.secrets);
         return meetingToolError(error, deps, { path: args.path });
       } finally {
         deadline.dispose();

@@ -1,0 +1,181 @@
+/**
+ * A tenant's daily credit budget (one per server context, so one per tenant): admits a paid submission
+ * only when what the tenant spent or reserved today plus the call's estimate fits, and records the
+ * estimate in the submission's ledger entry before anything is sent, so that later calls count it.
+ *
+ * What is counted comes from the job ledger only (`entryCredits`): any process on the same ledger counts
+ * the same. Check-and-reserve is serialized per budget in this process, so concurrent calls of one tenant
+ * never both pass on the same remainder. Across processes or replicas sharing a ledger, two submissions
+ * checked in the same few milliseconds (one ledger read and one write) can both pass: the conservative
+ * bound is that the day's budget can be exceeded by at most one call's estimate per other process
+ * submitting at that instant. Entries reserve before their upload starts, so the window never spans an
+ * upload.
+ *
+ * Services whose price the platform does not publish (speech, video, flashcards, reading score) are not
+ * admitted here: their minimum is "not shown" and no price is invented, so they count 0 credits, are
+ * never refused, and are still listed by list_jobs.
+ */
+import { type JobLedger, type LedgerEntry, type LedgerPatch, NOT_CREATED } from '@polymodal/core';
+import { BudgetExceededError } from './budget-exceeded-error.js';
+import { type CreditReservation, entryCredits, RESERVATION_FIELD, readReservation } from './entry-credits.js';
+import type { CreditEstimate } from './estimate-meeting-credits.js';
+import { utcDay } from './utc-day.js';
+
+export interface BudgetLimit {
+  creditsPerDay: number;
+  /** The setting that holds it, named in the refusal (`budget.creditsPerDay` or the variable). */
+  setting: string;
+}
+
+export interface CreditAdmission {
+  estimate: CreditEstimate;
+  /** Names the thing being paid for in the refusal, e.g. "this recording". */
+  what?: string;
+  /** The ledger entry this submission has claimed, and the entry as it was before (see core's admit). */
+  entry: LedgerEntry | undefined;
+  previous: LedgerEntry | undefined;
+  save(patch: LedgerPatch): Promise<void>;
+}
+
+export interface CreditsToday {
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  /** Credits the platform reported as charged for jobs submitted today. */
+  spent: number;
+  /** Estimates (or the platform's figures) of today's jobs not charged yet: running or of unknown outcome. */
+  reserved: number;
+  /** The daily budget, when one is set. */
+  creditsPerDay?: number;
+  /** What is left of it today (never below 0), when a budget is set. */
+  remaining?: number;
+}
+
+export interface CreditBudget {
+  /** The budget that applies now; undefined means no limit. */
+  limit(): BudgetLimit | undefined;
+  /** Throws BudgetExceededError, or records the reservation in the claimed entry. */
+  admit(admission: CreditAdmission): Promise<void>;
+  today(): Promise<CreditsToday>;
+}
+
+export interface CreditBudgetOptions {
+  ledger: JobLedger;
+  /** The tenant, named in refusals; undefined for a server without tenants. */
+  tenant?: string | undefined;
+  /** Read on every call, so that a reloaded tenants file applies at once. */
+  limit: () => BudgetLimit | undefined;
+  /** Clock (epoch ms); injectable for tests. */
+  now?: () => number;
+}
+
+/**
+ * Each ledger's budget, so that list_jobs (registered by every server, and once by the combined one, with
+ * the context's ledger) can show the budget of the context it lists without another option to thread.
+ */
+const budgets = new WeakMap<JobLedger, CreditBudget>();
+
+/** The budget created on this ledger, if any. */
+export function creditBudgetOf(ledger: JobLedger): CreditBudget | undefined {
+  return budgets.get(ledger);
+}
+
+export function createCreditBudget(options: CreditBudgetOptions): CreditBudget {
+  const budget = buildCreditBudget(options);
+  budgets.set(options.ledger, budget);
+  return budget;
+}
+
+function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
+  const { ledger } = options;
+  const now = options.now ?? Date.now;
+  let queue: Promise<unknown> = Promise.resolve();
+
+  /** Runs `task` after every earlier check-and-reserve of this budget. */
+  function serialize<T>(task: () => Promise<T>): Promise<T> {
+    const next = queue.then(task, task);
+    queue = next.catch(() => undefined);
+    return next;
+  }
+
+  async function countDay(day: string, except?: LedgerEntry) {
+    const entries = await ledger.list();
+    let spent = 0;
+    let reserved = 0;
+    for (const entry of entries) {
+      if (except && entry.service === except.service && entry.fingerprint === except.fingerprint) continue;
+      const credits = entryCredits(entry);
+      if (credits.day !== day) continue;
+      spent += credits.charged;
+      reserved += credits.reserved;
+    }
+    return { spent, reserved };
+  }
+
+  return {
+    limit: options.limit,
+    admit(admission) {
+      return serialize(async () => {
+        const { estimate, entry, previous } = admission;
+        // NOT_CREATED proves the earlier attempt sent nothing that could be charged: that one is checked anew.
+        const interrupted =
+          previous && previous.id === null && previous.lastStatus !== NOT_CREATED
+            ? readReservation(previous)
+            : undefined;
+        if (interrupted) {
+          // An earlier attempt of this very submission was admitted and interrupted (it may have uploaded
+          // or even created the job): going on costs nothing new, so it is never refused, and it keeps
+          // counting on the day it was admitted.
+          await admission.save({ request: { ...entry?.request, [RESERVATION_FIELD]: interrupted } });
+          return;
+        }
+        const day = utcDay(now());
+        // The claim replaces an earlier job of the same request (force, or after a failure): what that job
+        // was charged today still counts.
+        const replaced = previous && previous.id !== null ? entryCredits(previous) : undefined;
+        const earlier = replaced && replaced.day === day ? replaced.charged + replaced.reserved : undefined;
+        const limit = options.limit();
+        if (limit !== undefined) {
+          const counted = await countDay(day, entry);
+          const spent = counted.spent + counted.reserved + (earlier ?? 0);
+          if (spent + estimate.credits > limit.creditsPerDay) {
+            throw new BudgetExceededError(
+              {
+                creditsPerDay: limit.creditsPerDay,
+                spent,
+                cost: estimate.credits,
+                basis: estimate.basis,
+                day,
+                tenant: options.tenant,
+                setting: limit.setting,
+              },
+              admission.what,
+            );
+          }
+        }
+        const reservation: CreditReservation = {
+          day,
+          credits: estimate.credits,
+          basis: estimate.basis,
+          ...(earlier ? { earlier } : {}),
+        };
+        await admission.save({ request: { ...entry?.request, [RESERVATION_FIELD]: reservation } });
+      });
+    },
+    async today() {
+      const day = utcDay(now());
+      const { spent, reserved } = await countDay(day);
+      const limit = options.limit();
+      return {
+        day,
+        spent,
+        reserved,
+        ...(limit === undefined
+          ? {}
+          : {
+              creditsPerDay: limit.creditsPerDay,
+              remaining: Math.max(0, limit.creditsPerDay - spent - reserved),
+            }),
+      };
+    },
+  };
+}
