@@ -17,18 +17,12 @@
  */
 import type { LookupFunction } from 'node:net';
 import { Agent, type Dispatcher, request } from 'undici';
-import {
-  ConnectionError,
-  createApiError,
-  PolymodalError,
-  TimeoutError,
-  ValidationError,
-} from '../errors/index.js';
+import { ConnectionError, createApiError, type PolymodalError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import { type MediaKind, sniffMediaType } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { createPublicOnlyConnector } from '../net/public-only-connector.js';
-import type { PrivateAddressError } from '../net/public-only-lookup.js';
+import { discardBody, displayUrl, transferFailure } from './transfer-helpers.js';
 
 export const DEFAULT_DOWNLOAD_LIMITS: Readonly<Record<MediaKind, number>> = {
   video: 2 * 1024 * 1024 * 1024,
@@ -135,7 +129,7 @@ export function createMediaDownloader(options: {
   function checkHop(url: URL, previous: URL | undefined): URL {
     if (previous?.protocol === 'https:' && url.protocol === 'http:') {
       throw new ValidationError(
-        `The media download was redirected from https to http (${display(url)}); refusing it.`,
+        `The media download was redirected from https to http (${displayUrl(url)}); refusing it.`,
         [{ path: 'url', message: 'insecure redirect' }],
       );
     }
@@ -170,7 +164,7 @@ export function createMediaDownloader(options: {
           const location = response.headers.location;
           if (typeof location !== 'string' || hop >= MAX_REDIRECTS) {
             throw new ValidationError(
-              `The media download of ${display(url)} was redirected ${hop >= MAX_REDIRECTS ? 'too many times' : 'without a location'}.`,
+              `The media download of ${displayUrl(url)} was redirected ${hop >= MAX_REDIRECTS ? 'too many times' : 'without a location'}.`,
               [{ path: 'url', message: 'bad redirect' }],
             );
           }
@@ -193,7 +187,7 @@ export function createMediaDownloader(options: {
         }
         const declared = Number(response.headers['content-length']);
         if (Number.isFinite(declared) && declared > maxBytes) {
-          discard(response.body);
+          discardBody(response.body);
           throw tooLarge(url, maxBytes);
         }
         const declaredType =
@@ -201,9 +195,9 @@ export function createMediaDownloader(options: {
             .split(';')[0]
             ?.trim() ?? '';
         if (declaredType !== '' && !typeFits(request_.kind, declaredType)) {
-          discard(response.body);
+          discardBody(response.body);
           throw new ValidationError(
-            `The media at ${display(url)} is ${declaredType}, not ${request_.kind}; nothing was saved.`,
+            `The media at ${displayUrl(url)} is ${declaredType}, not ${request_.kind}; nothing was saved.`,
             [{ path: 'url', message: 'unexpected content type' }],
           );
         }
@@ -231,27 +225,16 @@ export function createMediaDownloader(options: {
             sniffed = sniffMediaType(request_.kind, head) ?? wrongType(request_.kind, url);
           if (Number.isFinite(declared) && declared !== size) {
             throw new ConnectionError(
-              `The media download of ${display(url)} ended after ${size} of ${declared} bytes; nothing was saved.`,
+              `The media download of ${displayUrl(url)} ended after ${size} of ${declared} bytes; nothing was saved.`,
               { requestMayHaveArrived: true },
             );
           }
         }
         const saved = await sink(checked());
-        return { saved, size, contentType: sniffed ?? 'application/octet-stream', url: display(url) };
+        return { saved, size, contentType: sniffed ?? 'application/octet-stream', url: displayUrl(url) };
       }
     } catch (error) {
-      if (request_.signal?.aborted) throw request_.signal.reason;
-      if (timeout.aborted) {
-        throw new TimeoutError(`Downloading ${display(url)} took longer than ${timeoutMs} ms.`, timeoutMs);
-      }
-      if (PolymodalError.isInstance(error)) throw error;
-      const code = (error as { code?: unknown })?.code;
-      // Matched by code, not class: the error may come from another copy of this package.
-      if (code === 'EPRIVATEADDRESS') throw privateAddress(url, error as PrivateAddressError);
-      throw new ConnectionError(
-        `Downloading ${display(url)} failed: ${error instanceof Error ? error.message : String(error)}.`,
-        { requestMayHaveArrived: true, ...(typeof code === 'string' ? { code } : {}), cause: error },
-      );
+      throw transferFailure(error, { url, signal: request_.signal, timeout, timeoutMs });
     }
   }
 
@@ -277,43 +260,19 @@ export function createMediaDownloader(options: {
   };
 }
 
-/** Drops a response body not worth reading; the abort it causes must not become an uncaught error. */
-function discard(body: Dispatcher.ResponseData['body']): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
-/** URL for messages: no query string, which may carry a signature. */
-function display(url: URL): string {
-  return `${url.origin}${url.pathname}`;
-}
-
 function statusError(status: number, url: URL): PolymodalError {
   return createApiError({
     status,
     method: 'GET',
-    url: display(url),
+    url: displayUrl(url),
     body: undefined,
     serverMessage: `downloading the result failed with HTTP ${status}`,
   });
 }
 
-function privateAddress(url: URL, error: PrivateAddressError): ValidationError {
-  const address = typeof error.address === 'string' ? error.address : 'an address';
-  const problem =
-    error.stage === 'connect'
-      ? `the connection to ${url.hostname} reached ${address}, a private, loopback or otherwise non-public ` +
-        'network address, although the name had been checked (it may have been re-pointed)'
-      : `${url.hostname} resolves to ${address}, a private, loopback or otherwise non-public network address`;
-  return new ValidationError(
-    `Refused to download from ${url.hostname}: ${problem}; nothing was downloaded.`,
-    [{ path: 'url', message: 'private address' }],
-  );
-}
-
 function tooLarge(url: URL, maxBytes: number): ValidationError {
   return new ValidationError(
-    `The media at ${display(url)} is larger than the ${maxBytes}-byte download limit; nothing was saved.`,
+    `The media at ${displayUrl(url)} is larger than the ${maxBytes}-byte download limit; nothing was saved.`,
     [{ path: 'url', message: 'too large' }],
   );
 }
@@ -327,7 +286,7 @@ function typeFits(kind: MediaKind, declared: string): boolean {
 
 function wrongType(kind: MediaKind, url: URL): never {
   throw new ValidationError(
-    `The file at ${display(url)} is not ${kind === 'audio' ? 'WAV or MP3 audio' : `a ${kind}`} (checked by its first bytes); nothing was saved.`,
+    `The file at ${displayUrl(url)} is not ${kind === 'audio' ? 'WAV or MP3 audio' : `a ${kind}`} (checked by its first bytes); nothing was saved.`,
     [{ path: 'url', message: 'unexpected content' }],
   );
 }

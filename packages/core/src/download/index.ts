@@ -1,1 +1,3 @@
+export * from './create-remote-inputs.js';
 export * from './download-media.js';
+export * from './fetch-remote-input.js';

@@ -6,6 +6,11 @@
  * check and open is caught; every later read of the call goes through that descriptor.
  *
  * Outputs are written only into the output directory, under a sanitised name, atomically.
+ *
+ * Remote inputs (an https URL a caller gave instead of a path, see `fetchRemoteInput`) are downloaded into
+ * the private inputs directory (`<state dir>/inputs`). That directory is not an allowed directory: a file
+ * in it is readable only while a call holds it (`grantInput`), so a caller can never read another call's
+ * download by guessing its name, and a tenant's FileAccess never admits another tenant's inputs directory.
  */
 import { realpathSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
@@ -21,16 +26,32 @@ import { writeFileAtomic } from './write-file-atomic.js';
 export const ALLOWED_DIRS_VARIABLE = 'POLYMODAL_ALLOWED_DIRS';
 export const OUTPUT_DIR_VARIABLE = 'POLYMODAL_OUTPUT_DIR';
 
+/**
+ * Remote inputs held by calls, by real path, counted: the same file may be held by two calls at once (an
+ * identical URL). Process-wide so that a session's FileAccess view (roots) sees them too; each FileAccess
+ * admits only those inside its own inputs directory.
+ */
+const heldInputs = new Map<string, number>();
+
 export interface FileAccessOptions {
   /** Readable directories. Default: `POLYMODAL_ALLOWED_DIRS` (path.delimiter-separated), else none. */
   allowedDirs?: readonly string[];
   /** Where outputs go. Default: `POLYMODAL_OUTPUT_DIR`, else `<defaultStateDir>/outputs`. */
   outputDir?: string;
+  /** Where remote inputs are downloaded (private, 0700). Default: `<defaultStateDir>/inputs`. */
+  inputsDir?: string;
   env?: NodeJS.ProcessEnv;
 }
 
 export interface FileAccess {
   readonly outputDir: string;
+  /** Private directory of downloaded remote inputs; its files are readable only while granted. */
+  readonly inputsDir: string;
+  /**
+   * Makes one downloaded file inside `inputsDir` readable until the returned function is called (each
+   * grant is revoked once; the file stays readable while any grant of it is held).
+   */
+  grantInput(realPath: string): () => void;
   /** Real paths of every readable directory: configured, then roots, then the output directory (see below). */
   allowedDirs(): string[];
   /** Replaces the directories granted by the MCP client's roots (paths or file:// URIs). */
@@ -91,7 +112,15 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
     env,
     OUTPUT_DIR_VARIABLE,
   );
+  const inputsDir = path.resolve(options.inputsDir ?? path.join(defaultStateDir(env), 'inputs'));
   let roots: string[] = [];
+
+  /** A downloaded input some call holds right now, inside this FileAccess's own inputs directory. */
+  function isHeldInput(real: string): boolean {
+    if (!heldInputs.has(real)) return false;
+    const inputs = realOrResolved(inputsDir);
+    return inputs !== undefined && path.dirname(real) === inputs;
+  }
 
   /** Directories granted by configuration or roots (not the output dir), real paths of existing ones. */
   function grantedDirs(): string[] {
@@ -137,7 +166,7 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
       throw denied(`${absolute} cannot be accessed (${code ?? 'error'}).`);
     }
     const readable = allowedDirs();
-    if (readable.some((root) => isInside(root, real))) return real;
+    if (readable.some((root) => isInside(root, real)) || isHeldInput(real)) return real;
     if (granted.length === 0) {
       throw denied(
         `${absolute} is not readable: no directories are allowed. Set ${ALLOWED_DIRS_VARIABLE} to the ` +
@@ -152,6 +181,18 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
 
   return {
     outputDir,
+    inputsDir,
+    grantInput(realPath) {
+      heldInputs.set(realPath, (heldInputs.get(realPath) ?? 0) + 1);
+      let revoked = false;
+      return () => {
+        if (revoked) return;
+        revoked = true;
+        const left = (heldInputs.get(realPath) ?? 1) - 1;
+        if (left > 0) heldInputs.set(realPath, left);
+        else heldInputs.delete(realPath);
+      };
+    },
     allowedDirs,
     setRoots(dirs) {
       const next: string[] = [];
