@@ -1,0 +1,60 @@
+/**
+ * Speech load for the cluster tests, and what the sandbox saw of it: texts of a known number of parts, and
+ * a key's speech tasks counted from the sandbox's request log (created, refused with 429, most unfinished at
+ * once), where the key's concurrentSessions is enforced.
+ */
+import type { LoggedRequest, Sandbox } from '@polymodal/sandbox';
+
+/** `count` sentences of about 150 characters: each is one part (two would exceed 200). */
+export function textOfParts(count: number, topic: string): string {
+  return Array.from(
+    { length: count },
+    (_, index) =>
+      `Sentence ${index + 1} of the ${topic} notes is long enough ${'to fill most of one part '.repeat(4)}on its own.`,
+  ).join(' ');
+}
+
+export interface SpeechSeen {
+  /** POSTs the sandbox admitted: tasks created, each one paid. */
+  created: number;
+  /** POSTs refused with 429 (nothing created). */
+  refused: number;
+  /** The most tasks unfinished at once, a task counting from its creation to the read that found it done. */
+  peakUnfinished: number;
+  /** The admitted POSTs, oldest first. */
+  createdRequests: LoggedRequest[];
+  /** Every status read of a task, oldest first. */
+  reads: LoggedRequest[];
+}
+
+/** One user's speech requests the sandbox logged, from position `since` of its log on (0: all). */
+export function speechSeenBySandbox(sandbox: Sandbox, userId: string, since = 0): SpeechSeen {
+  const mine = sandbox.control
+    .requests({ path: '/audio/speech' })
+    .filter((request) => request.user === userId && request.at >= since);
+  const posts = mine.filter((request) => request.method === 'POST');
+  const created = posts.filter((request) => request.status !== undefined && request.status < 300);
+  const reads = mine.filter(
+    (request) => request.method === 'GET' && /\/audio\/speech\/[^/]+$/.test(request.path),
+  );
+  // A task is unfinished from its creation until the read that found it ready: the last read of its id.
+  const lastRead = new Map<string, number>();
+  for (const request of reads) lastRead.set(request.path, request.at);
+  const events = [
+    ...created.map((request) => ({ at: request.at, change: 1 })),
+    ...[...lastRead.values()].map((at) => ({ at, change: -1 })),
+  ].sort((first, second) => first.at - second.at || first.change - second.change);
+  let unfinished = 0;
+  let peakUnfinished = 0;
+  for (const event of events) {
+    unfinished += event.change;
+    peakUnfinished = Math.max(peakUnfinished, unfinished);
+  }
+  return {
+    created: created.length,
+    refused: posts.filter((request) => request.status === 429).length,
+    peakUnfinished,
+    createdRequests: created,
+    reads,
+  };
+}
