@@ -1,0 +1,255 @@
+/**
+ * The daily credit budget at the tool level, against the sandbox with its clock held (jobs stay running
+ * until released): a call within the budget goes through, the next one that would exceed it is refused
+ * with the budget, the spending and the cost named, before anything reaches the platform (counted at the
+ * sandbox); an identical call resumes its job and is never refused; list_jobs shows the day's credits.
+ * Open mode with POLYMODAL_CREDITS_PER_DAY over InMemoryTransport, and two tenants of a tenants file over
+ * real HTTP. The budget's clock is fixed at noon UTC, so no test depends on the wall clock's day.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createServerContext,
+  createTenantAccess,
+  type HttpServerHandle,
+  runHttpServer,
+  type ServerContext,
+  type TenantAccess,
+} from '@polymodal/mcp-common';
+import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from '../src/server.js';
+
+const UPLOADS = { method: 'POST', path: '/api/conference-summary/v1/uploads$' };
+const NOON = Date.parse('2026-11-23T12:00:00.000Z');
+const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+
+interface Result {
+  isError: boolean;
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+type Call = (name: string, args?: Record<string, unknown>) => Promise<Result>;
+
+function caller(client: Client, secrets: string[]): Call {
+  return async (name, args = {}) => {
+    const raw = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const serialized = JSON.stringify(raw);
+    for (const secret of secrets) expect(serialized).not.toContain(secret);
+    return {
+      isError: raw.isError === true,
+      text: raw.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n'),
+      structured: (raw.structuredContent ?? {}) as Record<string, unknown>,
+    };
+  };
+}
+
+/** A 5.5-minute recording (6 started minutes: 24 credits), kept small with a low sample rate. */
+async function writeSixMinuteRecording(dir: string, name: string): Promise<string> {
+  const file = path.join(dir, name);
+  await writeMeetingRecording(file, {
+    script: [{ speaker: 'Alice', text: `The ${name} review of the launch plan.`, seconds: 329 }],
+    sampleRate: 4_000,
+  });
+  return file;
+}
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+async function setUp() {
+  const sandbox = await startSandbox({ speed: 100, clock: 'held' });
+  const root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-budget-'));
+  cleanups.push(async () => {
+    await sandbox.close();
+    await rm(root, { recursive: true, force: true });
+  });
+  const mediaDir = path.join(root, 'media');
+  await mkdir(mediaDir, { recursive: true });
+  const env: NodeJS.ProcessEnv = {
+    POLYMODAL_BASE_URL: sandbox.url,
+    POLYMODAL_STATE_DIR: path.join(root, 'state'),
+    POLYMODAL_ALLOWED_DIRS: mediaDir,
+    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+    POLYMODAL_LOG_LEVEL: 'error',
+    POLYMODAL_POLL_INTERVAL_MS: '20',
+  };
+  return { sandbox, root, mediaDir, env };
+}
+
+function uploadsSeen(sandbox: Sandbox): number {
+  return sandbox.control.requests(UPLOADS).length;
+}
+
+describe('daily credit budget, one user (POLYMODAL_CREDITS_PER_DAY)', () => {
+  it('admits within the budget, refuses before uploading what would exceed it, resumes, counts charges', async () => {
+    const { sandbox, mediaDir, env } = await setUp();
+    let now = NOON;
+    const context = createServerContext({
+      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '30' },
+      clock: () => now,
+    });
+    const instance = createServer({ context });
+    const client = new Client({ name: 'budget-test', version: '1' });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await instance.server.connect(serverTransport);
+    await client.connect(clientTransport);
+    cleanups.push(async () => {
+      await client.close();
+      await instance.cleanup();
+      await context.close();
+    });
+    const call = caller(client, [sandbox.apiKey]);
+    const first = await writeSixMinuteRecording(mediaDir, 'first.wav');
+    const second = await writeSixMinuteRecording(mediaDir, 'second.wav');
+
+    const admitted = await call('summarize_meeting', { path: first, waitSeconds: 0 });
+    expect(admitted.isError, admitted.text).toBe(false);
+    const jobId = admitted.structured.jobId as string;
+    expect(admitted.structured).toMatchObject({ done: false, resumed: false });
+
+    const listed = await call('list_jobs');
+    expect(listed.structured.credits).toEqual({
+      day: '2026-11-23',
+      spent: 0,
+      reserved: 24,
+      creditsPerDay: 30,
+      remaining: 6,
+    });
+    expect(listed.structured.jobs).toEqual([expect.objectContaining({ jobId, credits: 24 })]);
+    expect(listed.text).toContain(
+      'Credits today (2026-11-23 UTC): 0 spent, 24 reserved by jobs not charged yet; daily budget 30, 6 left.',
+    );
+
+    const before = sandbox.control.requests().length;
+    const refused = await call('summarize_meeting', { path: second, waitSeconds: 0 });
+    expect(refused.isError).toBe(true);
+    // Refused before any request: not even the upload-limit lookup reached the platform.
+    expect(sandbox.control.requests().length).toBe(before);
+    expect(refused.text).toBe(
+      'Daily credit budget of 30: 24 spent or reserved today (2026-11-23 UTC), this recording would cost ' +
+        'about 24 (6 started minutes × 4). Nothing was uploaded or submitted. Try again after 00:00 UTC or ' +
+        'raise POLYMODAL_CREDITS_PER_DAY.',
+    );
+    // Nothing of the refused call reached the platform.
+    expect(uploadsSeen(sandbox)).toBe(1);
+    expect(sandbox.control.counters().jobsCreated[sandbox.users[0]?.id as string]).toBe(1);
+
+    // The identical call resumes the recorded job: nothing new to pay, so never refused.
+    const resumed = await call('summarize_meeting', { path: first, waitSeconds: 0 });
+    expect(resumed.isError, resumed.text).toBe(false);
+    expect(resumed.structured).toMatchObject({ jobId, resumed: true });
+    expect(uploadsSeen(sandbox)).toBe(1);
+
+    // The job completes and the platform charges it: what it reported is what counts.
+    sandbox.control.releaseClock();
+    const completed = await call('get_meeting', { jobId, waitSeconds: 30 });
+    expect(completed.structured).toMatchObject({ status: 'COMPLETED' });
+    const afterCharge = await call('list_jobs');
+    expect(afterCharge.structured.credits).toMatchObject({ spent: 24, reserved: 0, remaining: 6 });
+    expect((await call('summarize_meeting', { path: second, waitSeconds: 0 })).isError).toBe(true);
+
+    // A new UTC day: the budget starts again.
+    now = Date.parse('2026-11-24T00:00:00.000Z');
+    const nextDay = await call('summarize_meeting', { path: second, waitSeconds: 0 });
+    expect(nextDay.isError, nextDay.text).toBe(false);
+    expect(uploadsSeen(sandbox)).toBe(2);
+  });
+});
+
+describe('daily credit budget per tenant over HTTP', () => {
+  it("counts each tenant's own spending: one tenant's jobs never use another's budget", async () => {
+    const { sandbox, root, mediaDir, env } = await setUp();
+    const tenantsFile = path.join(root, 'tenants.json');
+    await writeFile(
+      tenantsFile,
+      JSON.stringify({
+        tenants: [
+          {
+            id: 'team-a',
+            tokenSha256: sha256('token-a-1f9c'),
+            apiKey: sandbox.apiKey,
+            budget: { creditsPerDay: 30 },
+          },
+          // No budget of its own: POLYMODAL_CREDITS_PER_DAY applies.
+          { id: 'team-b', tokenSha256: sha256('token-b-7d2e'), apiKey: sandbox.apiKey2 },
+        ],
+      }),
+    );
+    const contexts: ServerContext[] = [];
+    const access: TenantAccess = await createTenantAccess({
+      env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile, POLYMODAL_CREDITS_PER_DAY: '40' },
+      createContext(options) {
+        const context = createServerContext({ ...options, clock: () => NOON });
+        contexts.push(context);
+        return context;
+      },
+    });
+    const handle: HttpServerHandle = await runHttpServer(
+      (request) => createServer(request?.context ? { context: request.context } : {}),
+      { port: 0, access },
+    );
+    const clients: Client[] = [];
+    cleanups.push(async () => {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await handle.close();
+      await access.close();
+    });
+    const connect = async (token: string) => {
+      const client = new Client({ name: 'tenant-client', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(handle.url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      clients.push(client);
+      return caller(client, [sandbox.apiKey, sandbox.apiKey2, 'token-a-1f9c', 'token-b-7d2e']);
+    };
+    const teamA = await connect('token-a-1f9c');
+    const teamB = await connect('token-b-7d2e');
+    const files = await Promise.all(
+      ['a1.wav', 'a2.wav', 'b1.wav'].map((name) => writeSixMinuteRecording(mediaDir, name)),
+    );
+
+    // team-b spends first; team-a's budget does not see it.
+    expect((await teamB('summarize_meeting', { path: files[2], waitSeconds: 0 })).isError).toBe(false);
+    const a1 = await teamA('summarize_meeting', { path: files[0], waitSeconds: 0 });
+    expect(a1.isError, a1.text).toBe(false);
+    const a2 = await teamA('summarize_meeting', { path: files[1], waitSeconds: 0 });
+    expect(a2.isError).toBe(true);
+    expect(a2.text).toBe(
+      'Daily credit budget of 30 for tenant team-a: 24 spent or reserved today (2026-11-23 UTC), this ' +
+        'recording would cost about 24 (6 started minutes × 4). Nothing was uploaded or submitted. Try again ' +
+        'after 00:00 UTC or raise budget.creditsPerDay.',
+    );
+    expect(uploadsSeen(sandbox)).toBe(2);
+
+    const listedA = await teamA('list_jobs');
+    const listedB = await teamB('list_jobs');
+    expect(listedA.structured.credits).toEqual({
+      day: '2026-11-23',
+      spent: 0,
+      reserved: 24,
+      creditsPerDay: 30,
+      remaining: 6,
+    });
+    expect(listedB.structured.credits).toEqual({
+      day: '2026-11-23',
+      spent: 0,
+      reserved: 24,
+      creditsPerDay: 40,
+      remaining: 16,
+    });
+    expect(contexts).toHaveLength(2);
+  });
+});
