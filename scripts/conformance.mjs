@@ -338,8 +338,10 @@ function toolEnvironment() {
 
 async function startSandbox() {
   const bin = path.join(ROOT, 'packages', 'sandbox', 'dist', 'cli.js');
+  if (!existsSync(bin)) throw new Error(`${path.relative(ROOT, bin)} is missing: build first (pnpm build)`);
   const child = track(spawn(process.execPath, [bin, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] }));
-  child.stderr.resume();
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = `${stderr}${chunk}`.slice(-2000)));
   const env = {};
   const lines = readline.createInterface({ input: child.stdout });
   const timer = setTimeout(() => child.kill('SIGKILL'), SERVER_START_TIMEOUT_MS);
@@ -350,7 +352,7 @@ async function startSandbox() {
   }
   clearTimeout(timer);
   if (env.POLYMODAL_BASE_URL === undefined || env.POLYMODAL_API_KEY === undefined) {
-    throw new Error('the sandbox exited before printing its address and key');
+    throw new Error(`the sandbox exited before printing its address and key:\n${stderr.trim()}`);
   }
   child.stdout.resume();
   return { child, baseUrl: env.POLYMODAL_BASE_URL, apiKey: env.POLYMODAL_API_KEY };
@@ -496,13 +498,20 @@ function record(server, mode, check, outcome) {
   rows.push({ server, mode, check, ...outcome });
 }
 
-/** Runs the suite's active scenarios against `url` and records one row per scenario. */
+/**
+ * Runs every server scenario of the suite against `url` (`--suite all`: the pending ones too, so the table
+ * names each one) and records one row per scenario.
+ */
 async function runSuite(tools, server, mode, url, facts) {
   const output = path.join(scratch, `suite-${server}-${mode}`);
-  const result = await run(tools.node, [tools.conformance, 'server', '--url', url, '-o', output], {
-    env: toolEnvironment(),
-    timeoutMs: SUITE_TIMEOUT_MS,
-  });
+  const result = await run(
+    tools.node,
+    [tools.conformance, 'server', '--url', url, '--suite', 'all', '-o', output],
+    {
+      env: toolEnvironment(),
+      timeoutMs: SUITE_TIMEOUT_MS,
+    },
+  );
   const directories = existsSync(output) ? readdirSync(output) : [];
   if (directories.length === 0) {
     record(server, mode, 'suite', {
