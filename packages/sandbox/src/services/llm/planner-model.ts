@@ -284,11 +284,18 @@ function planVideo(
   };
 }
 
+interface CatalogParameterView {
+  name: string;
+  values?: unknown[];
+  minimum?: number;
+  maximum?: number;
+}
+
 interface CatalogEntry {
   id: string;
   category: string;
   /** Undefined when only the text lines were readable: the parameters are then unknown. */
-  parameters?: { name: string; values?: unknown[]; minimum?: number; maximum?: number }[];
+  parameters?: CatalogParameterView[];
 }
 
 /**
@@ -307,7 +314,7 @@ function textToVideoModel(exchange: ToolExchange): CatalogEntry | undefined {
 }
 
 /** Seconds snapped to the nearest allowed value (the lower one on a tie), or clamped to the range. */
-function fitToParameter(seconds: number, parameter: CatalogEntry['parameters'][number]): number {
+function fitToParameter(seconds: number, parameter: CatalogParameterView): number {
   const allowed = (parameter.values ?? []).filter((value): value is number => typeof value === 'number');
   if (allowed.length > 0) {
     return allowed.reduce((best, value) =>
