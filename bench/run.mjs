@@ -16,7 +16,19 @@
  *     the smallest gap between two reads beside the interval (the spec's 5 s scaled by 1/20);
  *  7. tool context (tool-context.mjs): for each server and the combined one, spawn → initialize beside the
  *     one-tool floor, RSS after tools/list, model-visible bytes per tool and the warm tools/list round trip.
- * Sections 5, 6 and 7 start their own sandbox process (6 at another speed) and servers over stdio.
+ *  8. abandoned HTTP clients (abandoned-clients.mjs, issue 12): a meeting server over Streamable HTTP, 10,000
+ *     clients that initialize, list the tools and vanish without DELETE (50 at a time; a few real SDK
+ *     clients too): the server's RSS at start, after them and after a quiet period, beside start + 50 MiB,
+ *     stateless and with legacy sessions (cap 1,000; idle 30 min, then 10 s);
+ *  9. list_jobs under load (list-jobs-load.mjs): 100 meeting jobs recorded through real calls, then
+ *     `tools/call list_jobs` from 200 concurrent clients beside 1 client: p50/p99/max and calls/s;
+ * 10. stores (store-latency.mjs, issue 13): the same HTTP server with the file ledger and with PostgreSQL
+ *     (embedded, from npm), side by side: p50/p99 of list_jobs and of an identical summarize_meeting
+ *     resuming a finished job (0 uploads), from 1 and from 20 clients, beside the 5 ms p50 goal.
+ * Sections 5 to 10 start their own sandbox process (6, 9 and 10 at another speed) and servers (over stdio,
+ * over HTTP from 8 on). BENCH_ONLY selects sections by name, comma separated (upload, startup, asr, tts,
+ * duplicate-pay, polls, tool-context, abandoned, list-jobs, stores), e.g.
+ * `BENCH_ONLY=abandoned,list-jobs,stores pnpm bench`; without it every section runs.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
 import { spawn } from 'node:child_process';
@@ -26,14 +38,41 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { abandonedClientsReport, measureAbandonedClients } from './abandoned-clients.mjs';
 import { duplicatePayReport, measureDuplicatePay } from './duplicate-pay.mjs';
+import { listJobsLoadReport, measureListJobsLoad } from './list-jobs-load.mjs';
 import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
+import { measureStoreLatency, storeLatencyReport } from './store-latency.mjs';
 import { measureToolContext, toolContextReport } from './tool-context.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UPLOAD_BYTES = 500 * 1024 * 1024;
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
+const SECTIONS = [
+  'upload',
+  'startup',
+  'asr',
+  'tts',
+  'duplicate-pay',
+  'polls',
+  'tool-context',
+  'abandoned',
+  'list-jobs',
+  'stores',
+];
+const only = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((name) => name.trim())
+  .filter((name) => name !== '');
+const unknown = only.filter((name) => !SECTIONS.includes(name));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `BENCH_ONLY: unknown section(s) ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}\n`,
+  );
+  process.exit(2);
+}
+const wants = (name) => only.length === 0 || only.includes(name);
 
 /** A 500 MB PCM WAV (48 kHz stereo 16-bit, about 45 min: under the 2 h limit), sparse on disk. */
 async function writeLargeWav(file, totalBytes) {
@@ -91,18 +130,22 @@ const median = (values) => {
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-'));
 const sandbox = await startSandboxProcess();
 try {
-  const file = path.join(scratch, 'large-recording.wav');
-  await writeLargeWav(file, UPLOAD_BYTES);
-  const smallFile = path.join(scratch, 'small-recording.wav');
-  await writeLargeWav(smallFile, UPLOAD_BYTES / 10);
+  const parts = [];
   const uploadEnv = { POLYMODAL_API_KEY: sandbox.env.POLYMODAL_API_KEY };
-  const uploader = path.join(here, 'upload-rss.mjs');
-  const streamedSmall = await runChild(
-    [uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, smallFile],
-    uploadEnv,
-  );
-  const streamed = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
-  const fetched = await runChild([uploader, 'fetch-blob', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
+  if (wants('upload')) {
+    const file = path.join(scratch, 'large-recording.wav');
+    await writeLargeWav(file, UPLOAD_BYTES);
+    const smallFile = path.join(scratch, 'small-recording.wav');
+    await writeLargeWav(smallFile, UPLOAD_BYTES / 10);
+    const uploader = path.join(here, 'upload-rss.mjs');
+    const streamedSmall = await runChild(
+      [uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, smallFile],
+      uploadEnv,
+    );
+    const streamed = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
+    const fetched = await runChild([uploader, 'fetch-blob', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
+    parts.push(uploadReport(streamedSmall, streamed, fetched));
+  }
 
   const serverEnv = {
     PATH: process.env.PATH ?? '',
@@ -112,30 +155,55 @@ try {
     POLYMODAL_OUTPUT_DIR: path.join(scratch, 'out'),
     POLYMODAL_STATE_DIR: path.join(scratch, 'state'),
   };
-  const meetingBin = binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting');
-  const oneTool = path.join(here, 'one-tool-server.mjs');
-  const meetingTimes = [];
-  const baselineTimes = [];
-  // Alternate the two so that machine noise hits both alike.
-  for (let run = 0; run < STARTUP_RUNS; run++) {
-    meetingTimes.push(await timeInitialize(process.execPath, [meetingBin], serverEnv));
-    baselineTimes.push(await timeInitialize(process.execPath, [oneTool], serverEnv));
+  if (wants('startup')) {
+    const meetingBin = binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting');
+    const oneTool = path.join(here, 'one-tool-server.mjs');
+    const meetingTimes = [];
+    const baselineTimes = [];
+    // Alternate the two so that machine noise hits both alike.
+    for (let run = 0; run < STARTUP_RUNS; run++) {
+      meetingTimes.push(await timeInitialize(process.execPath, [meetingBin], serverEnv));
+      baselineTimes.push(await timeInitialize(process.execPath, [oneTool], serverEnv));
+    }
+    parts.push(startupReport(median(meetingTimes), median(baselineTimes)));
   }
-  const asr = await runChild([path.join(here, 'asr-client.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv);
-  const tts = await runChild([path.join(here, 'tts-batch.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv);
+  if (wants('asr')) {
+    parts.push(
+      asrReport(
+        await runChild([path.join(here, 'asr-client.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv),
+      ),
+    );
+  }
+  if (wants('tts')) {
+    parts.push(
+      ttsReport(
+        await runChild([path.join(here, 'tts-batch.mjs'), sandbox.env.POLYMODAL_BASE_URL], uploadEnv),
+      ),
+    );
+  }
   // Each starts and stops its own sandbox process and servers.
-  const duplicatePay = await measureDuplicatePay();
-  const pollsPerJob = await measurePollsPerJob();
-  const toolContext = await measureToolContext();
-  const meetingMs = median(meetingTimes);
-  const baselineMs = median(baselineTimes);
+  if (wants('duplicate-pay')) parts.push(duplicatePayReport(await measureDuplicatePay()));
+  if (wants('polls')) parts.push(pollsPerJobReport(await measurePollsPerJob()));
+  if (wants('tool-context')) parts.push(toolContextReport(await measureToolContext()));
+  if (wants('abandoned')) parts.push(abandonedClientsReport(await measureAbandonedClients()));
+  if (wants('list-jobs')) parts.push(listJobsLoadReport(await measureListJobsLoad()));
+  if (wants('stores')) parts.push(storeLatencyReport(await measureStoreLatency()));
 
-  const uploadMb = UPLOAD_BYTES / 1024 / 1024;
+  const command = only.length === 0 ? 'pnpm bench' : `BENCH_ONLY=${only.join(',')} pnpm bench`;
   const report = `## Run of ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${os.cpus().length} cores)
 
-Command: \`pnpm bench\`
+Command: \`${command}\`
 
-### Peak RSS of a ${uploadMb} MB recording upload to the sandbox (separate process)
+${parts.join('\n')}`;
+  process.stdout.write(`${report}\n`);
+} finally {
+  await sandbox.stop();
+  await rm(scratch, { recursive: true, force: true });
+}
+
+function uploadReport(streamedSmall, streamed, fetched) {
+  const uploadMb = UPLOAD_BYTES / 1024 / 1024;
+  return `### Peak RSS of a ${uploadMb} MB recording upload to the sandbox (separate process)
 
 | Client | File (MB) | RSS before (MB) | Peak RSS (MB) | Growth (MB) | Time (s) | Peak RSS / file size |
 |---|---:|---:|---:|---:|---:|---:|
@@ -152,8 +220,11 @@ ${[
 
 Ratio core / fetch peak RSS: **${(streamed.peakMb / fetched.peakMb).toFixed(2)}**. Growth of core's upload at
 ${uploadMb} MB / at ${uploadMb / 10} MB: **${((streamed.peakMb - streamed.baselineMb) / (streamedSmall.peakMb - streamedSmall.baselineMb)).toFixed(2)}** (1.0 = flat).
+`;
+}
 
-### Spawn → initialize over stdio (median of ${STARTUP_RUNS}, alternated)
+function startupReport(meetingMs, baselineMs) {
+  return `### Spawn → initialize over stdio (median of ${STARTUP_RUNS}, alternated)
 
 | Server | Median (ms) |
 |---|---:|
@@ -161,8 +232,11 @@ ${uploadMb} MB / at ${uploadMb / 10} MB: **${((streamed.peakMb - streamed.baseli
 | one-tool server, same SDK | ${baselineMs.toFixed(0)} |
 
 Ratio meeting / one-tool: **${(meetingMs / baselineMs).toFixed(2)}**.
+`;
+}
 
-### Streaming Thai recognition through @polymodal/core (sandbox in a separate process)
+function asrReport(asr) {
+  return `### Streaming Thai recognition through @polymodal/core (sandbox in a separate process)
 
 | Measure | Value |
 |---|---:|
@@ -173,8 +247,11 @@ Ratio meeting / one-tool: **${(meetingMs / baselineMs).toFixed(2)}**.
 
 Client-observed / server-reported first-partial latency: **${(asr.firstPartial.observedMs / Math.max(0.1, asr.firstPartial.reportedMs)).toFixed(1)}** (the server's figure is floored at 0.1 ms); the difference is transport and event handling in both processes.
 Client CPU includes decoding and resampling the WAV; the sandbox's CPU is not counted.
+`;
+}
 
-### ${tts.sentences} speech syntheses at once, key limit ${tts.limit} unfinished tasks (sandbox in a separate process, speed 1)
+function ttsReport(tts) {
+  return `### ${tts.sentences} speech syntheses at once, key limit ${tts.limit} unfinished tasks (sandbox in a separate process, speed 1)
 
 Each sentence takes ${tts.jobSeconds.toFixed(1)} s on the sandbox (0.5 s pending, 1 s + 40 ms per character running), so the
 ideal wall time is ⌈${tts.sentences}/${tts.limit}⌉ × ${tts.jobSeconds.toFixed(1)} s = ${tts.ideal.toFixed(1)} s.
@@ -190,12 +267,5 @@ ${tts.runs
 
 The gap to the ideal is the polling rule: status is read no faster than Retry-After (≥ 1 s) with jitter,
 so each slot is noticed free up to about a second late.
-
-${duplicatePayReport(duplicatePay)}
-${pollsPerJobReport(pollsPerJob)}
-${toolContextReport(toolContext)}`;
-  process.stdout.write(`${report}\n`);
-} finally {
-  await sandbox.stop();
-  await rm(scratch, { recursive: true, force: true });
+`;
 }
