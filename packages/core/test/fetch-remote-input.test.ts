@@ -308,7 +308,16 @@ describe('fetchRemoteInput', () => {
 describe('createRemoteInputs', () => {
   it('passes local paths through unchanged and downloads an identical URL once per call', async () => {
     const server = await serveWav();
-    const inputs = createRemoteInputs({ files, dispatcher: loopbackDispatcher(server.port) });
+    // The socket seam the MCP servers' tests use: a connected loopback socket per request.
+    const inputs = createRemoteInputs({
+      files,
+      connect: () =>
+        new Promise((resolve, reject) => {
+          const socket = net.connect(server.port, '127.0.0.1');
+          socket.once('connect', () => resolve(socket));
+          socket.once('error', reject);
+        }),
+    });
     expect(await inputs.resolve('/data/rec.wav', { field: 'path', maxBytes: 10 })).toBe('/data/rec.wav');
     const first = await inputs.resolve('https://media.example/a.wav', { field: 'a', maxBytes: 1 << 20 });
     const second = await inputs.resolve('https://media.example/a.wav', { field: 'b', maxBytes: 1 << 20 });

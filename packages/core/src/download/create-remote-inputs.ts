@@ -7,7 +7,12 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { FileAccess } from '../files/index.js';
-import { fetchRemoteInput, isRemoteInput, type RemoteInput } from './fetch-remote-input.js';
+import {
+  type FetchRemoteInputOptions,
+  fetchRemoteInput,
+  isRemoteInput,
+  type RemoteInput,
+} from './fetch-remote-input.js';
 
 export interface RemoteInputsOptions {
   files: FileAccess;
@@ -17,11 +22,15 @@ export interface RemoteInputsOptions {
   /** Tests only (never read from configuration): see `FetchRemoteInputOptions`. */
   dispatcher?: Dispatcher;
   lookup?: LookupFunction;
+  connect?: FetchRemoteInputOptions['connect'];
 }
 
 export interface RemoteInputs {
   /** A local path for `value`: itself when it is a path, the downloaded file when it is a URL. */
-  resolve(value: string, options: { field: string; maxBytes: number }): Promise<string>;
+  resolve(
+    value: string,
+    options: { field: string; maxBytes: number | (() => Promise<number>) },
+  ): Promise<string>;
   /** Gives up every download of the call (each is removed once no other call holds it). */
   release(): Promise<void>;
 }
@@ -43,6 +52,7 @@ export function createRemoteInputs(options: RemoteInputsOptions): RemoteInputs {
           ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
           ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
           ...(options.lookup ? { lookup: options.lookup } : {}),
+          ...(options.connect ? { connect: options.connect } : {}),
         });
         byUrl.set(key, pending);
       }

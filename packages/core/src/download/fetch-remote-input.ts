@@ -27,9 +27,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { chmod, mkdir, open, realpath, rename, unlink, utimes } from 'node:fs/promises';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import path from 'node:path';
-import { Agent, type Dispatcher, request } from 'undici';
+import { Agent, type buildConnector, type Dispatcher, request } from 'undici';
 import { ConnectionError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
@@ -71,8 +71,12 @@ export interface FetchRemoteInputOptions {
   url: string;
   /** Where the file goes (`files.inputsDir`) and who may read it afterwards (`files.grantInput`). */
   files: FileAccess;
-  /** The largest file accepted, in bytes: the service's upload limit. */
-  maxBytes: number;
+  /**
+   * The largest file accepted, in bytes: the service's upload limit. A function is asked only once the URL
+   * passed its checks of form (so a malformed or http URL is refused before it is asked, e.g. before a
+   * service's limits are read from the platform).
+   */
+  maxBytes: number | (() => Promise<number>);
   /** Argument name for messages, e.g. `path` or `studentAudioPath`. */
   field: string;
   signal?: AbortSignal;
@@ -84,6 +88,11 @@ export interface FetchRemoteInputOptions {
   dispatcher?: Dispatcher;
   /** Name lookup of that default agent (tests only); the address reached is checked whatever it answers. */
   lookup?: LookupFunction;
+  /**
+   * Opens the connection for a request instead of the public-only connector (tests only, never from
+   * configuration: it lifts the address checks). Resolves to a connected socket, e.g. a loopback server's.
+   */
+  connect?: (target: { hostname: string; port: string; protocol: string }) => Promise<Socket>;
 }
 
 export interface RemoteInput {
@@ -100,15 +109,18 @@ export interface RemoteInput {
 const holders = new Map<string, number>();
 
 export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promise<RemoteInput> {
-  const { files, field, maxBytes } = options;
+  const { files, field } = options;
   let url = checkHop(options.url, field);
+  const maxBytes = typeof options.maxBytes === 'number' ? options.maxBytes : await options.maxBytes();
   const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_INPUT_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const ownAgent = options.dispatcher
     ? undefined
     : new Agent({
-        connect: createPublicOnlyConnector(options.lookup ? { lookup: options.lookup } : {}),
+        connect: options.connect
+          ? socketConnector(options.connect)
+          : createPublicOnlyConnector(options.lookup ? { lookup: options.lookup } : {}),
       });
   const dispatcher = options.dispatcher ?? (ownAgent as Agent);
   let temp: string | undefined;
@@ -187,6 +199,15 @@ export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promis
     if (temp !== undefined) await unlink(temp).catch(() => undefined);
     await ownAgent?.close();
   }
+}
+
+function socketConnector(connect: NonNullable<FetchRemoteInputOptions['connect']>): buildConnector.connector {
+  return (target, callback) => {
+    connect({ hostname: target.hostname, port: target.port, protocol: target.protocol }).then(
+      (socket) => callback(null, socket),
+      (error: Error) => callback(error, null),
+    );
+  };
 }
 
 /** Every hop: https, no credentials, a public host by form (what it resolves to is checked on connect). */
