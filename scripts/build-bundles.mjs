@@ -199,8 +199,12 @@ async function proveBundle({ bin, archive, manifest }, sandbox, work) {
   const unpacked = JSON.parse(await readFile(path.join(extensionPath, 'manifest.json'), 'utf8'));
   const first = path.join(extensionPath, 'folder one');
   const second = path.join(extensionPath, 'folder two');
+  // A folder whose name holds path.delimiter cannot travel in POLYMODAL_ALLOWED_DIRS: the wrapper skips it
+  // (with a warning) instead of letting it be read as two folders.
+  const odd = path.join(extensionPath, `odd${path.delimiter}name`);
   await mkdir(first, { recursive: true });
   await mkdir(second, { recursive: true });
+  await mkdir(odd, { recursive: true });
   const recording = path.join(second, 'standup.wav');
   const { writeMeetingRecording } = await import(
     pathToFileURL(path.join(ROOT, 'packages', 'sandbox', 'dist', 'index.js')).href
@@ -218,7 +222,7 @@ async function proveBundle({ bin, archive, manifest }, sandbox, work) {
       values: {
         api_key: sandbox.apiKey,
         base_url: sandbox.url,
-        allowed_directories: [first, second],
+        allowed_directories: [first, odd, second],
         ...(unpacked.user_config.output_directory
           ? { output_directory: path.join(extensionPath, 'out') }
           : {}),
@@ -257,6 +261,9 @@ async function proveBundle({ bin, archive, manifest }, sandbox, work) {
         throw new Error(`${setting.label}: tools/list (${listed}) differs from the manifest (${declared})`);
       if (setting.exercise) {
         const outcome = await exerciseServer({ connection, sandbox, label: setting.label, recording });
+        if (!connection.stderr().includes('skipped the folder')) {
+          throw new Error(`${setting.label}: no warning for the folder named with "${path.delimiter}"`);
+        }
         log(`  ${setting.label}: list_jobs + ${outcome.reached}`);
       } else {
         await connection.call('list_jobs', {});
