@@ -8,6 +8,7 @@ export * from './budget/index.js';
 export * from './context/index.js';
 export * from './deadline/index.js';
 export * from './errors/index.js';
+export * from './inputs/index.js';
 export * from './jobs/index.js';
 export * from './logging/index.js';
 export * from './outputs/index.js';

@@ -83,6 +83,8 @@ export function syncSessionRoots(
           : createFileAccess({
               allowedDirs: [...base.allowedDirs(), ...dirs],
               outputDir: files.outputDir,
+              // The tenant's own inputs directory, so its downloaded inputs stay readable in this view.
+              inputsDir: files.inputsDir,
               env: options.env ?? process.env,
             });
       options.log?.debug(`this session reads ${dirs.length} MCP root(s) besides the configured directories`);

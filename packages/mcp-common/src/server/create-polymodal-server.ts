@@ -10,6 +10,9 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
+import type { RemoteInputsTestSeam } from '../inputs/resolve-tool-inputs.js';
+import { linkOutputResources } from '../outputs/link-output-resources.js';
+import { registerOutputResources } from '../outputs/output-resources.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
@@ -22,6 +25,8 @@ export interface ToolContext {
   roots: RootsSync;
   /** Seconds one tool call may take before it answers with what it has. */
   toolDeadlineSeconds: number;
+  /** How remote inputs reach their hosts (tests only; see `PolymodalServerDeps.remoteInputs`). */
+  remoteInputs?: RemoteInputsTestSeam;
 }
 
 export interface PolymodalServerDeps {
@@ -35,6 +40,12 @@ export interface PolymodalServerDeps {
   toolDeadlineSeconds?: number;
   /** Only tools annotated read-only (nothing spends credits or changes anything); default POLYMODAL_READ_ONLY. */
   readOnly?: boolean;
+  /**
+   * Tests only: the socket opener or name lookup through which remote inputs (https URLs given for files) are
+   * downloaded, so a test can serve them on loopback. Never set from configuration: by default only public
+   * addresses are reachable.
+   */
+  remoteInputs?: RemoteInputsTestSeam;
   /** Registers the tools on another server (the combined one) instead of a new one; the rest is ignored. */
   mount?: ToolMount;
 }
@@ -81,10 +92,15 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
     context,
     roots,
     toolDeadlineSeconds: deps.toolDeadlineSeconds ?? context.toolDeadlineSeconds,
+    ...(deps.remoteInputs ? { remoteInputs: deps.remoteInputs } : {}),
   };
   const readOnly = deps.readOnly ?? readReadOnly(deps.env ?? process.env);
-  registerToolsWhere(server, readOnly ? isReadOnlyTool : () => true, () =>
-    options.register(server, options.toolContext ? options.toolContext(common) : (common as T)),
+  // Saved outputs are resources of the context (the tenant's, over HTTP), and tool results link them so.
+  registerOutputResources(server, context.files);
+  linkOutputResources(server, context.files, () =>
+    registerToolsWhere(server, readOnly ? isReadOnlyTool : () => true, () =>
+      options.register(server, options.toolContext ? options.toolContext(common) : (common as T)),
+    ),
   );
   return {
     server,

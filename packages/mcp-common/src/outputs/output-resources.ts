@@ -1,0 +1,175 @@
+/**
+ * Files a tool saved in the output directory, readable with `resources/read` at
+ * `polymodal://outputs/<file name>`: a remote (HTTP) caller cannot open a file:// link to the server's
+ * disk, so every server offers its outputs as MCP resources.
+ *
+ * A name is resolved against the output directory of the *calling* context (a tenant's own over HTTP), so
+ * another tenant's file name resolves inside the caller's directory and is simply not found. Names are
+ * confined: one path segment (no `/`, `\`, `..`, no absolute path, no hidden or temp files), and the real
+ * path of what it names must be a regular file directly inside the output directory (a symlink planted
+ * there cannot lead out). Reads are capped (`MAX_OUTPUT_RESOURCE_BYTES`): a bigger file is refused with a
+ * message naming the cap and, when the tool recorded it, the platform's own URL of the file.
+ */
+import { constants } from 'node:fs';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FileAccess } from '@polymodal/core';
+import { platformUrlOf } from './output-link.js';
+
+export const OUTPUT_RESOURCE_SCHEME = 'polymodal:';
+export const OUTPUT_RESOURCE_PREFIX = 'polymodal://outputs/';
+/** The largest output `resources/read` returns (base64 makes a binary one a third bigger on the wire). */
+export const MAX_OUTPUT_RESOURCE_BYTES = 20 * 1024 * 1024;
+/** How many of the newest outputs `resources/list` shows. */
+const LISTED_OUTPUTS = 50;
+
+const MIME_TYPES: Readonly<Record<string, string>> = {
+  '.md': 'text/markdown',
+  '.txt': 'text/plain',
+  '.srt': 'application/x-subrip',
+  '.vtt': 'text/vtt',
+  '.json': 'application/json',
+  '.csv': 'text/csv',
+  '.html': 'text/html',
+  '.wav': 'audio/wav',
+  '.mp3': 'audio/mpeg',
+  '.m4a': 'audio/mp4',
+  '.mp4': 'video/mp4',
+  '.mov': 'video/quicktime',
+  '.webm': 'video/webm',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+};
+
+/** The resource URI of an output file name. */
+export function outputResourceUri(fileName: string): string {
+  return `${OUTPUT_RESOURCE_PREFIX}${encodeURIComponent(fileName)}`;
+}
+
+/** The mime type of an output by its extension (the names are ours: the tools choose them). */
+export function outputMimeType(fileName: string): string {
+  return MIME_TYPES[path.extname(fileName).toLowerCase()] ?? 'application/octet-stream';
+}
+
+function formatLimit(bytes: number): string {
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : `${bytes}-byte`;
+}
+
+function isTextType(mimeType: string): boolean {
+  return (
+    mimeType.startsWith('text/') || mimeType === 'application/json' || mimeType === 'application/x-subrip'
+  );
+}
+
+/** A name that can only mean a file directly inside the output directory, or undefined. */
+function confinedName(raw: string): string | undefined {
+  let name: string;
+  try {
+    name = decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+  if (name === '' || name.length > 255 || name.includes('\0')) return undefined;
+  if (name.includes('/') || name.includes('\\') || name === '.' || name === '..') return undefined;
+  // Hidden names are the atomic writer's temp files, never a finished output.
+  if (name.startsWith('.') || path.isAbsolute(name)) return undefined;
+  return name;
+}
+
+function notFound(uri: string): McpError {
+  // -32002 is the MCP's "resource not found".
+  return new McpError(-32002, `Resource not found: ${uri}. list the resources to see the saved outputs.`, {
+    uri,
+  });
+}
+
+/** Reads one output of `files`'s output directory, confined and capped. */
+export async function readOutputResource(
+  files: FileAccess,
+  uri: string,
+  rawName: string,
+  maxBytes: number = MAX_OUTPUT_RESOURCE_BYTES,
+): Promise<ReadResourceResult> {
+  const name = confinedName(rawName);
+  if (name === undefined) throw notFound(uri);
+  let directory: string;
+  let real: string;
+  try {
+    directory = await realpath(files.outputDir);
+    real = await realpath(path.join(directory, name));
+  } catch {
+    throw notFound(uri);
+  }
+  if (path.dirname(real) !== directory) throw notFound(uri);
+  // O_NOFOLLOW and a check of the opened descriptor: what is read is the regular file that was resolved.
+  const handle = await open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)).catch(() => {
+    throw notFound(uri);
+  });
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw notFound(uri);
+    const mimeType = outputMimeType(name);
+    if (stats.size > maxBytes) {
+      const platformUrl = platformUrlOf(real);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${name} is ${stats.size} bytes, over the ${formatLimit(maxBytes)} limit of resources/read; ` +
+          (platformUrl
+            ? `download it from the platform instead: ${platformUrl}`
+            : 'use the link in the tool result (or a smaller export) instead'),
+      );
+    }
+    const bytes = await handle.readFile();
+    const content = isTextType(mimeType)
+      ? { uri, mimeType, text: bytes.toString('utf8') }
+      : { uri, mimeType, blob: bytes.toString('base64') };
+    return { contents: [content] };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The newest outputs of `files`'s output directory, as `resources/list` entries. */
+export async function listOutputResources(files: FileAccess) {
+  const names = await readdir(files.outputDir).catch(() => [] as string[]);
+  const entries: { name: string; size: number; mtimeMs: number }[] = [];
+  for (const name of names) {
+    if (confinedName(encodeURIComponent(name)) === undefined) continue;
+    const stats = await stat(path.join(files.outputDir, name)).catch(() => undefined);
+    if (stats?.isFile()) entries.push({ name, size: stats.size, mtimeMs: stats.mtimeMs });
+  }
+  entries.sort((left, right) => right.mtimeMs - left.mtimeMs);
+  return {
+    resources: entries.slice(0, LISTED_OUTPUTS).map((entry) => ({
+      uri: outputResourceUri(entry.name),
+      name: entry.name,
+      mimeType: outputMimeType(entry.name),
+      size: entry.size,
+    })),
+  };
+}
+
+/**
+ * Registers `polymodal://outputs/{name}` on a server, reading the output directory of `files` (the
+ * server's context's: one per tenant over HTTP).
+ */
+export function registerOutputResources(server: McpServer, files: FileAccess): void {
+  server.registerResource(
+    'outputs',
+    new ResourceTemplate(`${OUTPUT_RESOURCE_PREFIX}{name}`, { list: () => listOutputResources(files) }),
+    {
+      title: 'Saved outputs',
+      description: `Files the tools saved (exports, speech, videos, flashcards), up to ${formatLimit(MAX_OUTPUT_RESOURCE_BYTES)} each.`,
+    },
+    (uri, variables) => {
+      const raw = variables.name;
+      return readOutputResource(files, uri.href, typeof raw === 'string' ? raw : '');
+    },
+  );
+}

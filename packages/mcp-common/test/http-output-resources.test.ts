@@ -1,0 +1,174 @@
+/**
+ * Saved outputs as MCP resources over real HTTP, with the real SDK client and two tenants: a tool's
+ * output is linked as `polymodal://outputs/<name>` (the file:// link to the server's disk is dropped over
+ * HTTP), readable with `resources/read` by its tenant only (the other tenant's name resolves inside the
+ * caller's own directory and is not found), listed per tenant, and a file over the cap is refused with a
+ * message naming the cap and the platform's URL.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { outputLink } from '../src/outputs/output-link.js';
+import { MAX_OUTPUT_RESOURCE_BYTES } from '../src/outputs/output-resources.js';
+import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
+import type { ServerFactory } from '../src/runners/server-instance.js';
+import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
+import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
+import { connectWithToken } from './support/raw-http.js';
+
+const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+const TOKEN_A = 'token-of-team-a-6d21f0';
+const TOKEN_B = 'token-of-team-b-93ac4e';
+
+/** A server with one tool that saves a note (or a big file) in the caller's output directory. */
+const createNotesServer: ServerFactory = (request) =>
+  createPolymodalServer({
+    name: 'notes',
+    title: 'Notes',
+    version: '1.0.0',
+    instructions: 'Saves notes.',
+    deps: { context: request?.context },
+    register(server, tools) {
+      server.registerTool(
+        'save_note',
+        {
+          description: 'Saves a note.',
+          inputSchema: { name: z.string(), text: z.string(), bigBytes: z.number().optional() },
+        },
+        async (args) => {
+          const data = args.bigBytes === undefined ? args.text : Buffer.alloc(args.bigBytes, 0x61);
+          const saved = await tools.context.files.writeOutput(args.name, data);
+          return {
+            content: [
+              { type: 'text' as const, text: `Saved ${args.name}.` },
+              outputLink(saved, {
+                mimeType: 'text/markdown',
+                description: 'Note',
+                platformUrl: `https://platform.example/files/${args.name}`,
+              }),
+            ],
+          };
+        },
+      );
+    },
+  });
+
+describe('saved outputs as resources over HTTP, per tenant', () => {
+  let sandbox: Sandbox;
+  let root: string;
+  let access: TenantAccess | undefined;
+  let handle: HttpServerHandle | undefined;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ speed: 100 });
+  });
+  afterAll(async () => {
+    await sandbox?.close();
+  });
+  beforeEach(async () => {
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-outputs-'));
+    const tenantsFile = path.join(root, 'tenants.json');
+    await writeFile(
+      tenantsFile,
+      JSON.stringify({
+        tenants: [
+          { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
+          { id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 },
+        ],
+      }),
+    );
+    const env = {
+      POLYMODAL_BASE_URL: sandbox.url,
+      POLYMODAL_TENANTS_FILE: tenantsFile,
+      POLYMODAL_STATE_DIR: path.join(root, 'state'),
+      POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+      POLYMODAL_LOG_LEVEL: 'error',
+    };
+    access = await createTenantAccess({ env, name: 'notes' });
+    handle = await runHttpServer(createNotesServer, { port: 0, access });
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await handle?.close();
+    await access?.close();
+    handle = undefined;
+    access = undefined;
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const connect = async (token: string) => {
+    const client = await connectWithToken(handle?.url ?? '', token);
+    clients.push(client);
+    return client;
+  };
+
+  it("links A's output as a resource A can read, B cannot, and each tenant lists only its own", async () => {
+    const teamA = await connect(TOKEN_A);
+    const teamB = await connect(TOKEN_B);
+    const result = (await teamA.callTool({
+      name: 'save_note',
+      arguments: { name: 'minutes.md', text: '# Minutes\n\nShip it.\n' },
+    })) as CallToolResult;
+    const links = result.content.filter((item): item is ResourceLink => item.type === 'resource_link');
+    // Over HTTP only the resource link: a file:// URI would name the server's disk.
+    expect(links).toEqual([
+      {
+        type: 'resource_link',
+        uri: 'polymodal://outputs/minutes.md',
+        name: 'minutes.md',
+        mimeType: 'text/markdown',
+        description: 'Note',
+      },
+    ]);
+
+    const read = await teamA.readResource({ uri: 'polymodal://outputs/minutes.md' });
+    expect(read.contents).toEqual([
+      { uri: 'polymodal://outputs/minutes.md', mimeType: 'text/markdown', text: '# Minutes\n\nShip it.\n' },
+    ]);
+    await expect(teamB.readResource({ uri: 'polymodal://outputs/minutes.md' })).rejects.toThrow(
+      /Resource not found: polymodal:\/\/outputs\/minutes\.md/,
+    );
+
+    const listedA = await teamA.listResources();
+    expect(listedA.resources.map((resource) => resource.uri)).toEqual(['polymodal://outputs/minutes.md']);
+    const listedB = await teamB.listResources();
+    expect(listedB.resources).toEqual([]);
+  });
+
+  it('refuses names that try to leave the output directory', async () => {
+    const teamA = await connect(TOKEN_A);
+    const teamB = await connect(TOKEN_B);
+    await teamA.callTool({ name: 'save_note', arguments: { name: 'minutes.md', text: 'x' } });
+    await teamB.callTool({ name: 'save_note', arguments: { name: 'minutes.md', text: 'of team b' } });
+    await writeFile(path.join(root, 'secret.txt'), 'not an output');
+    // A link planted in A's output directory does not lead out of it either.
+    await symlink(path.join(root, 'secret.txt'), path.join(root, 'out', 'team-a', 'link.txt'));
+    for (const uri of [
+      'polymodal://outputs/..%2F..%2Fsecret.txt',
+      'polymodal://outputs/link.txt',
+      'polymodal://outputs/%2Fetc%2Fpasswd',
+      'polymodal://outputs/..',
+      'polymodal://outputs/..%2Fteam-b%2Fminutes.md',
+    ]) {
+      await expect(teamA.readResource({ uri }), uri).rejects.toThrow(/not found/);
+    }
+  });
+
+  it('refuses an output over the cap, naming the cap and the platform URL', async () => {
+    const teamA = await connect(TOKEN_A);
+    await teamA.callTool({
+      name: 'save_note',
+      arguments: { name: 'huge.md', text: '', bigBytes: MAX_OUTPUT_RESOURCE_BYTES + 1 },
+    });
+    await expect(teamA.readResource({ uri: 'polymodal://outputs/huge.md' })).rejects.toThrow(
+      /huge\.md is 20971521 bytes, over the 20 MiB limit of resources\/read; download it from the platform instead: https:\/\/platform\.example\/files\/huge\.md/,
+    );
+  });
+});
