@@ -1,47 +1,70 @@
 #!/usr/bin/env node
 /**
- * `pnpm demo`: an agent on the platform's shared LLM that reaches the Polymodal MCP servers over stdio and
- * runs the built-in scenario (or the task given in words), on the embedded sandbox unless
- * POLYMODAL_BASE_URL and POLYMODAL_API_KEY point at the real platform.
+ * `pnpm demo`: an agent that reaches the Polymodal MCP servers over stdio and runs a built-in scenario
+ * (meeting, video or flashcards) or the task given in words, on the embedded sandbox unless
+ * POLYMODAL_BASE_URL and POLYMODAL_API_KEY point at the real platform. It reasons with the platform's
+ * shared LLM (the sandbox's planner offline) or with any OpenAI-compatible endpoint given with --llm-*.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPolymodal } from '@polymodal/core';
-import {
-  createThaiSpeech,
-  SAMPLE_MEETING_SCRIPT,
-  SAMPLE_READING_TEXT,
-  THAI_PHRASES,
-  writeMeetingRecording,
-  writeReadingRecording,
-} from '@polymodal/sandbox';
+import type { ChatModel } from './agent/chat-types.js';
+import { createEndpointModel } from './agent/endpoint-model.js';
 import { collectMcpTools } from './agent/mcp-tools.js';
 import { createPlatformModel } from './agent/platform-model.js';
 import { runAgent } from './agent/run-agent.js';
+import {
+  LLM_API_KEY_VARIABLE,
+  LLM_BASE_URL_VARIABLE,
+  LLM_MODEL_VARIABLE,
+  resolveModelChoice,
+} from './model-options.js';
+import { decideOutputStyle } from './output-style.js';
 import { openPlatform } from './platform.js';
-import { createConsoleReporter, createJsonReporter, type Reporter } from './reporter.js';
+import {
+  createConsoleReporter,
+  createJsonReporter,
+  createSecretMask,
+  type ModelSource,
+  type Reporter,
+} from './reporter.js';
+import { isScenarioName, SCENARIOS, type ScenarioName, scenarioTask, writeSamples } from './scenarios.js';
 import { connectServer, serverBin } from './servers.js';
 
-const HELP = `Usage: pnpm demo [-- [--json] [--verbose] [--max-steps N] ["<task in words>"]]
+const HELP = `Usage: pnpm demo [-- [--scenario meeting|video|flashcards] [--json] [--verbose] [--max-steps N]
+                      [--llm-base-url URL --llm-model ID] ["<task in words>"]]
 
-An agent on the platform's shared LLM uses the Polymodal meeting, media and speech MCP servers (spawned over
-stdio, as a desktop host does). Without a task it runs the built-in scenario: summarise the bundled sample
-meeting recording with a Thai translation, export the summary (Markdown), transcript (SRT) and translation
-(VTT) into ./demo-output, synthesise the action items as Thai speech (a WAV in ./demo-output), score a
-bundled sample of a student's Thai reading, and transcribe a Thai speech sample with the streaming
-recogniser.
+An agent uses the Polymodal meeting, media and speech MCP servers (spawned over stdio, as a desktop host
+does). Without a task it runs a built-in scenario:
+  meeting     (default) summarise the bundled sample meeting recording with a Thai translation, export the
+              summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output, synthesise the
+              action items as Thai speech (a WAV), score a bundled sample of a student's Thai reading, and
+              transcribe a Thai speech sample with the streaming recogniser
+  video       make a 5-second video with a catalog text-to-video model and wait for it (an MP4)
+  flashcards  make Thai-to-Chinese flashcards from a bundled 2-second sample clip (a JSON file)
+A task in words can name the samples, written to ./demo-output/media.
 
 With no POLYMODAL_BASE_URL the demo starts the embedded sandbox (a local simulation of the platform: no key,
-no network). With POLYMODAL_BASE_URL and POLYMODAL_API_KEY set it runs unchanged against that platform;
-POLYMODAL_LLM_MODEL picks the model (default: the first one listed).
+no network) and its model is the sandbox's deterministic planner. With POLYMODAL_BASE_URL and
+POLYMODAL_API_KEY set it runs unchanged against that platform and its shared LLM.
 
 Options:
-  --json         print a machine-readable trace instead of the narrated run
-  --verbose      also show the servers' stderr logs
-  --max-steps N  model turns allowed (default 12)
-  --help         show this text`;
+  --scenario NAME      meeting (default), video or flashcards
+  --json               one JSON event per line on stdout, as it happens (diagnostics on stderr)
+  --verbose            also show the servers' stderr logs
+  --max-steps N        model turns allowed (default 12)
+  --llm-base-url URL   any OpenAI-compatible endpoint (…/v1) instead of the platform's shared LLM
+                       (https, or http to localhost); or ${LLM_BASE_URL_VARIABLE}
+  --llm-model ID       the model: of that endpoint (required with it), else one the platform lists
+                       (default: the first); or ${LLM_MODEL_VARIABLE}
+  --llm-api-key KEY    the endpoint's key; prefer ${LLM_API_KEY_VARIABLE}, which the process
+                       list does not show
+  --help               show this text
+
+Output is plain (no colour, no redrawn lines) when stdout is not a terminal or NO_COLOR is set;
+FORCE_COLOR forces colour.`;
 
 const DEFAULT_MAX_STEPS = 12;
 
@@ -52,16 +75,14 @@ const SERVERS: readonly (readonly [string, string, string])[] = [
   ['speech', '@polymodal/mcp-speech', 'polymodal-mcp-speech'],
 ];
 
-export function builtInTask(recordingPath: string, readingPath: string, speechPath: string): string {
-  return (
-    `Summarise the meeting recording at ${recordingPath} (spoken in English), titled "Weekly product sync", with a ` +
-    'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT, ' +
-    'and synthesise the action items as speech in Thai. ' +
-    `Then score the student's Thai reading at ${readingPath} against "${SAMPLE_READING_TEXT}", and transcribe ` +
-    `the Thai speech at ${speechPath}. Finally tell me the decisions, the action items with their owners, what ` +
-    'the student should practise, and what the Thai speech says.'
-  );
-}
+let reporter: Reporter | undefined;
+// Every key this run knows of, masked in whatever it prints (stdout and stderr).
+const secrets = new Set<string>(
+  [process.env.POLYMODAL_API_KEY, process.env[LLM_API_KEY_VARIABLE]].filter(
+    (secret): secret is string => typeof secret === 'string' && secret.trim() !== '',
+  ),
+);
+const mask = (text: string) => createSecretMask([...secrets])(text);
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -70,40 +91,65 @@ async function main(): Promise<number> {
       verbose: { type: 'boolean' },
       help: { type: 'boolean' },
       'max-steps': { type: 'string' },
+      scenario: { type: 'string' },
+      'llm-base-url': { type: 'string' },
+      'llm-model': { type: 'string' },
+      'llm-api-key': { type: 'string' },
     },
     allowPositionals: true,
   });
+  if (values['llm-api-key']) secrets.add(values['llm-api-key']);
   if (values.help) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
+  reporter = values.json
+    ? createJsonReporter({ mask })
+    : createConsoleReporter({ style: decideOutputStyle(process.stdout, process.env), mask });
   const maxSteps = values['max-steps'] ? Number(values['max-steps']) : DEFAULT_MAX_STEPS;
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new Error('--max-steps must be a positive integer');
-  const reporter: Reporter = values.json ? createJsonReporter() : createConsoleReporter();
+  const words = positionals.join(' ').trim();
+  if (values.scenario !== undefined && !isScenarioName(values.scenario)) {
+    throw new Error(`--scenario must be one of ${SCENARIOS.join(', ')} (got "${values.scenario}").`);
+  }
+  if (values.scenario !== undefined && words !== '') {
+    throw new Error('Give either --scenario or a task in words, not both.');
+  }
+  const scenario: ScenarioName | undefined =
+    words === '' ? ((values.scenario as ScenarioName) ?? 'meeting') : undefined;
+  // Checked before anything starts: a refused endpoint costs no sandbox, no server and no request.
+  const choice = resolveModelChoice(values, process.env);
+
   const outputDir = path.resolve(process.env.POLYMODAL_OUTPUT_DIR ?? 'demo-output');
   const mediaDir = path.join(outputDir, 'media');
   await mkdir(mediaDir, { recursive: true });
 
   const platform = await openPlatform(process.env);
+  secrets.add(platform.apiKey);
   // The embedded sandbox is new on every run, so its job ids are too: keep its job ledger per run.
   const scratch = platform.embedded ? await mkdtemp(path.join(os.tmpdir(), 'polymodal-demo-')) : undefined;
   const stateDir = scratch ?? process.env.POLYMODAL_STATE_DIR;
   const polymodal = createPolymodal({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, ledger: false });
+  let endpointModel: (ChatModel & { close(): Promise<void> }) | undefined;
   try {
     reporter.emit({ type: 'platform', baseUrl: platform.baseUrl, embedded: platform.embedded });
-    const recordingPath = path.join(mediaDir, 'sample-meeting.wav');
-    await writeMeetingRecording(recordingPath, { script: SAMPLE_MEETING_SCRIPT });
-    // A student who read one word wrong: "write" (เขียน) instead of "read" (อ่าน).
-    const readingPath = path.join(mediaDir, 'sample-reading.wav');
-    await writeReadingRecording(readingPath, { attempts: ['ฉันชอบเขียนหนังสือที่ห้องสมุด'] });
-    // "Hello" and "The meeting starts at nine", at 44.1 kHz: the client resamples before streaming.
-    const speechPath = path.join(mediaDir, 'sample-thai-speech.wav');
-    await writeFile(
-      speechPath,
-      createThaiSpeech({ phrases: [THAI_PHRASES[0], THAI_PHRASES[4]], sampleRate: 44_100 }),
-    );
-    const model = await createPlatformModel(polymodal, process.env);
-    reporter.emit({ type: 'model', model: model.id });
+    const { samples, written } = await writeSamples(mediaDir, scenario ?? 'all');
+    let model: ChatModel;
+    let source: ModelSource;
+    if (choice.kind === 'endpoint') {
+      endpointModel = createEndpointModel(choice);
+      model = endpointModel;
+      source = 'endpoint';
+    } else {
+      model = await createPlatformModel(polymodal, choice.model);
+      source = platform.embedded ? 'sandbox' : 'platform';
+    }
+    reporter.emit({
+      type: 'model',
+      model: model.id,
+      source,
+      ...(choice.kind === 'endpoint' ? { endpoint: choice.baseUrl } : {}),
+    });
 
     const serverEnv = {
       POLYMODAL_BASE_URL: platform.baseUrl,
@@ -118,26 +164,26 @@ async function main(): Promise<number> {
           name,
           bin: serverBin(packageName, binName),
           env: serverEnv,
-          onLog: values.verbose ? (line) => process.stderr.write(`[${name}] ${line}\n`) : undefined,
+          onLog: values.verbose ? (line) => process.stderr.write(mask(`[${name}] ${line}\n`)) : undefined,
         }),
       ),
     );
     try {
       const tools = await collectMcpTools(servers, reporter);
-      const task = positionals.join(' ').trim() || builtInTask(recordingPath, readingPath, speechPath);
-      reporter.emit({ type: 'task', text: task, tools: tools.length });
+      const task = scenario ? scenarioTask(scenario, samples) : words;
+      reporter.emit({ type: 'task', text: task, tools: tools.length, ...(scenario ? { scenario } : {}) });
       const run = await runAgent({ model, tools, task, maxSteps, reporter });
       reporter.emit({ type: 'answer', text: run.answer });
       const files = run.toolCalls
         .map((call) => call.structured?.path ?? call.structured?.savedPath)
         .filter((value): value is string => typeof value === 'string');
-      reporter.emit({ type: 'files', paths: [recordingPath, readingPath, speechPath, ...files] });
+      reporter.emit({ type: 'files', paths: [...written, ...new Set(files)] });
       return run.stopped === 'answer' && run.toolCalls.every((call) => call.ok) ? 0 : 1;
     } finally {
       await Promise.all(servers.map((server) => server.close()));
     }
   } finally {
-    reporter.finish();
+    await endpointModel?.close();
     await polymodal.close();
     await platform.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });
@@ -152,10 +198,14 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 main().then(
   (code) => {
+    reporter?.finish();
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`demo failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = mask(error instanceof Error ? error.message : String(error));
+    reporter?.emit({ type: 'error', message });
+    reporter?.finish();
+    process.stderr.write(`demo failed: ${message}\n`);
     process.exitCode = 1;
   },
 );

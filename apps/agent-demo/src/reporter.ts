@@ -1,28 +1,44 @@
 /**
- * How the demo talks to a person: one line per step as it happens, progress while a job runs, results
- * in brief. With --json, the same events are collected into a machine-readable trace instead.
+ * How the demo talks to a person: one line per step as it happens, progress while a job runs, results in
+ * brief — coloured, with the progress line redrawn in place, only on a terminal that wants it (see
+ * output-style.ts). With --json, every event is one JSON object on its own line, written the moment it
+ * happens. Every text passes through the secrets mask first: no key reaches the output, whatever a tool,
+ * an endpoint or an error echoes.
  */
+import { redactSecrets } from '@polymodal/core';
+import type { OutputStyle } from './output-style.js';
+
+/** Where the agent's model runs. */
+export type ModelSource = 'sandbox' | 'platform' | 'endpoint';
+
 export type TraceEvent =
   | { type: 'platform'; baseUrl: string; embedded: boolean }
+  | { type: 'model'; model: string; source: ModelSource; endpoint?: string }
+  | { type: 'task'; text: string; tools: number; scenario?: string }
+  | { type: 'step'; step: number; maxSteps: number }
+  | { type: 'message'; text: string }
   | { type: 'call'; server: string; tool: string; arguments: Record<string, unknown> }
   | { type: 'progress'; tool: string; progress: number; total?: number; message?: string }
   | { type: 'result'; tool: string; ok: boolean; seconds: number; brief: string; structured?: unknown }
-  | { type: 'model'; model: string }
-  | { type: 'task'; text: string; tools: number }
   | { type: 'note'; text: string }
   | { type: 'answer'; text: string }
-  | { type: 'files'; paths: string[] };
+  | { type: 'files'; paths: string[] }
+  | { type: 'error'; message: string };
 
 export interface Reporter {
   emit(event: TraceEvent): void;
   finish(): void;
 }
 
-const isTty = process.stdout.isTTY === true;
-const dim = (text: string) => (isTty ? `\x1b[2m${text}\x1b[0m` : text);
-const bold = (text: string) => (isTty ? `\x1b[1m${text}\x1b[0m` : text);
-const green = (text: string) => (isTty ? `\x1b[32m${text}\x1b[0m` : text);
-const red = (text: string) => (isTty ? `\x1b[31m${text}\x1b[0m` : text);
+/**
+ * Masks each secret as written and as it appears inside a JSON string (escaped), so that neither the
+ * narrated run nor a --json line can carry it.
+ */
+export function createSecretMask(secrets: readonly (string | undefined)[]): (text: string) => string {
+  const known = secrets.filter((secret): secret is string => typeof secret === 'string' && secret !== '');
+  const all = [...known, ...known.map((secret) => JSON.stringify(secret).slice(1, -1))];
+  return (text) => redactSecrets(text, all);
+}
 
 /** Arguments in brief: long strings shortened, paths reduced to their file name. */
 export function briefArguments(args: Record<string, unknown>): string {
@@ -38,24 +54,65 @@ export function briefArguments(args: Record<string, unknown>): string {
     .join(', ');
 }
 
-export function createConsoleReporter(
-  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-): Reporter {
+const MODEL_SOURCES: Record<ModelSource, string> = {
+  sandbox: "the sandbox's deterministic planner",
+  platform: "the platform's shared LLM",
+  endpoint: 'OpenAI-compatible endpoint',
+};
+
+/** Erases the current terminal line and returns to its start. */
+const ERASE_LINE = '\r\x1b[2K';
+
+export function createConsoleReporter(options: {
+  style: OutputStyle;
+  /** Raw text out (lines end with `\n`); default stdout. */
+  write?: (text: string) => void;
+  mask?: (text: string) => string;
+}): Reporter {
+  const { style } = options;
+  const mask = options.mask ?? ((text: string) => text);
+  const out = options.write ?? ((text: string) => process.stdout.write(text));
+  const paint = (code: string) => (text: string) => (style.colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const dim = paint('2');
+  const bold = paint('1');
+  const green = paint('32');
+  const red = paint('31');
   let lastProgress = '';
+  // A progress line drawn in place (redraw mode) and not yet ended.
+  let openProgress = false;
   let answer = '';
+
+  const line = (text: string) => {
+    out(`${openProgress ? ERASE_LINE : ''}${mask(text)}\n`);
+    openProgress = false;
+  };
+
   return {
     emit(event) {
       switch (event.type) {
         case 'platform':
-          write(
+          line(
             event.embedded
               ? `Platform: embedded sandbox at ${event.baseUrl} (simulated; no key, no network)`
               : `Platform: ${event.baseUrl}`,
           );
           break;
+        case 'model':
+          line(
+            `Model: ${event.model} (${MODEL_SOURCES[event.source]}${event.endpoint ? ` at ${event.endpoint}` : ''})`,
+          );
+          break;
+        case 'task':
+          line(`Task (${event.tools} tools available): ${event.text}`);
+          break;
+        case 'step':
+          break;
+        case 'message':
+          line(dim(`  model: ${event.text}`));
+          break;
         case 'call':
           lastProgress = '';
-          write(
+          line(
             `\n${bold('▸')} ${event.server} · ${bold(event.tool)} ${dim(briefArguments(event.arguments))}`,
           );
           break;
@@ -63,55 +120,65 @@ export function createConsoleReporter(
           const percent = event.total
             ? `${Math.round((event.progress / event.total) * 100)}%`
             : `${event.progress}`;
-          const line = `  … ${event.message ?? percent}`;
-          if (line !== lastProgress) write(dim(line));
-          lastProgress = line;
+          const text = `  … ${event.message ?? percent}`;
+          if (text === lastProgress) break;
+          lastProgress = text;
+          if (style.redraw) {
+            out(`${ERASE_LINE}${mask(dim(text))}`);
+            openProgress = true;
+          } else {
+            line(dim(text));
+          }
           break;
         }
         case 'result':
-          write(
+          line(
             `  ${event.ok ? green('✓') : red('✗')} ${event.brief} ${dim(`(${event.seconds.toFixed(1)} s)`)}`,
           );
           break;
-        case 'model':
-          write(`Model: ${event.model} (the platform's shared LLM)`);
-          break;
-        case 'task':
-          write(`Task (${event.tools} tools available): ${event.text}`);
-          break;
         case 'note':
-          write(dim(`  · ${event.text}`));
+          line(dim(`  · ${event.text}`));
           break;
         case 'answer':
           answer = event.text;
-          write(`\n${event.text}`);
+          line(`\n${event.text}`);
           break;
         case 'files': {
           // Files the answer already names are not listed twice.
           const unnamed = event.paths.filter((file) => !answer.includes(file));
           if (unnamed.length > 0)
-            write(`\n${bold('Other files')}\n${unnamed.map((file) => `  ${file}`).join('\n')}`);
+            line(`\n${bold('Other files')}\n${unnamed.map((file) => `  ${file}`).join('\n')}`);
           break;
         }
+        case 'error':
+          // The CLI says it on stderr; stdout stays the run's narration.
+          break;
       }
     },
-    finish() {},
+    finish() {
+      if (openProgress) out('\n');
+      openProgress = false;
+    },
   };
 }
 
+/**
+ * One JSON object per line, written as each event happens (stdout to a pipe or a file is written
+ * synchronously by Node on Linux and macOS, so a line is out before the next step starts): `type`, the
+ * event's fields, `seq` (1, 2, …) and `at` (ISO time).
+ */
 export function createJsonReporter(
-  write: (text: string) => void = (text) => process.stdout.write(text),
-): Reporter & {
-  events: TraceEvent[];
-} {
-  const events: TraceEvent[] = [];
+  options: { write?: (text: string) => void; mask?: (text: string) => string; now?: () => Date } = {},
+): Reporter {
+  const mask = options.mask ?? ((text: string) => text);
+  const out = options.write ?? ((text: string) => process.stdout.write(text));
+  const now = options.now ?? (() => new Date());
+  let seq = 0;
   return {
-    events,
     emit(event) {
-      events.push(event);
+      seq += 1;
+      out(`${mask(JSON.stringify({ ...event, seq, at: now().toISOString() }))}\n`);
     },
-    finish() {
-      write(`${JSON.stringify({ events }, null, 2)}\n`);
-    },
+    finish() {},
   };
 }

@@ -1,44 +1,15 @@
 /**
  * The demo as a newcomer runs it: the built CLI on the embedded sandbox, servers spawned over stdio.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, parseEvents, runDemo } from './run-demo.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let outputDir: string;
 
-function runDemo(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-beforeAll(() => {
-  if (!existsSync(cli))
-    throw new Error('Build the demo first: pnpm turbo run build --filter=@polymodal/agent-demo...');
-});
-
+beforeAll(assertBuilt);
 afterEach(async () => {
   if (outputDir) await rm(outputDir, { recursive: true, force: true });
 });
@@ -51,7 +22,7 @@ describe('pnpm demo on the embedded sandbox', () => {
       POLYMODAL_SANDBOX_SPEED: '100',
     });
     expect(run.code, run.stderr).toBe(0);
-    const trace = JSON.parse(run.stdout) as { events: Array<{ type: string } & Record<string, unknown>> };
+    const trace = { events: parseEvents(run.stdout) };
     const event = <T>(type: string) =>
       trace.events.find((candidate) => candidate.type === type) as unknown as T;
 
@@ -105,7 +76,16 @@ describe('pnpm demo on the embedded sandbox', () => {
     expect(answer.text).toContain('Weekly product sync');
     expect(answer.text).toMatch(/Action items:\n- .+\(Speaker \d/);
     const model = event<{ model: string }>('model');
-    expect(model.model).toBe('sandbox-planner-1');
+    expect(model).toMatchObject({ model: 'sandbox-planner-1', source: 'sandbox' });
+    expect(event<unknown>('task')).toMatchObject({ scenario: 'meeting' });
+    // One event per line, numbered in the order they happened, each step announced before its call.
+    expect(trace.events.map((candidate) => candidate.seq)).toEqual(trace.events.map((_, index) => index + 1));
+    const kinds = trace.events.map((candidate) => candidate.type);
+    expect(kinds.slice(0, 4)).toEqual(['platform', 'model', 'task', 'step']);
+    expect(kinds.at(-1)).toBe('files');
+    expect(kinds.filter((kind) => kind === 'step').length).toBeGreaterThan(
+      kinds.filter((kind) => kind === 'call').length,
+    );
   });
 
   it('takes a task in words and does only what it asks', async () => {
@@ -117,11 +97,40 @@ describe('pnpm demo on the embedded sandbox', () => {
       POLYMODAL_SANDBOX_SPEED: '100',
     });
     expect(run.code, run.stderr).toBe(0);
-    const trace = JSON.parse(run.stdout) as { events: Array<{ type: string } & Record<string, unknown>> };
+    const trace = { events: parseEvents(run.stdout) };
     const calls = trace.events.filter((event) => event.type === 'call');
     expect(calls.map((event) => event.tool)).toEqual(['summarize_meeting', 'export_meeting']);
     expect(calls[0]).toMatchObject({ arguments: { targetLanguage: 'fr' } });
     expect(trace.events.find((event) => event.type === 'task')).toMatchObject({ text: task });
+  });
+
+  it('prints plain lines (no escapes, no carriage returns) into a pipe, and colour only when forced', async () => {
+    outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
+    const recording = path.join(outputDir, 'media', 'sample-meeting.wav');
+    const task = `Summarise the meeting at ${recording} in French and export the summary as Markdown.`;
+    const plain = await runDemo([task], { POLYMODAL_OUTPUT_DIR: outputDir, POLYMODAL_SANDBOX_SPEED: '100' });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toMatch(/▸ meeting · summarize_meeting/);
+    expect(plain.stdout).toMatch(/✓ .+\(\d+\.\d s\)/);
+    expect(plain.stdout).toContain('Other files');
+    expect(plain.stdout).not.toContain('\x1b[');
+    expect(plain.stdout).not.toContain('\r');
+
+    // The same kind of run with FORCE_COLOR: the check above would have seen these escapes.
+    const forced = await runDemo(['Say hello.'], { POLYMODAL_OUTPUT_DIR: outputDir, FORCE_COLOR: '1' });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('\x1b[1mOther files\x1b[0m');
+    expect(forced.stdout).not.toContain('\r');
+  });
+
+  it('refuses a scenario it does not know, and a scenario beside a task in words', async () => {
+    outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
+    const unknown = await runDemo(['--scenario', 'karaoke'], { POLYMODAL_OUTPUT_DIR: outputDir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--scenario must be one of meeting, video, flashcards');
+    const both = await runDemo(['--scenario', 'video', 'Say hello.'], { POLYMODAL_OUTPUT_DIR: outputDir });
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('either --scenario or a task in words');
   });
 
   it('refuses a base URL without a key, naming both variables', async () => {

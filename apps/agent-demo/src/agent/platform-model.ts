@@ -1,19 +1,21 @@
 /**
- * The agent's model: the platform's shared LLM through @polymodal/core. The model id comes from
- * POLYMODAL_LLM_MODEL when set (it must be listed by `/models`), else the first model listed.
+ * The agent's model on the platform's shared LLM through @polymodal/core. The model id is the one asked
+ * for (it must be listed by `/models`), else the first model listed.
  */
 import { ApiError, type ChatCompletionRequest, type Polymodal } from '@polymodal/core';
 import type { ChatModel } from './chat-types.js';
 import { createOpenAiModel } from './openai-model.js';
 
-export async function createPlatformModel(polymodal: Polymodal, env: NodeJS.ProcessEnv): Promise<ChatModel> {
+export async function createPlatformModel(
+  polymodal: Polymodal,
+  wanted: string | undefined,
+): Promise<ChatModel> {
   const { data } = await polymodal.llm.models();
-  const wanted = env.POLYMODAL_LLM_MODEL?.trim();
   const ids = data.map((model) => model.id);
   const model = wanted || ids[0];
   if (!model) throw new Error('The shared LLM lists no models (GET /api/llm/v1/models returned none).');
   if (wanted && !ids.includes(wanted)) {
-    throw new Error(`POLYMODAL_LLM_MODEL=${wanted} is not among the platform's models: ${ids.join(', ')}.`);
+    throw new Error(`Model ${wanted} is not among the platform's models: ${ids.join(', ')}.`);
   }
   return createOpenAiModel({
     model,

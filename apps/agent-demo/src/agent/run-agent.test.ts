@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createJsonReporter } from '../reporter.js';
+import type { Reporter, TraceEvent } from '../reporter.js';
 import type { ChatMessage, ChatModel, ModelTurn, ToolSpec } from './chat-types.js';
 import { parseJsonProtocol } from './json-protocol.js';
 import { type AgentTool, runAgent } from './run-agent.js';
@@ -17,6 +17,12 @@ function scriptedTextModel(replies: string[]): ChatModel & { seen: ChatMessage[]
       return parseJsonProtocol(reply, tools);
     },
   };
+}
+
+/** A reporter that keeps the events, in order. */
+function recorder(): Reporter & { events: TraceEvent[] } {
+  const events: TraceEvent[] = [];
+  return { events, emit: (event) => events.push(event), finish() {} };
 }
 
 function tool(
@@ -50,7 +56,7 @@ describe('runAgent', () => {
       tools: [echo],
       task: 'say hello',
       maxSteps: 5,
-      reporter: createJsonReporter(() => {}),
+      reporter: recorder(),
     });
     expect(run).toMatchObject({ stopped: 'answer', answer: 'The tool said hello.', steps: 2 });
     expect(echo.calls).toEqual([{ text: 'hello' }]);
@@ -59,6 +65,35 @@ describe('runAgent', () => {
       role: 'user',
       content: expect.stringContaining('echo: hello'),
     });
+  });
+
+  it('reports each step, what the model says beside its calls, the call and its result, in order', async () => {
+    const echo = tool('echo', () => ({ ok: true, text: 'echo: hi' }));
+    const turns: ModelTurn[] = [
+      {
+        kind: 'tool_calls',
+        protocol: 'native',
+        content: 'Let me echo first.',
+        calls: [{ id: 'n1', name: 'echo', arguments: { text: 'hi' } }],
+      },
+      { kind: 'answer', text: 'Echoed.' },
+    ];
+    const model: ChatModel = { id: 'native', next: async () => turns.shift() as ModelTurn };
+    const reporter = recorder();
+    const spied: AgentTool = {
+      ...echo,
+      call: async (args) => {
+        reporter.emit({ type: 'note', text: 'tool ran' });
+        return echo.call(args);
+      },
+    };
+    await runAgent({ model, tools: [spied], task: 't', maxSteps: 4, reporter });
+    expect(reporter.events).toEqual([
+      { type: 'step', step: 1, maxSteps: 4 },
+      { type: 'message', text: 'Let me echo first.' },
+      { type: 'note', text: 'tool ran' },
+      { type: 'step', step: 2, maxSteps: 4 },
+    ]);
   });
 
   it('returns a tool error to the model, which can recover', async () => {
@@ -77,7 +112,7 @@ describe('runAgent', () => {
       tools: [flaky],
       task: 'convert',
       maxSteps: 5,
-      reporter: createJsonReporter(() => {}),
+      reporter: recorder(),
     });
     expect(run.stopped).toBe('answer');
     expect(run.toolCalls.map((call) => call.ok)).toEqual([false, true]);
@@ -95,7 +130,7 @@ describe('runAgent', () => {
       tools: [ping],
       task: 'ping forever',
       maxSteps: 3,
-      reporter: createJsonReporter(() => {}),
+      reporter: recorder(),
     });
     expect(run).toMatchObject({ stopped: 'step-limit', steps: 3 });
     expect(ping.calls).toHaveLength(3);
@@ -104,7 +139,7 @@ describe('runAgent', () => {
   it('asks again after a malformed reply and gives up after repeated ones', async () => {
     const ping = tool('ping', () => ({ ok: true, text: 'pong' }));
     const recovered = scriptedTextModel(['{"tool": "ping", "arguments": ', '{"answer": "done"}']);
-    const reporter = createJsonReporter(() => {});
+    const reporter = recorder();
     const run = await runAgent({ model: recovered, tools: [ping], task: 't', maxSteps: 5, reporter });
     expect(run).toMatchObject({ stopped: 'answer', answer: 'done' });
     expect(recovered.seen[1]?.at(-1)).toMatchObject({ content: expect.stringContaining('not valid JSON') });
@@ -128,7 +163,7 @@ describe('runAgent', () => {
       tools: [],
       task: 't',
       maxSteps: 2,
-      reporter: createJsonReporter(() => {}),
+      reporter: recorder(),
     });
     expect(run).toMatchObject({ stopped: 'answer', answer: 'All done, nothing to call.', steps: 1 });
   });

@@ -63,6 +63,7 @@ export async function runAgent(options: {
 
   for (let step = 1; step <= options.maxSteps; step++) {
     signal?.throwIfAborted();
+    reporter.emit({ type: 'step', step, maxSteps: options.maxSteps });
     const turn: ModelTurn = await model.next(messages, specs, signal);
     if (turn.kind === 'answer') {
       return { answer: turn.text, stopped: 'answer', steps: step, toolCalls };
@@ -89,6 +90,8 @@ export async function runAgent(options: {
       continue;
     }
     malformedInARow = 0;
+    // What a model says beside its tool calls ("First I will list the models…") is part of the trace.
+    if (turn.content?.trim()) reporter.emit({ type: 'message', text: turn.content.trim() });
     if (turn.protocol === 'native') {
       messages.push({
         role: 'assistant',

@@ -1,0 +1,135 @@
+/**
+ * The video and flashcards scenarios end to end: the built CLI, its three servers over stdio and the
+ * sandbox planner, against a sandbox this test owns with its clock held. Nothing moves until the test
+ * advances the clock, which it does only after reading, from the --json stream, the line saying the job
+ * was started — so each run also proves that events arrive while the run is still going.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, type DemoEvent, parseEvents, runDemo } from './run-demo.js';
+
+let sandbox: Sandbox | undefined;
+let outputDir: string | undefined;
+
+beforeAll(assertBuilt);
+
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+  if (outputDir) await rm(outputDir, { recursive: true, force: true });
+  outputDir = undefined;
+});
+
+/**
+ * Runs a scenario against the held sandbox and advances its clock by `advanceMs` once the line of the
+ * tool that starts the job has been read. Returns the run, the events and what was seen before the end.
+ */
+async function runHeld(scenario: string, startTool: string, advanceMs: number) {
+  sandbox = await startSandbox({ clock: 'held' });
+  outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-scenario-'));
+  const held = sandbox;
+  let startedAt: number | undefined;
+  let linesBeforeAdvance = 0;
+  const run = await runDemo(
+    ['--json', '--scenario', scenario],
+    {
+      POLYMODAL_BASE_URL: held.url,
+      POLYMODAL_API_KEY: held.apiKey,
+      POLYMODAL_OUTPUT_DIR: outputDir,
+      POLYMODAL_STATE_DIR: path.join(outputDir, 'state'),
+    },
+    (line) => {
+      const event = JSON.parse(line) as DemoEvent;
+      if (startedAt === undefined && event.type === 'result' && event.tool === startTool) {
+        startedAt = event.seq;
+        linesBeforeAdvance = event.seq;
+        held.control.advance(advanceMs);
+      }
+    },
+  );
+  return { run, events: parseEvents(run.stdout), startedAt, linesBeforeAdvance };
+}
+
+describe('pnpm demo --scenario video', () => {
+  it('reads the catalog, starts a 5-second text-to-video job, follows its handle and saves the MP4', async () => {
+    const { run, events, startedAt, linesBeforeAdvance } = await runHeld('video', 'generate_video', 120_000);
+    expect(run.code, run.stderr).toBe(0);
+    // The clock moved only after the start's line was read: the stream was live, not printed at the end.
+    expect(startedAt).toBeDefined();
+    expect(linesBeforeAdvance).toBeLessThan(events.length);
+
+    const calls = events.filter((event) => event.type === 'call');
+    expect(calls.map((event) => event.tool)).toEqual([
+      'list_video_models',
+      'generate_video',
+      'get_video_job',
+    ]);
+    expect(calls[1]).toMatchObject({
+      server: 'media',
+      arguments: {
+        model: 'hub:text-to-video-lite',
+        prompt: 'a paper boat drifting across a pond at sunrise',
+        duration: 5,
+        waitSeconds: 0,
+      },
+    });
+    const started = events.find((event) => event.type === 'result' && event.tool === 'generate_video');
+    expect(started).toMatchObject({ ok: true, structured: { done: false } });
+    const jobId = (started?.structured as { jobId?: string } | undefined)?.jobId;
+    expect(calls[2]).toMatchObject({ arguments: { jobId } });
+    const finished = events.find((event) => event.type === 'result' && event.tool === 'get_video_job');
+    expect(finished).toMatchObject({ ok: true, structured: { done: true, outcome: 'succeeded', jobId } });
+    const savedPath = String((finished?.structured as { savedPath?: string } | undefined)?.savedPath);
+    expect(path.dirname(savedPath)).toBe(outputDir);
+    expect((await readFile(savedPath)).subarray(4, 8).toString('latin1')).toBe('ftyp');
+
+    const answer = events.find((event) => event.type === 'answer');
+    expect(answer?.text).toContain(savedPath);
+    expect(events.find((event) => event.type === 'files')).toMatchObject({ paths: [savedPath] });
+    // One job at the platform, and one completion per model turn.
+    expect(sandbox?.control.requests({ method: 'POST', path: '/api/modelhub/v1/videos' })).toHaveLength(1);
+    const steps = events.filter((event) => event.type === 'step').length;
+    expect(sandbox?.control.requests({ method: 'POST', path: '/chat/completions$' })).toHaveLength(steps);
+  });
+});
+
+describe('pnpm demo --scenario flashcards', () => {
+  it('uploads the sample clip, follows the flashcards handle and answers with the first cards', async () => {
+    const { run, events, startedAt } = await runHeld('flashcards', 'create_flashcards', 600_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(startedAt).toBeDefined();
+
+    const calls = events.filter((event) => event.type === 'call');
+    expect(calls.map((event) => event.tool)).toEqual(['create_flashcards', 'get_flashcards']);
+    const video = path.join(outputDir as string, 'media', 'sample-lesson.mp4');
+    expect(calls[0]).toMatchObject({
+      server: 'media',
+      arguments: { video, learningDirection: 'thai_to_chinese', waitSeconds: 0 },
+    });
+    const finished = events.find((event) => event.type === 'result' && event.tool === 'get_flashcards') as
+      | (DemoEvent & {
+          structured: { savedPath: string; segmentCount: number; segments: { text: string }[] };
+        })
+      | undefined;
+    expect(finished).toMatchObject({
+      ok: true,
+      structured: { done: true, outcome: 'succeeded', sourceLanguage: 'th', targetLanguage: 'zh' },
+    });
+    expect(finished?.structured.segmentCount).toBeGreaterThan(0);
+    const saved = JSON.parse(await readFile(finished?.structured.savedPath as string, 'utf8')) as {
+      segments: unknown[];
+    };
+    expect(saved.segments).toHaveLength(finished?.structured.segmentCount as number);
+
+    const answer = events.find((event) => event.type === 'answer')?.text as string;
+    expect(answer).toContain('First flashcards:');
+    expect(answer).toContain(`- ${finished?.structured.segments[0]?.text}`);
+    expect(answer).toContain(finished?.structured.savedPath);
+    expect(
+      sandbox?.control.requests({ method: 'POST', path: '/api/video-flashcards/v1/jobs$' }),
+    ).toHaveLength(1);
+  });
+});
