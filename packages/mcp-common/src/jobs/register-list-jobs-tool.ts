@@ -72,7 +72,8 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
       description:
         `Lists the ${noun} this installation submitted, newest first, from its local job ledger (free, instant, ` +
         `no platform call). Statuses are the last ones seen here, not live.${getHint} Use it to find a jobId after ` +
-        'a restart or an interrupted call instead of submitting (and paying for) the same file again.',
+        'a restart or an interrupted call instead of submitting (and paying for) the same file again. Also shows ' +
+        "today's credits (UTC day): charged, reserved by jobs not charged yet, and the daily budget and what is left of it.",
       inputSchema: {
         limit: z.number().int().min(1).max(100).default(20).describe('How many entries to return (1..100).'),
       },
