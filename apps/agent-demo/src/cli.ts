@@ -33,8 +33,8 @@ import {
 import { isScenarioName, SCENARIOS, type ScenarioName, scenarioTask, writeSamples } from './scenarios.js';
 import { connectServer, serverBin } from './servers.js';
 
-const HELP = `Usage: pnpm demo [-- [--scenario meeting|video|flashcards] [--json] [--verbose] [--max-steps N]
-                      [--llm-base-url URL --llm-model ID] ["<task in words>"]]
+const HELP = `Usage: pnpm demo [--scenario meeting|video|flashcards] [--json] [--verbose] [--max-steps N]
+                 [--llm-base-url URL --llm-model ID] ["<task in words>"]
 
 An agent uses the Polymodal meeting, media and speech MCP servers (spawned over stdio, as a desktop host
 does). Without a task it runs a built-in scenario:
@@ -85,7 +85,11 @@ const secrets = new Set<string>(
 const mask = (text: string) => createSecretMask([...secrets])(text);
 
 async function main(): Promise<number> {
+  // `pnpm demo -- --json` (the npm habit) hands the script a literal `--`, after which parseArgs would take
+  // every option for words of the task: one leading `--` is dropped.
+  const argv = process.argv.slice(2);
   const { values, positionals } = parseArgs({
+    args: argv[0] === '--' ? argv.slice(1) : argv,
     options: {
       json: { type: 'boolean' },
       verbose: { type: 'boolean' },

@@ -125,7 +125,8 @@ describe('pnpm demo on the embedded sandbox', () => {
 
   it('refuses a scenario it does not know, and a scenario beside a task in words', async () => {
     outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
-    const unknown = await runDemo(['--scenario', 'karaoke'], { POLYMODAL_OUTPUT_DIR: outputDir });
+    // `pnpm demo -- --scenario …` hands the CLI a leading `--`: the option is still read as one.
+    const unknown = await runDemo(['--', '--scenario', 'karaoke'], { POLYMODAL_OUTPUT_DIR: outputDir });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--scenario must be one of meeting, video, flashcards');
     const both = await runDemo(['--scenario', 'video', 'Say hello.'], { POLYMODAL_OUTPUT_DIR: outputDir });
