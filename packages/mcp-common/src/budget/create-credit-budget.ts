@@ -55,7 +55,8 @@ export interface CreditBudget {
   limit(): BudgetLimit | undefined;
   /** Throws BudgetExceededError, or records the reservation in the claimed entry. */
   admit(admission: CreditAdmission): Promise<void>;
-  today(): Promise<CreditsToday>;
+  /** Today's credits; from `entries` when the caller has just listed the whole ledger (one read, not two). */
+  today(entries?: readonly LedgerEntry[]): Promise<CreditsToday>;
 }
 
 export interface CreditBudgetOptions {
@@ -97,8 +98,8 @@ function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
     return next;
   }
 
-  async function countDay(day: string, except?: LedgerEntry) {
-    const entries = await ledger.list();
+  async function countDay(day: string, except?: LedgerEntry, listed?: readonly LedgerEntry[]) {
+    const entries = listed ?? (await ledger.list());
     let spent = 0;
     let reserved = 0;
     for (const entry of entries) {
@@ -161,9 +162,9 @@ function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
         await admission.save({ request: { ...entry?.request, [RESERVATION_FIELD]: reservation } });
       });
     },
-    async today() {
+    async today(entries) {
       const day = utcDay(now());
-      const { spent, reserved } = await countDay(day);
+      const { spent, reserved } = await countDay(day, undefined, entries);
       const limit = options.limit();
       return {
         day,

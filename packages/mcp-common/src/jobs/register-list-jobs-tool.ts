@@ -93,10 +93,10 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
     async ({ limit }) => {
       try {
         const budget = options.budget ?? creditBudgetOf(options.ledger);
-        const [entries, credits] = await Promise.all([
-          collectEntries(options, limit),
-          budget ? budget.today() : countWithoutBudget(options.ledger),
-        ]);
+        // One read of the whole ledger serves both the list and today's credits (which count every job).
+        const all = await options.ledger.list();
+        const entries = selectEntries(all, options.services, limit);
+        const credits = budget ? await budget.today(all) : countWithoutBudget(all);
         const jobs = entries.map(toListedJob);
         const lines = jobs.map(
           (job) =>
@@ -118,10 +118,14 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
   );
 }
 
-async function collectEntries(options: ListJobsToolOptions, limit: number): Promise<LedgerEntry[]> {
-  const lists = await Promise.all(options.services.map((service) => options.ledger.list({ service, limit })));
-  return lists
-    .flat()
+function selectEntries(
+  all: readonly LedgerEntry[],
+  services: readonly string[],
+  limit: number,
+): LedgerEntry[] {
+  const wanted = new Set(services);
+  return all
+    .filter((entry) => wanted.has(entry.service))
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
     .slice(0, limit);
 }
@@ -146,11 +150,11 @@ function creditsOf(entry: LedgerEntry): { credits?: number } {
 }
 
 /** Today's credits of a ledger that has no budget object (a ledger given without a context). */
-async function countWithoutBudget(ledger: JobLedger): Promise<CreditsToday> {
+function countWithoutBudget(all: readonly LedgerEntry[]): CreditsToday {
   const day = utcDay(Date.now());
   let spent = 0;
   let reserved = 0;
-  for (const entry of await ledger.list()) {
+  for (const entry of all) {
     const credits = entryCredits(entry);
     if (credits.day !== day) continue;
     spent += credits.charged;
