@@ -34,7 +34,7 @@ const MAX_MALFORMED_IN_A_ROW = 2;
 export function agentSystemPrompt(tools: readonly ToolSpec[]): string {
   return [
     'You are the Polymodal demo agent. You help the user by calling the tools of the Polymodal platform:',
-    'meeting summaries, speech synthesis, reading scores and Thai speech recognition.',
+    'meeting summaries, videos, video flashcards, speech synthesis, reading scores and Thai speech recognition.',
     'Call one tool at a time when a later call needs an earlier result. Use file paths exactly as given.',
     'When a tool returns done=false, call the tool it names in "next" to keep waiting.',
     'Finish with a short answer for the user that names the files produced.',

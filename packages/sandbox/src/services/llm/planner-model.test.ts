@@ -225,6 +225,12 @@ describe('planner rule: make a video', () => {
     expect(planTurn(exchangeLog(boat, []), ['generate_video', 'get_video_job']).kind).toBe('answer');
   });
 
+  it('does not make a video for a task that only mentions one', () => {
+    const task = 'Create a summary of the meeting video at /m/a.mp4.';
+    expect(planTurn(conversation(task), ['summarize_meeting', ...videoTools]).kind).toBe('answer');
+    expect(planTurn(exchangeLog(task, []), videoTools)).toMatchObject({ name: 'summarize_meeting' });
+  });
+
   it('animates a named image with image_to_video, the duration clamped to its range', () => {
     const turn = planTurn(
       exchangeLog('Make a 12-second video of the cat at /m/cat.png waving at the camera.', []),

@@ -23,8 +23,9 @@
  *     (`against "..."`), and `score_reading` is offered and was not called yet → call it with them.
  *  5. Transcribe: the task names an audio path after the word "transcribe" and `transcribe_thai` is offered
  *     and was not called yet → call it with that path.
- *  6. Make a video: the task asks to make (generate, create, render, produce) a video and does not ask for
- *     flashcards.
+ *  6. Make a video: the task asks to make (generate, create, render, produce) a video — the verb, "a"/"an",
+ *     at most three words, "video": "make a 5-second video", not "create a summary of the meeting video" —
+ *     and does not ask for flashcards.
  *     a. It names an image (png, jpg, jpeg, webp; a path or an http(s) URL) and `image_to_video` is offered
  *        and was not called yet → call it with that image, the prompt and the duration (clamped to 2–10).
  *     b. Otherwise, with `generate_video` offered and not called yet: first read the catalog with
@@ -76,7 +77,9 @@ const RECORDING_PATH =
   /(?:^|[\s"'`(])((?:[A-Za-z]:)?[\\/][^\s"'`()]+?\.(?:wav|mp3|m4a|mp4|mov|mkv|avi))(?=$|[\s"'`),.;:])/i;
 
 const FLASHCARDS = /\bflash ?cards?\b/i;
-const MAKE_VIDEO = /\b(?:make|generate|create|render|produce)\b[^.!?]*\bvideo\b/i;
+/** "make a 5-second video", "generate me a short vertical video": the verb, an article, at most three words. */
+const MAKE_VIDEO =
+  /\b(?:make|generate|create|render|produce)\s+(?:me\s+)?(?:a|an|one)\s+(?:[\w:-]+\s+){0,3}video\b/i;
 /** "5-second", "5 seconds", "5 secs", "5 s", "5s". */
 const SECONDS = /\b(\d{1,3})(?:[\s-]?(?:seconds?|secs?)\b|\s?s\b)/i;
 const URL_IN_TEXT = /(?:^|[\s"'`(<])(https?:\/\/[^\s"'`()<>]+?)(?=[.,;:!?]?(?:$|[\s"'`)>]))/i;
