@@ -6,6 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   MEETING_LANGUAGES,
   MeetingAsrEngine,
+  type MeetingClient,
   type MeetingJob,
   MeetingLanguage,
   SubmissionInProgressError,
@@ -18,6 +19,8 @@ import {
   createWaitSecondsSchema,
   estimateMeetingCredits,
   jobStatusShape,
+  LOCAL_OR_HTTPS,
+  resolveToolInputs,
   respondWithJob,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
@@ -30,7 +33,7 @@ const DESCRIPTION = `Transcribes, translates and summarizes a local meeting reco
 Cost: 4 credits per started minute of recording, with a minimum set by the platform; charged once, only when the job completes (failed or cancelled jobs cost nothing). When the server has a daily credit budget, a call that would exceed it is refused before anything is uploaded (list_jobs shows what is left).
 Time: processing usually takes a fraction of the recording's length, plus the upload. This call waits at most waitSeconds (default 40, max 50); if the job is still running it returns done=false with the jobId — then call get_meeting with that jobId and waitSeconds up to 50 until done=true. A long upload goes on after the call answers (done=false, status UPLOADING, no jobId yet): call summarize_meeting again with the same arguments to follow it. Calling it again with the same file and options never pays twice: it joins the upload in progress or resumes the recorded job (resumed=true); force=true starts a new paid job.
 Next: get_meeting for the transcript (paged) or translation, export_meeting to save srt/vtt/md files, update_meeting to name speakers.
-The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
+A local file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); an https:// URL is downloaded first.`;
 
 export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
@@ -39,10 +42,7 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
       title: 'Summarize a meeting recording',
       description: DESCRIPTION,
       inputSchema: {
-        path: z
-          .string()
-          .min(1)
-          .describe('Path of the local recording; absolute, or relative to the first allowed directory.'),
+        path: z.string().min(1).describe(`The recording: ${LOCAL_OR_HTTPS}.`),
         sourceLanguage: z
           .enum(['auto', ...MEETING_LANGUAGES])
           .default('auto')
@@ -99,12 +99,13 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
       const reporter = createProgressReporter(extra);
       const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
       const meeting = deps.context.polymodal.meeting;
+      const inputs = resolveToolInputs(deps, deadline.signal);
       let uploadPercent = 0;
       try {
         await deps.roots.ready();
         let lastUploadReport = 0;
         const submitted = await meeting.submit({
-          file: args.path,
+          file: await inputs.resolve(args.path, { field: 'path', maxBytes: () => uploadLimit(meeting) }),
           sourceLanguage: args.sourceLanguage,
           targetLanguage: args.targetLanguage,
           asrEngine: args.asrEngine,
@@ -165,9 +166,22 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
         return meetingToolError(error, deps, { path: args.path });
       } finally {
         deadline.dispose();
+        // A download is removed now; an upload still running reads it through its open descriptor.
+        await inputs.release();
       }
     },
   );
+}
+
+/**
+ * The cap of a recording downloaded from a URL: the service's `maxUploadBytes` (a free read), or, when the
+ * service does not say, 2 GiB (the largest file this client streams anyway); the client checks the
+ * service's limit again before uploading, as for a local file.
+ */
+async function uploadLimit(meeting: MeetingClient): Promise<number> {
+  const fallback = 2 * 1024 * 1024 * 1024;
+  const list = await meeting.list().catch(() => undefined);
+  return list?.maxUploadBytes ?? fallback;
 }
 
 /** The answer while the recording is still being uploaded (here, or by another process) at the deadline. */

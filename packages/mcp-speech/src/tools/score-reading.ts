@@ -5,14 +5,16 @@
  * task instead of being scored and paid for again; newJob=true scores anew.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type ReadingScoreTask, ValidationError } from '@polymodal/core';
+import { READING_SCORE_MAX_UPLOAD_BYTES, type ReadingScoreTask, ValidationError } from '@polymodal/core';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
   type JobView,
   jobStatusShape,
+  LOCAL_OR_HTTPS,
   PLATFORM_WORK_ANNOTATIONS,
   type PresentedJob,
+  resolveToolInputs,
   respondWithJob,
   type WaitExtra,
 } from '@polymodal/mcp-common';
@@ -20,7 +22,7 @@ import { z } from 'zod';
 import { readingOutcome, readingOutcomeShape, readingSummary } from './reading-result.js';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Scores a student's Thai reading: compares the recording (studentAudioPath) with what should have been read (referenceText, or a teacher's recording at referenceAudioPath — exactly one), picks the best attempt if the student repeated, and returns scores (displayed as 80 + raw × 0.2; 0 when no speech is heard), a word-by-word comparison (correct, missing, extra, substitution) and the words to practise. Thai only. Usually answers within seconds; a long recording is queued: then this waits up to waitSeconds and, if still running, returns done=false with a jobId — call get_reading_score with it. Files must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
+const DESCRIPTION = `Scores a student's Thai reading: compares the recording (studentAudioPath) with what should have been read (referenceText, or a teacher's recording at referenceAudioPath — exactly one), picks the best attempt if the student repeated, and returns scores (displayed as 80 + raw × 0.2; 0 when no speech is heard), a word-by-word comparison (correct, missing, extra, substitution) and the words to practise. Thai only. Usually answers within seconds; a long recording is queued: then this waits up to waitSeconds and, if still running, returns done=false with a jobId — call get_reading_score with it. Local files must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); https:// URLs are downloaded first.`;
 
 export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): void {
   server.registerTool(
@@ -29,13 +31,13 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
       title: 'Score a Thai reading',
       description: DESCRIPTION,
       inputSchema: {
-        studentAudioPath: z.string().min(1).describe('Local path of the student recording.'),
+        studentAudioPath: z.string().min(1).describe(`The student recording: ${LOCAL_OR_HTTPS}.`),
         referenceText: z.string().min(1).optional().describe('The Thai text the student read.'),
         referenceAudioPath: z
           .string()
           .min(1)
           .optional()
-          .describe('Local path of a reference reading, instead of referenceText.'),
+          .describe(`A reference reading instead of referenceText: ${LOCAL_OR_HTTPS}.`),
         engine: z
           .enum(['engine_t', 'engine_w'])
           .optional()
@@ -64,6 +66,7 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
     },
     async (args, extra) => {
       const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+      const inputs = resolveToolInputs(deps, deadline.signal);
       try {
         await deps.roots.ready();
         if ((args.referenceText === undefined) === (args.referenceAudioPath === undefined)) {
@@ -71,10 +74,18 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
             'Give either referenceText or referenceAudioPath (exactly one). Nothing was sent.',
           );
         }
+        const limit = { maxBytes: READING_SCORE_MAX_UPLOAD_BYTES };
+        const studentAudio = await inputs.resolve(args.studentAudioPath, {
+          field: 'studentAudioPath',
+          ...limit,
+        });
+        const referenceAudio = args.referenceAudioPath
+          ? await inputs.resolve(args.referenceAudioPath, { field: 'referenceAudioPath', ...limit })
+          : undefined;
         const submitted = await deps.context.polymodal.readingScore.submit({
-          studentAudio: args.studentAudioPath,
+          studentAudio,
           ...(args.referenceText ? { referenceText: args.referenceText } : {}),
-          ...(args.referenceAudioPath ? { referenceAudio: args.referenceAudioPath } : {}),
+          ...(referenceAudio ? { referenceAudio } : {}),
           ...(args.engine ? { engine: args.engine } : {}),
           ...(args.studentId ? { studentId: args.studentId } : {}),
           ...(args.lessonId ? { lessonId: args.lessonId } : {}),
@@ -115,6 +126,7 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
         return speechToolError(error, deps);
       } finally {
         deadline.dispose();
+        await inputs.release();
       }
     },
   );

@@ -12,8 +12,19 @@
  * streams, so a long recording never sits in memory.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MAX_TRANSCRIBE_AUDIO_SECONDS, redactSecrets, type TranscribeResult } from '@polymodal/core';
-import { createProgressReporter, createToolDeadline, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  DEFAULT_DOWNLOAD_LIMITS,
+  MAX_TRANSCRIBE_AUDIO_SECONDS,
+  redactSecrets,
+  type TranscribeResult,
+} from '@polymodal/core';
+import {
+  createProgressReporter,
+  createToolDeadline,
+  LOCAL_OR_HTTPS,
+  PLATFORM_WORK_ANNOTATIONS,
+  resolveToolInputs,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -21,7 +32,7 @@ import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 const MAX_SPEED = 20;
 
 const describeTool = (seconds: number) =>
-  `Transcribes Thai speech from a local audio file (WAV of any rate, depth or channels; MP3, M4A and other formats when ffmpeg is installed) with the platform's streaming recogniser, and returns the final text with timed segments. Audio is streamed at real-time pace by default (speed 1), so a 30-second file takes about 30 seconds; live captions arrive as progress notifications. A call stops after ${seconds} s: if the file has not been fully transcribed by then, it returns the text so far marked incomplete (complete=false) and says how to call again. For files longer than about ${streamingBudgetSeconds(seconds)} seconds use speed 2–${MAX_SPEED} (or 0 for as fast as possible). Counts against the key's daily audio seconds (get_thai_asr_config shows the limits): a file longer than ${MAX_TRANSCRIBE_AUDIO_SECONDS} s, or than the key has left today, is refused before anything is sent, as are empty, unreadable and non-audio files. The file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots).`;
+  `Transcribes Thai speech from a local audio file (WAV of any rate, depth or channels; MP3, M4A and other formats when ffmpeg is installed) with the platform's streaming recogniser, and returns the final text with timed segments. Audio is streamed at real-time pace by default (speed 1), so a 30-second file takes about 30 seconds; live captions arrive as progress notifications. A call stops after ${seconds} s: if the file has not been fully transcribed by then, it returns the text so far marked incomplete (complete=false) and says how to call again. For files longer than about ${streamingBudgetSeconds(seconds)} seconds use speed 2–${MAX_SPEED} (or 0 for as fast as possible). Counts against the key's daily audio seconds (get_thai_asr_config shows the limits): a file longer than ${MAX_TRANSCRIBE_AUDIO_SECONDS} s, or than the key has left today, is refused before anything is sent, as are empty, unreadable and non-audio files. A local file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); an https:// URL is downloaded first (its time counts in the call).`;
 
 /** Seconds of a call that can go to streaming audio: the rest is setup, the final and the answer. */
 function streamingBudgetSeconds(seconds: number): number {
@@ -36,7 +47,7 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
       title: 'Transcribe Thai speech',
       description: describeTool(seconds),
       inputSchema: {
-        audioPath: z.string().min(1).describe('Local path of the audio file.'),
+        audioPath: z.string().min(1).describe(`The audio file: ${LOCAL_OR_HTTPS}.`),
         speed: z
           .number()
           .min(0)
@@ -75,12 +86,19 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
     },
     async (args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
+      const inputs = resolveToolInputs(deps, deadline.signal);
       try {
         await deps.roots.ready();
         const reporter = createProgressReporter(extra);
         let audioSeconds = 0;
+        // The recogniser streams, it takes no upload: a downloaded file is capped at the client's audio
+        // download limit (512 MiB), and its length is checked like a local file's before anything is sent.
+        const file = await inputs.resolve(args.audioPath, {
+          field: 'audioPath',
+          maxBytes: DEFAULT_DOWNLOAD_LIMITS.audio,
+        });
         const result = await deps.context.polymodal.thaiAsr.transcribe({
-          file: args.audioPath,
+          file,
           speed: args.speed,
           session: {
             ...(args.vad === undefined ? {} : { vad: args.vad }),
@@ -130,6 +148,7 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
         return speechToolError(error, deps);
       } finally {
         deadline.dispose();
+        await inputs.release();
       }
     },
   );
