@@ -63,6 +63,8 @@ export async function saveMedia(
       mimeType: saved.contentType,
       description: options.description,
       size: saved.size,
+      // Named when the file is too big for resources/read.
+      platformUrl: deps.context.polymodal.media.resolve(options.url).href,
     }),
   };
 }
