@@ -82,7 +82,10 @@ const FIXTURE_TOOLS = {
   'json-schema-2020-12': 'json_schema_2020_12_tool',
 };
 
-/** Scenario → the capability whose methods it calls, and the fixture (prompt or resource) it needs, if any. */
+/**
+ * Scenario → the capability whose methods it calls (and the flag of it, for subscriptions), and the fixture
+ * (prompt or resource) it needs, if any.
+ */
 const CAPABILITY_SCENARIOS = {
   'logging-set-level': { capability: 'logging' },
   'completion-complete': { capability: 'completions', fixture: 'prompt test_prompt_with_arguments' },
@@ -93,8 +96,16 @@ const CAPABILITY_SCENARIOS = {
     capability: 'resources',
     fixture: 'resource template test://template/{id}/data',
   },
-  'resources-subscribe': { capability: 'resources', fixture: 'resource test://watched-resource' },
-  'resources-unsubscribe': { capability: 'resources', fixture: 'resource test://watched-resource' },
+  'resources-subscribe': {
+    capability: 'resources',
+    feature: 'subscribe',
+    fixture: 'resource test://watched-resource',
+  },
+  'resources-unsubscribe': {
+    capability: 'resources',
+    feature: 'subscribe',
+    fixture: 'resource test://watched-resource',
+  },
   'prompts-list': { capability: 'prompts' },
   'prompts-get-simple': { capability: 'prompts', fixture: 'prompt test_simple_prompt' },
   'prompts-get-with-args': { capability: 'prompts', fixture: 'prompt test_prompt_with_arguments' },
@@ -122,6 +133,12 @@ function notApplicable(scenario, facts) {
     if (facts.capabilities[gated.capability] === undefined) {
       return {
         reason: `the server declares no ${gated.capability} capability (answered -32601, as the spec asks)`,
+        expectMethodNotFound: true,
+      };
+    }
+    if (gated.feature !== undefined && facts.capabilities[gated.capability][gated.feature] !== true) {
+      return {
+        reason: `the server's ${gated.capability} capability does not offer ${gated.feature} (answered -32601, as the spec asks)`,
         expectMethodNotFound: true,
       };
     }
@@ -189,8 +206,14 @@ for (const [signal, code] of [
     process.exit(code);
   });
 }
+if (!(BUDGET_MS > 0)) {
+  process.stderr.write('conformance: CONFORMANCE_BUDGET_SECONDS must be a number of seconds above 0\n');
+  process.exit(2);
+}
 const budget = setTimeout(() => {
   process.stderr.write(`conformance: over the ${BUDGET_MS / 1000} s budget, stopping everything started\n`);
+  // What ran so far is still worth reading.
+  if (rows.length > 0) printTable();
   process.exit(1);
 }, BUDGET_MS);
 budget.unref();
@@ -688,6 +711,8 @@ async function checkServer(tools, sandbox, spec) {
   );
 
   const started = [];
+  // The mode under way, so a setup failure lands in its column.
+  let mode = 'open';
   try {
     log(`${spec.name}: open mode`);
     const open = await startHttpServer(bin, serverEnvironment(sandbox, path.join(directory, 'open')));
@@ -695,6 +720,7 @@ async function checkServer(tools, sandbox, spec) {
     const facts = await readFacts(open.url, false);
     await runSuite(tools, spec.name, 'open', open.url, facts);
 
+    mode = 'token';
     log(`${spec.name}: token mode`);
     const guarded = await startHttpServer(
       bin,
@@ -709,6 +735,7 @@ async function checkServer(tools, sandbox, spec) {
       await proxy.close();
     }
 
+    mode = 'sessions';
     log(`${spec.name}: sessions mode`);
     const sessions = await startHttpServer(
       bin,
@@ -718,6 +745,7 @@ async function checkServer(tools, sandbox, spec) {
     started.push(sessions);
     await runSuite(tools, spec.name, 'sessions', sessions.url, { ...facts, sessions: true });
 
+    mode = 'stdio';
     log(`${spec.name}: Inspector over stdio and HTTP`);
     // A config file (mode 600) rather than -e/--header, so neither the key nor the token is on a command line.
     const configFile = path.join(directory, 'inspector.json');
@@ -746,7 +774,7 @@ async function checkServer(tools, sandbox, spec) {
       note: authRequired ? (refused.envelope?.error?.code ?? 'auth required') : inspectorFailure(refused),
     });
   } catch (error) {
-    record(spec.name, '-', 'setup', {
+    record(spec.name, mode, 'setup', {
       result: 'FAIL',
       note: error instanceof Error ? error.message : String(error),
     });
