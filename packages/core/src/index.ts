@@ -16,6 +16,7 @@ export * from './net/index.js';
 export * from './reading-score/index.js';
 export * from './speech-synthesis/index.js';
 export * from './streaming/index.js';
+export * from './telemetry/index.js';
 export * from './thai-asr/index.js';
 export * from './upload/index.js';
 export * from './util/index.js';

@@ -15,6 +15,7 @@ import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
 import { createReadingScoreClient, type ReadingScoreClient } from '../reading-score/index.js';
 import { createSpeechClient, type SpeechClient, type SpeechGovernor } from '../speech-synthesis/index.js';
+import type { PolymodalEvents } from '../telemetry/index.js';
 import { createThaiAsrClient, type ThaiAsrClient } from '../thai-asr/index.js';
 import {
   type CatalogVideoClient,
@@ -55,6 +56,11 @@ export interface PolymodalOptions {
    * governor shared by several processes on the key (then those two are the governor's own settings).
    */
   speech?: { concurrentSessions?: number; initialConcurrency?: number; governor?: SpeechGovernor };
+  /**
+   * Told about the platform's answers and the jobs' starts and reads (for metrics). Its calls never throw
+   * into a request; they carry no key, no job id and no path.
+   */
+  events?: PolymodalEvents;
 }
 
 export interface Polymodal {
@@ -89,10 +95,16 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
       : (options.ledger ??
         createJobLedger({ dir: path.join(options.stateDir ?? defaultStateDir(env), 'jobs') }));
   const files = options.files ?? createFileAccess({ env });
-  const engine = createJobEngine({ ledger, ...(options.logger ? { log: options.logger } : {}) });
+  const events = options.events;
+  const engine = createJobEngine({
+    ledger,
+    ...(options.logger ? { log: options.logger } : {}),
+    ...(events ? { events } : {}),
+  });
   // The meeting service authenticates with `Authorization: Bearer <key>`.
   const meetingHttp = createHttpClient({
     ...options.http,
+    ...(events ? { events } : {}),
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     auth: 'bearer',
@@ -106,6 +118,7 @@ export function createPolymodal(options: PolymodalOptions = {}): Polymodal {
   // The other services authenticate with `x-api-key`.
   const keyHttp = createHttpClient({
     ...options.http,
+    ...(events ? { events } : {}),
     baseUrl: config.baseUrl,
     apiKey: config.apiKey,
     auth: 'x-api-key',

@@ -19,6 +19,8 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from '../errors/index.js';
+import { platformServiceOf } from '../telemetry/platform-service-of.js';
+import { guardEvents, type PolymodalEvents } from '../telemetry/polymodal-events.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { computeBackoffMs } from './compute-backoff-ms.js';
 import { isRetryableError } from './is-retryable-error.js';
@@ -62,6 +64,8 @@ export interface HttpClientOptions {
   userAgent?: string;
   sleep?: SleepFunction;
   random?: () => number;
+  /** Told about every answer of the platform (status by service), for metrics; never throws into a request. */
+  events?: PolymodalEvents;
 }
 
 export interface RetryInfo {
@@ -140,6 +144,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const authHeaders: Record<string, string> =
     options.auth === 'bearer' ? { authorization: `Bearer ${apiKey}` } : { 'x-api-key': apiKey };
   let closed = false;
+  const events = guardEvents(options.events);
 
   const redact = (text: string) => redactSecrets(text, [apiKey]);
 
@@ -217,6 +222,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       const responseHeaders = flattenHeaders(response.headers);
       const status = response.statusCode;
+      events.platformResponse({
+        service: platformServiceOf(request.path),
+        method: request.method,
+        status,
+      });
 
       if (status < 200 || status >= 300) {
         let text = '';

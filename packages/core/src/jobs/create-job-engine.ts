@@ -33,6 +33,7 @@ import {
   LedgerError,
   type LedgerPatch,
 } from '../ledger/create-job-ledger.js';
+import { guardEvents, type PolymodalEvents } from '../telemetry/polymodal-events.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import {
   DEFAULT_MAX_CONSECUTIVE_ERRORS,
@@ -75,6 +76,8 @@ export interface JobEngineOptions {
   now?: () => number;
   sleep?: SleepFunction;
   random?: () => number;
+  /** Told how each start ended (started, resumed, joined, duplicate prevented) and of every status read. */
+  events?: PolymodalEvents;
 }
 
 export interface StartJobContext {
@@ -232,6 +235,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   /** When this process changed a job (cancel, retry, rename…), so that its recorded status is not trusted. */
   const changed = new Map<string, number>();
   const reported = new Set<string>();
+  const events = guardEvents(options.events);
 
   const log: JobEngineLogger = options.log ?? {
     warn: (message) => process.stderr.write(`polymodal: ${message}\n`),
@@ -667,9 +671,22 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       const joining = flights.has(key);
       const since = new Date(now()).toISOString();
       const flight = flights.run(key, options.signal, (shared) => startOnce(options, shared));
-      const started = await withinDeadline(flight, options.deadline, () => {
-        // Not aborted: the submission goes on, and the next identical call joins it.
-        return new SubmissionInProgressError({ service: options.service, since });
+      let started: StartedJob;
+      try {
+        started = await withinDeadline(flight, options.deadline, () => {
+          // Not aborted: the submission goes on, and the next identical call joins it.
+          return new SubmissionInProgressError({ service: options.service, since });
+        });
+      } catch (error) {
+        if (UncertainSubmissionError.isInstance(error)) {
+          events.jobStart({ service: options.service, kind: 'duplicate_prevented' });
+        }
+        throw error;
+      }
+      const joined = joining || started.joined;
+      events.jobStart({
+        service: options.service,
+        kind: joined ? 'joined' : started.resumed ? 'resumed' : 'started',
       });
       return joining ? { ...started, joined: true } : started;
     },
@@ -679,7 +696,10 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       let value: Awaited<ReturnType<typeof read>>;
       try {
         value = await read();
+        events.jobRead({ service });
       } catch (error) {
+        // A read the platform answered (a 429, a 5xx) was sent all the same; one that never left was not.
+        if (ApiError.isInstance(error)) events.jobRead({ service });
         const pauseMs = retryAfter
           ? retryAfter(error)
           : ApiError.isInstance(error)

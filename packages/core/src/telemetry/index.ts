@@ -1,0 +1,2 @@
+export * from './platform-service-of.js';
+export * from './polymodal-events.js';
