@@ -6,7 +6,7 @@
  * connector with an injected lookup when the address check itself is under test.
  */
 import type dns from 'node:dns';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,7 +112,14 @@ describe('fetchRemoteInput', () => {
     await expect(files.openReadable(input.path)).rejects.toThrow(/does not exist/);
   });
 
-  it('is not readable by path while no call holds it, even when the file is there', async () => {
+  it('admits nothing in the inputs directory that no call holds', async () => {
+    await mkdir(files.inputsDir, { recursive: true });
+    const planted = path.join(files.inputsDir, `${'0'.repeat(64)}.wav`);
+    await writeFile(planted, clip);
+    await expect(files.openReadable(planted)).rejects.toThrow(/no directories are allowed/);
+  });
+
+  it('stays readable while another call holds the same file, and only for its own context', async () => {
     const server = await serveWav();
     const dispatcher = loopbackDispatcher(server.port);
     const first = await fetchRemoteInput({
