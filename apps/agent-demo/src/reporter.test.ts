@@ -50,6 +50,13 @@ describe('createConsoleReporter', () => {
   });
 });
 
+describe('createSecretMask', () => {
+  it('masks keys but leaves a short placeholder such as "none" alone', () => {
+    const mask = createSecretMask([KEY, 'none', undefined, '']);
+    expect(mask(`key ${KEY}; none of the jobs failed`)).toBe('key ***; none of the jobs failed');
+  });
+});
+
 describe('createJsonReporter', () => {
   it('writes each event at once as one numbered JSON line, with the secret masked even when escaped', () => {
     const out = capture();

@@ -31,11 +31,19 @@ export interface Reporter {
 }
 
 /**
+ * Shorter values are placeholders, not keys (`none`, `ollama`: what local model servers accept in place of
+ * a key); masking them would garble ordinary words of the output.
+ */
+const MIN_SECRET_LENGTH = 8;
+
+/**
  * Masks each secret as written and as it appears inside a JSON string (escaped), so that neither the
  * narrated run nor a --json line can carry it.
  */
 export function createSecretMask(secrets: readonly (string | undefined)[]): (text: string) => string {
-  const known = secrets.filter((secret): secret is string => typeof secret === 'string' && secret !== '');
+  const known = secrets.filter(
+    (secret): secret is string => typeof secret === 'string' && secret.length >= MIN_SECRET_LENGTH,
+  );
   const all = [...known, ...known.map((secret) => JSON.stringify(secret).slice(1, -1))];
   return (text) => redactSecrets(text, all);
 }
