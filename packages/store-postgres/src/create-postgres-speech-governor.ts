@@ -9,7 +9,9 @@
  * counts the live ones and inserts a lease only below the limit, so two replicas never both take the last
  * slot. The key is stored as its sha256, never itself. Waiting callers queue in this process (FIFO, and
  * `front` for work that already had its turn) and try again whenever a slot of theirs frees or every
- * `retryMs`, since another replica's release sends no signal here.
+ * `retryMs`, since another replica's release sends no signal here. A slot given back while the database does
+ * not answer is deleted as soon as it answers again (tried every `retryMs`), not left taken until its lease
+ * runs out.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -72,12 +74,19 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
   /** The write of the last learned limit (releases wait for it). */
   let learning: Promise<unknown> = Promise.resolve();
   const held = new Set<string>();
+  /**
+   * Leases given back while the database did not answer. They are deleted at the next chance (the next
+   * slot taken, the renewal timer) instead of left to expire: after an outage, the key's slots would
+   * otherwise stay taken for up to a lease (30 s) with nothing running in them.
+   */
+  const unreleased = new Set<string>();
   const queue: Waiter[] = [];
   const pending = new Set<Promise<unknown>>();
   let prepared: Promise<void> | undefined;
   let pumping = false;
   let retryTimer: NodeJS.Timeout | undefined;
   let renewTimer: NodeJS.Timeout | undefined;
+  let releaseTimer: NodeJS.Timeout | undefined;
   let closed = false;
 
   function track<T>(promise: Promise<T>): Promise<T> {
@@ -115,12 +124,17 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
       learned = row.rows[0]?.learned_limit ?? learned;
       const limit = options.limit ?? learned ?? initialLimit;
       await client.query(`DELETE FROM ${leases} WHERE key_sha256 = $1 AND expires_at <= now()`, [keySha256]);
+      const givenBack = [...unreleased];
+      if (givenBack.length > 0) {
+        await client.query(`DELETE FROM ${leases} WHERE lease_id = ANY($1::text[])`, [givenBack]);
+      }
       const live = await client.query<{ count: string }>(
         `SELECT count(*) FROM ${leases} WHERE key_sha256 = $1`,
         [keySha256],
       );
       if (Number(live.rows[0]?.count ?? 0) >= limit) {
         await client.query('COMMIT');
+        forget(givenBack);
         return undefined;
       }
       const leaseId = randomUUID();
@@ -130,6 +144,7 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
         [leaseId, keySha256, holder, leaseMs],
       );
       await client.query('COMMIT');
+      forget(givenBack);
       return leaseId;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -137,6 +152,27 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
     } finally {
       client.release();
     }
+  }
+
+  function forget(givenBack: string[]): void {
+    for (const leaseId of givenBack) unreleased.delete(leaseId);
+  }
+
+  /** Deletes the leases given back during an outage, every `retryMs` until the database answers. */
+  function retryReleasesSoon(): void {
+    if (releaseTimer || closed || unreleased.size === 0) return;
+    releaseTimer = setTimeout(() => {
+      releaseTimer = undefined;
+      const givenBack = [...unreleased];
+      track(pool.query(`DELETE FROM ${leases} WHERE lease_id = ANY($1::text[])`, [givenBack])).then(
+        () => {
+          forget(givenBack);
+          schedule(0);
+        },
+        () => retryReleasesSoon(),
+      );
+    }, retryMs);
+    releaseTimer.unref();
   }
 
   function slotFor(leaseId: string): Slot {
@@ -151,9 +187,11 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
         // A limit learned from a 429 is stored before the refused slot is given back, so another replica
         // never sees the freed slot while it still counts with the old limit (that would be a second 429).
         track(learning.then(() => pool.query(`DELETE FROM ${leases} WHERE lease_id = $1`, [leaseId])))
-          .catch(() =>
-            warn('speech governor: a slot could not be given back now; its lease expires on its own'),
-          )
+          .catch(() => {
+            unreleased.add(leaseId);
+            retryReleasesSoon();
+            warn('speech governor: a slot could not be given back now; retrying until the database answers');
+          })
           .finally(() => schedule(0));
       },
     };
@@ -195,7 +233,7 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
         } catch (error) {
           // Without the database no slot can be counted: taking one anyway could overfill the key.
           const failure = new LedgerError(
-            `The speech governor at ${location} could not take a slot; check that the database is running and reachable.`,
+            `The speech governor at ${location} could not take a slot, so nothing was sent to the platform (nothing paid); check that the database is running and reachable, then try again.`,
             { location, cause: error },
           );
           for (const waiter of queue.splice(0)) waiter.fail(failure);
@@ -300,10 +338,12 @@ export function createPostgresSpeechGovernor(options: PostgresSpeechGovernorOpti
       closed = true;
       if (renewTimer) clearInterval(renewTimer);
       if (retryTimer) clearTimeout(retryTimer);
+      if (releaseTimer) clearTimeout(releaseTimer);
       const failure = new LedgerError(`The speech governor at ${location} was closed.`, { location });
       for (const waiter of queue.splice(0)) waiter.fail(failure);
-      const mine = [...held];
+      const mine = [...held, ...unreleased];
       held.clear();
+      unreleased.clear();
       if (mine.length > 0) {
         await track(pool.query(`DELETE FROM ${leases} WHERE lease_id = ANY($1::text[])`, [mine])).catch(
           () => undefined,

@@ -105,4 +105,29 @@ describe('createPostgresSpeechGovernor', () => {
     expect(survivor.active).toBe(1);
     slot.release();
   });
+
+  it('a slot given back while the database is down is free again once it is back, not after the lease', async () => {
+    const schema = server.newSchema();
+    // A lease far longer than the test: only the release retried after the outage can free the slot.
+    const busy = replica(schema, { leaseMs: 120_000 }).governor;
+    const other = replica(schema, { leaseMs: 120_000 }).governor;
+    busy.learn(1);
+    await busy.settled();
+    const slot = await busy.acquire();
+    await server.stop();
+    try {
+      slot.release();
+      await busy.settled();
+      // Without the database no slot can be counted: a caller is refused, nothing is granted blindly.
+      await expect(other.acquire()).rejects.toThrow(/could not take a slot, so nothing was sent/);
+    } finally {
+      await server.start();
+    }
+    const backAt = Date.now();
+    // Bounded far below the lease, so that a slot left taken fails here rather than waiting it out.
+    const freed = await other.acquire({ signal: AbortSignal.timeout(10_000) });
+    expect(Date.now() - backAt).toBeLessThan(10_000);
+    expect(await liveLeases(schema)).toBe(1);
+    freed.release();
+  }, 30_000);
 });
