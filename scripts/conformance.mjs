@@ -120,8 +120,9 @@ const CAPABILITY_SCENARIOS = {
 const SESSION_SCENARIOS = new Set(['server-sse-multiple-streams']);
 
 /**
- * `undefined` when the scenario applies to this server in this mode; otherwise why not, and whether its
- * failure must be the spec's answer to an undeclared method (-32601 Method not found).
+ * `undefined` when the scenario applies to this server in this mode; otherwise why not, and, where the spec
+ * fixes the answer, the JSON-RPC error code its failures must carry: -32601 (Method not found) for a method
+ * of an undeclared capability, -32602 (Invalid params) for an unknown resource or prompt (SEP-2164).
  */
 function notApplicable(scenario, facts) {
   const tool = FIXTURE_TOOLS[scenario];
@@ -133,16 +134,22 @@ function notApplicable(scenario, facts) {
     if (facts.capabilities[gated.capability] === undefined) {
       return {
         reason: `the server declares no ${gated.capability} capability (answered -32601, as the spec asks)`,
-        expectMethodNotFound: true,
+        expectCode: -32601,
       };
     }
     if (gated.feature !== undefined && facts.capabilities[gated.capability][gated.feature] !== true) {
       return {
         reason: `the server's ${gated.capability} capability does not offer ${gated.feature} (answered -32601, as the spec asks)`,
-        expectMethodNotFound: true,
+        expectCode: -32601,
       };
     }
-    if (gated.fixture !== undefined) return { reason: `needs the suite's fixture ${gated.fixture}` };
+    if (gated.fixture !== undefined) {
+      const unknownAnswer = ['resources', 'prompts'].includes(gated.capability);
+      return {
+        reason: `needs the suite's fixture ${gated.fixture}${unknownAnswer ? ' (answered -32602, unknown)' : ''}`,
+        ...(unknownAnswer ? { expectCode: -32602 } : {}),
+      };
+    }
   }
   if (SESSION_SCENARIOS.has(scenario) && !facts.sessions) {
     return { reason: 'needs a session id; stateless HTTP issues none (checked in the sessions mode)' };
@@ -155,9 +162,12 @@ function judgeScenario(scenario, checks, facts) {
   const failures = checks.filter((check) => check.status === 'FAILURE');
   const skip = notApplicable(scenario, facts);
   if (skip) {
-    const other = failures.find((check) => !/-32601/.test(check.errorMessage ?? ''));
-    if (skip.expectMethodNotFound && other !== undefined) {
-      return { result: 'FAIL', note: `an undeclared method must answer -32601: ${describeCheck(other)}` };
+    if (skip.expectCode !== undefined) {
+      const code = new RegExp(`MCP error ${skip.expectCode}\\b`);
+      const other = failures.find((check) => !code.test(check.errorMessage ?? ''));
+      if (other !== undefined) {
+        return { result: 'FAIL', note: `expected the answer ${skip.expectCode}: ${describeCheck(other)}` };
+      }
     }
     return { result: 'n/a', note: skip.reason };
   }
