@@ -12,7 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRemoteInputs, fetchRemoteInput, isRemoteInput } from '../src/download/index.js';
+import {
+  createRemoteInputs,
+  fetchRemoteInput,
+  isRemoteInput,
+  STALE_INPUT_MS,
+} from '../src/download/index.js';
 import { ValidationError } from '../src/errors/index.js';
 import { createFileAccess, type FileAccess } from '../src/files/index.js';
 import { createPublicOnlyLookup } from '../src/net/index.js';
@@ -168,6 +173,32 @@ describe('fetchRemoteInput', () => {
     const second = await fetchOnce();
     expect(second).toEqual(first);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('sweeps leftovers of stopped processes (by change time) but keeps files held now', async () => {
+    const server = await serveWav();
+    const dispatcher = loopbackDispatcher(server.port);
+    const held = await fetchRemoteInput({
+      url: 'https://media.example/held.wav',
+      files,
+      field: 'path',
+      maxBytes: 1 << 20,
+      dispatcher,
+    });
+    const leftovers = [`${'1'.repeat(64)}.wav`, '.download-4242-abcdef.tmp'];
+    for (const name of leftovers) await writeFile(path.join(files.inputsDir, name), 'left over');
+    const later = await fetchRemoteInput({
+      url: 'https://media.example/other.mp3',
+      files,
+      field: 'path',
+      maxBytes: 1 << 20,
+      dispatcher,
+      now: () => Date.now() + STALE_INPUT_MS + 60_000,
+    });
+    // Same bytes, other extension: a second file beside the held one.
+    expect((await inputsLeft()).sort()).toEqual([path.basename(held.path), path.basename(later.path)].sort());
+    await held.release();
+    await later.release();
   });
 
   it('refuses http:// before sending anything, saying to use https', async () => {
@@ -332,6 +363,22 @@ describe('createRemoteInputs', () => {
     expect(server.requests).toHaveLength(1);
     await inputs.release();
     expect(await inputsLeft()).toEqual([]);
+  });
+
+  it("names the caller's URL instead of the download's path in a later refusal of the file", async () => {
+    const server = await serveWav();
+    const inputs = createRemoteInputs({ files, dispatcher: loopbackDispatcher(server.port) });
+    const local = await inputs.resolve('https://media.example/a.wav?sig=1', {
+      field: 'a',
+      maxBytes: 1 << 20,
+    });
+    const error = inputs.explain(
+      new ValidationError(`${local} is not a WAV file. Nothing was sent.`),
+    ) as Error;
+    expect(error.message).toBe(
+      'the file downloaded from https://media.example/a.wav is not a WAV file. Nothing was sent.',
+    );
+    await inputs.release();
   });
 
   it('tells URLs from paths', () => {

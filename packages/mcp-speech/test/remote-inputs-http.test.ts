@@ -47,6 +47,11 @@ describe('score_reading with an https URL, over HTTP with two tenants', () => {
     sandbox = await startSandbox({ speed: 100 });
     media = http.createServer((request, response) => {
       mediaRequests.push({ url: request.url ?? '', headers: request.headers });
+      if (request.url === '/notes.wav') {
+        response.writeHead(200, { 'content-type': 'application/octet-stream' });
+        response.end('these are meeting notes, not a recording');
+        return;
+      }
       if (request.url === '/huge.wav') {
         // Declares 60 MiB (over the reading-score upload limit, 50 MiB); the body is never sent.
         response.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(60 * 1024 * 1024) });
@@ -195,6 +200,17 @@ describe('score_reading with an https URL, over HTTP with two tenants', () => {
     }
     expect(sandbox.control.requests().length).toBe(platformBefore);
     expect(mediaRequests.map((request) => request.url)).toEqual(['/huge.wav']);
+    expect(await inputsOf('team-a')).toEqual([]);
+  });
+
+  it("names the caller's URL, not a path on the server, when the downloaded file is refused", async () => {
+    const teamA = await connectAs(TOKEN_A);
+    const platformBefore = sandbox.control.requests().length;
+    const result = await score(teamA, 'https://media.example/notes.wav');
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('the file downloaded from https://media.example/notes.wav');
+    expect(result.text).not.toContain(root);
+    expect(sandbox.control.requests().length).toBe(platformBefore);
     expect(await inputsOf('team-a')).toEqual([]);
   });
 

@@ -31,12 +31,18 @@ export interface RemoteInputs {
     value: string,
     options: { field: string; maxBytes: number | (() => Promise<number>) },
   ): Promise<string>;
+  /**
+   * The error with each downloaded file's path in its message replaced by where it came from, so a refusal
+   * of the file (not audio, too long...) names the caller's URL, not a path on this server.
+   */
+  explain(error: unknown): unknown;
   /** Gives up every download of the call (each is removed once no other call holds it). */
   release(): Promise<void>;
 }
 
 export function createRemoteInputs(options: RemoteInputsOptions): RemoteInputs {
   const byUrl = new Map<string, Promise<RemoteInput>>();
+  const fetched: RemoteInput[] = [];
   return {
     async resolve(value, { field, maxBytes }) {
       if (!isRemoteInput(value)) return value;
@@ -54,9 +60,18 @@ export function createRemoteInputs(options: RemoteInputsOptions): RemoteInputs {
           ...(options.lookup ? { lookup: options.lookup } : {}),
           ...(options.connect ? { connect: options.connect } : {}),
         });
+        pending.then((input) => fetched.push(input)).catch(() => undefined);
         byUrl.set(key, pending);
       }
       return (await pending).path;
+    },
+    explain(error) {
+      if (!(error instanceof Error) || fetched.length === 0) return error;
+      let message = error.message;
+      for (const input of fetched)
+        message = message.split(input.path).join(`the file downloaded from ${input.url}`);
+      if (message !== error.message) error.message = message;
+      return error;
     },
     async release() {
       const settled = await Promise.allSettled(byUrl.values());

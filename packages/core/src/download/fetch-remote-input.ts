@@ -26,7 +26,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { chmod, mkdir, open, realpath, rename, unlink, utimes } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, readdir, realpath, rename, unlink, utimes } from 'node:fs/promises';
 import type { LookupFunction, Socket } from 'node:net';
 import path from 'node:path';
 import { Agent, type buildConnector, type Dispatcher, request } from 'undici';
@@ -93,6 +93,8 @@ export interface FetchRemoteInputOptions {
    * configuration: it lifts the address checks). Resolves to a connected socket, e.g. a loopback server's.
    */
   connect?: (target: { hostname: string; port: string; protocol: string }) => Promise<Socket>;
+  /** Clock for the sweep of stale inputs (tests); default Date.now. */
+  now?: () => number;
 }
 
 export interface RemoteInput {
@@ -107,6 +109,14 @@ export interface RemoteInput {
 
 /** Holders of each downloaded file in this process, so the last one (not the first) removes it. */
 const holders = new Map<string, number>();
+
+/**
+ * A file in the inputs directory this old (by its change time: the modification time is the constant
+ * above) is left over by a process that stopped mid-call; no call lives this long.
+ */
+export const STALE_INPUT_MS = 6 * 60 * 60 * 1000;
+/** When each inputs directory was last swept by this process: at most once an hour. */
+const sweptAt = new Map<string, number>();
 
 export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promise<RemoteInput> {
   const { files, field } = options;
@@ -178,6 +188,7 @@ export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promis
       // mkdir's mode applies only when it creates the directory; an existing one is made private too.
       await chmod(files.inputsDir, 0o700);
       const directory = await realpath(files.inputsDir);
+      await sweepStaleInputs(directory, options.now ?? Date.now);
       temp = path.join(directory, `.download-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
       const { size, digest } = await writeCounted(response.body, temp, { maxBytes, field, url });
       if (Number.isFinite(declared) && declared !== size) {
@@ -198,6 +209,20 @@ export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promis
   } finally {
     if (temp !== undefined) await unlink(temp).catch(() => undefined);
     await ownAgent?.close();
+  }
+}
+
+/** Removes leftovers of stopped processes (downloads cut off, inputs never released); errors are ignored. */
+async function sweepStaleInputs(directory: string, now: () => number): Promise<void> {
+  const at = now();
+  if (at - (sweptAt.get(directory) ?? Number.NEGATIVE_INFINITY) < 60 * 60 * 1000) return;
+  sweptAt.set(directory, at);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  for (const name of names) {
+    const file = path.join(directory, name);
+    if (holders.has(file)) continue;
+    const stats = await lstat(file).catch(() => undefined);
+    if (stats?.isFile() && at - stats.ctimeMs > STALE_INPUT_MS) await unlink(file).catch(() => undefined);
   }
 }
 

@@ -163,7 +163,7 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
       } catch (error) {
         if (SubmissionInProgressError.isInstance(error)) return uploadInProgress(uploadPercent);
         if (BudgetExceededError.isInstance(error)) return budgetToolError(error, deps.context.secrets);
-        return meetingToolError(error, deps, { path: args.path });
+        return meetingToolError(inputs.explain(error), deps, { path: args.path });
       } finally {
         deadline.dispose();
         // A download is removed now; an upload still running reads it through its open descriptor.

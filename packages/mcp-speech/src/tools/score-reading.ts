@@ -123,7 +123,7 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
         }
         return await waitForTask(deps, submitted.taskId, args.waitSeconds, extra, deadline.at, note);
       } catch (error) {
-        return speechToolError(error, deps);
+        return speechToolError(inputs.explain(error), deps);
       } finally {
         deadline.dispose();
         await inputs.release();

@@ -145,7 +145,7 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
           },
         };
       } catch (error) {
-        return speechToolError(error, deps);
+        return speechToolError(inputs.explain(error), deps);
       } finally {
         deadline.dispose();
         await inputs.release();
