@@ -11,6 +11,7 @@ export * from './errors/index.js';
 export * from './inputs/index.js';
 export * from './jobs/index.js';
 export * from './logging/index.js';
+export * from './metrics/index.js';
 export * from './outputs/index.js';
 export * from './roots/index.js';
 export * from './runners/index.js';

@@ -4,8 +4,12 @@
  * deadline when the call starts and hands it to every wait and request inside the call: `at` to the core
  * clients (which then stop in time and return what they have), `signal` to anything that only takes a
  * signal. 50 s leaves the host's last 10 s for the answer to travel and for a bounded clean-up.
+ *
+ * A server that shuts down (SIGTERM over HTTP) brings every deadline forward to now: the call answers with
+ * what it has (a job's handle) instead of being cut off with the connection (see `drainSignal`).
  */
 import { TimeoutError } from '@polymodal/core';
+import { currentRequestScope } from '../context/request-scope.js';
 
 /** Seconds a tool call may use before it must answer with what it has. */
 export const TOOL_CALL_DEADLINE_SECONDS = 50;
@@ -47,6 +51,7 @@ export function createToolDeadline(
   }
   const at = Date.now() + seconds * 1000;
   const controller = new AbortController();
+  const draining = drainSignal();
   // Linked by hand rather than with AbortSignal.any, so that nothing stays attached to the request's
   // signal once the call is over.
   const onCallerAbort = () => controller.abort(extraSignal.reason);
@@ -61,17 +66,36 @@ export function createToolDeadline(
   }, seconds * 1000);
   if (extraSignal.aborted) onCallerAbort();
   else extraSignal.addEventListener('abort', onCallerAbort, { once: true });
+  const onDrain = () =>
+    controller.abort(
+      new TimeoutError(
+        'The server is shutting down; the call stops here and answers with what it has.',
+        Math.max(0, at - Date.now()),
+        { deadlineReached: true },
+      ),
+    );
+  if (draining?.aborted) onDrain();
+  else draining?.addEventListener('abort', onDrain, { once: true });
   const dispose = () => {
     clearTimeout(timer);
     extraSignal.removeEventListener('abort', onCallerAbort);
+    draining?.removeEventListener('abort', onDrain);
   };
   controller.signal.addEventListener('abort', dispose, { once: true });
   return {
     at,
     seconds,
     signal: controller.signal,
-    remainingMs: () => Math.max(0, at - Date.now()),
-    expired: () => Date.now() >= at,
+    remainingMs: () => (draining?.aborted ? 0 : Math.max(0, at - Date.now())),
+    expired: () => draining?.aborted === true || Date.now() >= at,
     dispose,
   };
+}
+
+/**
+ * Aborts when the server handling this call starts shutting down (undefined outside an HTTP request: a stdio
+ * server ends when its client closes stdin, and has nothing to drain).
+ */
+export function drainSignal(): AbortSignal | undefined {
+  return currentRequestScope()?.draining;
 }

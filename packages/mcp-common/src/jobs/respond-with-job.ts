@@ -13,6 +13,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PollOutcome } from '@polymodal/core';
+import { drainSignal } from '../deadline/tool-deadline.js';
 import { keepWaitingHint } from './job-handle.js';
 import {
   createProgressReporter,
@@ -92,23 +93,33 @@ export interface JobAnswerFields {
 
 /**
  * Waits up to `waitSeconds` for the job and answers. The client's cancellation ends the wait at once by
- * rethrowing the abort reason (the job keeps running on the platform and stays recorded).
+ * rethrowing the abort reason (the job keeps running on the platform and stays recorded). A server that
+ * shuts down ends the wait too, but answers: the handle, with the job as last seen.
  */
 export async function respondWithJob<T>(options: RespondWithJobOptions<T>): Promise<CallToolResult> {
   const { extra } = options;
   const reporter = options.reporter ?? createProgressReporter(extra);
   const waitMs = Math.min(Math.max(options.waitSeconds, 0), MAX_WAIT_SECONDS) * 1000;
   const deadline = Math.min(Date.now() + waitMs, options.deadline);
-  const outcome = await options.poll({
-    deadline,
-    firstReadDeadline: options.deadline,
-    signal: extra.signal,
-    onProgress: async (job) => {
-      const view = options.view(job);
-      const progress = clampProgress(view.progress);
-      await reporter.report(progress, view.message ?? formatProgressMessage(view.status, progress));
-    },
-  });
+  const draining = drainSignal();
+  let last: T | undefined;
+  let outcome: PollOutcome<T>;
+  try {
+    outcome = await options.poll({
+      deadline,
+      firstReadDeadline: options.deadline,
+      signal: draining ? AbortSignal.any([extra.signal, draining]) : extra.signal,
+      onProgress: async (job) => {
+        last = job;
+        const view = options.view(job);
+        const progress = clampProgress(view.progress);
+        await reporter.report(progress, view.message ?? formatProgressMessage(view.status, progress));
+      },
+    });
+  } catch (error) {
+    if (!draining?.aborted || extra.signal.aborted) throw error;
+    return answerWithJob(options, last, false);
+  }
   extra.signal.throwIfAborted();
   return answerWithJob(options, outcome.value, outcome.done);
 }

@@ -2,11 +2,33 @@
  * Server logs. stdout of a stdio MCP server is the protocol channel, so every line goes to stderr; when a
  * client is connected the same record is also sent as an MCP `notifications/message` so hosts can show it.
  * Every message is redacted before it leaves the process.
+ *
+ * Two formats (POLYMODAL_LOG_FORMAT or `--log-format`): `text`, `[name] level: message {data}` for a person
+ * reading a terminal (the default over stdio), and `json`, one object per line with `time`, `level`, `name`,
+ * `msg`, the data's fields and, while an HTTP request is handled, its `requestId` (the default over HTTP,
+ * for log collectors). The bin's main chooses the process's default once (`setDefaultLogFormat`), so every
+ * logger made later (one per tenant context) writes alike.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { redactSecrets } from '@polymodal/core';
+import { currentRequestScope } from '../context/request-scope.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+export type LogFormat = 'text' | 'json';
+
+export const LOG_FORMAT_VARIABLE = 'POLYMODAL_LOG_FORMAT';
+
+let defaultFormat: LogFormat = 'text';
+
+/** The format of loggers created without one (the bin's main sets it from the transport and settings). */
+export function setDefaultLogFormat(format: LogFormat): void {
+  defaultFormat = format;
+}
+
+export function parseLogFormat(value: string | undefined): LogFormat | undefined {
+  const normalized = value?.trim().toLowerCase();
+  return normalized === 'json' || normalized === 'text' ? normalized : undefined;
+}
 
 const LEVEL_ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warning: 2, error: 3 };
 
@@ -29,6 +51,8 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where stderr lines go; injectable for tests. Must never be stdout. */
   write?: (line: string) => void;
+  /** Line format; default the process's (`setDefaultLogFormat`, `text` unless the main chose otherwise). */
+  format?: LogFormat;
 }
 
 export function parseLogLevel(value: string | undefined): LogLevel | undefined {
@@ -43,12 +67,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const threshold = LEVEL_ORDER[options.level ?? 'info'];
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const servers = new Set<McpServer>();
+  const format = options.format;
 
   const log = (level: LogLevel, message: string, data?: Record<string, unknown>) => {
     const redacted = redactSecrets(message, secrets);
     const details = data === undefined ? undefined : redactSecrets(safeStringify(data), secrets);
     if (LEVEL_ORDER[level] >= threshold) {
-      write(`[${name}] ${level}: ${redacted}${details ? ` ${details}` : ''}`);
+      if ((format ?? defaultFormat) === 'json') {
+        write(jsonLine(level, name, redacted, details, secrets));
+      } else {
+        write(`[${name}] ${level}: ${redacted}${details ? ` ${details}` : ''}`);
+      }
     }
     for (const server of servers) {
       if (!server.isConnected()) continue;
@@ -78,6 +107,36 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       if (secret.length > 0) secrets.push(secret);
     },
   };
+}
+
+/**
+ * One JSON object: the record's own keys first; a data field of the same name cannot overwrite them. The
+ * whole line is redacted once more, since a secret could be split across the data's escaping.
+ */
+function jsonLine(
+  level: LogLevel,
+  name: string,
+  message: string,
+  details: string | undefined,
+  secrets: readonly string[],
+): string {
+  let fields: Record<string, unknown> = {};
+  if (details !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(details);
+      fields =
+        typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+          ? (parsed as Record<string, unknown>)
+          : { data: parsed };
+    } catch {
+      fields = { data: details };
+    }
+  }
+  const requestId = currentRequestScope()?.requestId;
+  const record: Record<string, unknown> = { time: new Date().toISOString(), level, name, msg: message };
+  for (const [key, value] of Object.entries(fields)) if (!(key in record)) record[key] = value;
+  if (requestId !== undefined) record.requestId = requestId;
+  return redactSecrets(JSON.stringify(record), secrets);
 }
 
 function safeStringify(value: unknown): string {

@@ -1,9 +1,10 @@
 /**
  * Command line of every Polymodal MCP server bin: stdio by default, `--http` for Streamable HTTP
  * (stateless; `--sessions` for legacy stateful sessions), `--allowed-host` (repeatable) for the names
- * clients may use in the Host header, `--version`.
+ * clients may use in the Host header, `--log-format json|text`, `--version`.
  */
 import { parseArgs } from 'node:util';
+import { type LogFormat, parseLogFormat } from '../logging/create-logger.js';
 
 export interface ServerArgs {
   transport: 'stdio' | 'http';
@@ -13,6 +14,8 @@ export interface ServerArgs {
   sessions: boolean;
   /** Extra host names accepted in the Host/Origin headers. */
   allowedHosts: string[];
+  /** `--log-format`; undefined: POLYMODAL_LOG_FORMAT, or the transport's default. */
+  logFormat: LogFormat | undefined;
   help: boolean;
   version: boolean;
 }
@@ -34,6 +37,7 @@ export function parseServerArgs(
       host: { type: 'string' },
       sessions: { type: 'boolean' },
       'allowed-host': { type: 'string', multiple: true },
+      'log-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -49,6 +53,10 @@ export function parseServerArgs(
   if (allowedHosts.some((name) => name === '' || /[\s/]/.test(name))) {
     throw new Error('--allowed-host takes a host name such as mcp.example.com (no scheme, path or spaces)');
   }
+  const logFormat = parseLogFormat(values['log-format']);
+  if (values['log-format'] !== undefined && logFormat === undefined) {
+    throw new Error(`--log-format must be json or text, got "${values['log-format']}"`);
+  }
   const host = values.host?.trim() || defaults.host || DEFAULT_HTTP_HOST;
   return {
     transport: values.http ? 'http' : 'stdio',
@@ -56,6 +64,7 @@ export function parseServerArgs(
     host,
     sessions: values.sessions === true,
     allowedHosts,
+    logFormat,
     help: values.help === true,
     version: values.version === true,
   };

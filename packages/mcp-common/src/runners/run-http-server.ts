@@ -14,6 +14,17 @@
  * protected-resource metadata (`/.well-known/oauth-protected-resource`, and its variant suffixed with the
  * endpoint's path) is public too, since a client reads it before it has a token; a 401 names it in
  * `WWW-Authenticate: Bearer resource_metadata="…"`, as the MCP authorization spec asks.
+ *
+ * `GET /metrics` serves the process's metrics in Prometheus format: to loopback peers without a token, to
+ * others only with `POLYMODAL_METRICS_TOKEN` (see `decideMetricsAccess`). Every request runs in a request
+ * scope: its id (a well-formed `X-Request-Id` from the caller, or a new UUID) is echoed in the response's
+ * `X-Request-Id` and carried by every JSON log line written while it is handled.
+ *
+ * Shutting down (`close()`, SIGTERM/SIGINT in the bin): the listener closes at once, so no new connection is
+ * accepted; a request arriving on a connection already open gets 503 with `Retry-After` (a load balancer
+ * sends it elsewhere). Tool calls waiting on a long job are told through the request scope's drain signal
+ * and answer at once with their handle (done: false, the job id, `next`); other requests under way get the
+ * grace time (10 s) to finish before their connections are cut.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -21,7 +32,10 @@ import { type AddressInfo, isIPv6 } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '@polymodal/core';
+import { requestIdFrom, runInRequestScope } from '../context/request-scope.js';
 import type { Logger } from '../logging/create-logger.js';
+import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
+import { decideMetricsAccess } from '../metrics/metrics-access.js';
 import type { AuthenticationResult, TenantAccess, TenantCaller } from '../tenants/create-tenant-access.js';
 import {
   PROTECTED_RESOURCE_WELL_KNOWN,
@@ -67,6 +81,10 @@ export interface RunHttpOptions {
   now?: () => number;
   /** How long close() waits for requests under way (default 10 s). */
   shutdownGraceMs?: number;
+  /** What `GET /metrics` serves (default: the process's metrics). */
+  metrics?: PolymodalMetrics;
+  /** The bearer token off-loopback scrapers must send (POLYMODAL_METRICS_TOKEN); without it they get 403. */
+  metricsToken?: string | undefined;
 }
 
 export interface HttpServerHandle {
@@ -132,6 +150,9 @@ export async function runHttpServer(
   let requestsUnderWay = 0;
   const drainWaiters = new Set<() => void>();
   let shuttingDown = false;
+  /** Aborted when shutdown starts: waits on long jobs end and answer with their handle. */
+  const draining = new AbortController();
+  const metrics = options.metrics ?? processMetrics();
 
   const buildInstance = async (caller: TenantCaller | undefined) => {
     const instance = await factory(caller ? { context: caller.context } : undefined);
@@ -305,6 +326,11 @@ export async function runHttpServer(
 
   const handle = async (request: http.IncomingMessage, response: http.ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname === '/metrics') {
+      const hostAllowed = isAllowedHost(request.headers.host, allowed);
+      await serveMetrics(request, response, { metrics, token: options.metricsToken, hostAllowed, log });
+      return;
+    }
     if (url.pathname === '/healthz') {
       sendJson(response, 200, { ok: true });
       return;
@@ -344,6 +370,7 @@ export async function runHttpServer(
     }
     if (shuttingDown) {
       response.setHeader('connection', 'close');
+      response.setHeader('retry-after', '5');
       sendJsonRpcError(response, 503, -32000, 'the server is shutting down: try again shortly');
       return;
     }
@@ -371,12 +398,25 @@ export async function runHttpServer(
   };
 
   const server = http.createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      log?.error('HTTP request failed', {
-        error: error instanceof Error ? error.message : String(error),
+    const requestId = requestIdFrom(request.headers['x-request-id']);
+    response.setHeader('x-request-id', requestId);
+    runInRequestScope({ requestId, draining: draining.signal }, () => {
+      const started = performance.now();
+      response.once('finish', () => {
+        log?.debug('HTTP request served', {
+          method: request.method,
+          path: new URL(request.url ?? '/', 'http://localhost').pathname.slice(0, 200),
+          status: response.statusCode,
+          ms: Math.round(performance.now() - started),
+        });
       });
-      if (!response.headersSent) sendJsonRpcError(response, 500, -32603, 'internal error');
-      else response.end();
+      handle(request, response).catch((error: unknown) => {
+        log?.error('HTTP request failed', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+        if (!response.headersSent) sendJsonRpcError(response, 500, -32603, 'internal error');
+        else response.end();
+      });
     });
   });
 
@@ -413,6 +453,9 @@ export async function runHttpServer(
     close() {
       closing ??= (async () => {
         shuttingDown = true;
+        // Before anything else: calls waiting on a long job answer with their handle while the
+        // connections are still open.
+        draining.abort(new Error('the server is shutting down'));
         if (sweepTimer) clearInterval(sweepTimer);
         unsubscribeRetired?.();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -425,6 +468,37 @@ export async function runHttpServer(
       return closing;
     },
   };
+}
+
+async function serveMetrics(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  options: {
+    metrics: PolymodalMetrics;
+    token: string | undefined;
+    hostAllowed: boolean;
+    log: Logger | undefined;
+  },
+): Promise<void> {
+  const { metrics, token, hostAllowed, log } = options;
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    response.setHeader('allow', 'GET, HEAD');
+    sendJson(response, 405, { error: 'method not allowed: GET /metrics' });
+    return;
+  }
+  const decision = decideMetricsAccess(
+    { remoteAddress: request.socket.remoteAddress, hostAllowed, headers: request.headers },
+    token,
+  );
+  if (!decision.ok) {
+    log?.debug('refused a /metrics request', { status: decision.status });
+    if (decision.status === 401) response.setHeader('www-authenticate', 'Bearer realm="polymodal-metrics"');
+    sendJson(response, decision.status, { error: decision.message });
+    return;
+  }
+  const { contentType, body } = await metrics.render();
+  response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+  response.end(request.method === 'HEAD' ? undefined : body);
 }
 
 function disposeOnce(

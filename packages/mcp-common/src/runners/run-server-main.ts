@@ -6,9 +6,21 @@
  * Over HTTP the process refuses, with exit code 2 and before listening, to serve a non-loopback address
  * without a tenants file or OAuth; with them, every request needs a tenant's bearer token or an access token
  * of the authorization server, and SIGHUP re-reads the tenants file.
+ *
+ * Logs: JSON lines by default over HTTP (for log collectors), text over stdio (for a person reading a
+ * host's log); `--log-format` or POLYMODAL_LOG_FORMAT chooses. SIGTERM or SIGINT over HTTP drains the
+ * server (see `runHttpServer`: calls waiting on long jobs answer with their handle) and exits 0.
  */
 import { API_KEY_VARIABLE, ConfigError } from '@polymodal/core';
-import { createLogger, parseLogLevel } from '../logging/create-logger.js';
+import {
+  createLogger,
+  LOG_FORMAT_VARIABLE,
+  type LogFormat,
+  parseLogFormat,
+  parseLogLevel,
+  setDefaultLogFormat,
+} from '../logging/create-logger.js';
+import { METRICS_TOKEN_VARIABLE } from '../metrics/metrics-access.js';
 import { createTenantAccess, type TenantAccess } from '../tenants/create-tenant-access.js';
 import {
   isAuthenticationConfigured,
@@ -49,15 +61,19 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     `--http serves Streamable HTTP at http://<host>:<port>/mcp (default 127.0.0.1:${options.defaultPort ?? 3000}),\n` +
     'statelessly; --sessions keeps legacy sessions (for server-to-client requests such as roots).\n' +
     '--allowed-host names a host clients may use in the Host header (repeatable; also POLYMODAL_ALLOWED_HOSTS).\n' +
+    `--log-format json|text (also ${LOG_FORMAT_VARIABLE}; default json over HTTP, text over stdio).\n` +
+    `GET /metrics (Prometheus) answers loopback peers; others need ${METRICS_TOKEN_VARIABLE} as a bearer token.\n` +
     `Off loopback, ${TENANTS_FILE_VARIABLE} (a JSON file of tenants and their token hashes) or ${OAUTH_ISSUER_VARIABLE}\n` +
     `with ${OAUTH_AUDIENCE_VARIABLE} (OAuth access tokens of that authorization server) is required.\n` +
     (options.help ? `\n${options.help}\n` : '');
 
   let args: ReturnType<typeof parseServerArgs>;
   let settings: ReturnType<typeof readHttpSettings>;
+  let logFormat: LogFormat;
   try {
     args = parseServerArgs(options.argv ?? process.argv.slice(2), { port: options.defaultPort });
     settings = readHttpSettings(args, env);
+    logFormat = chooseLogFormat(args.logFormat, env[LOG_FORMAT_VARIABLE], args.transport);
   } catch (error) {
     writeError(`${options.name}: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
     process.exitCode = 2;
@@ -71,6 +87,8 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     writeError(usage);
     return;
   }
+  // Before any logger is made: every one (the tenants' contexts' too) writes in this format.
+  setDefaultLogFormat(logFormat);
   if (args.transport === 'stdio') {
     await runStdioServer(options.factory, { name: options.name });
     return;
@@ -100,6 +118,7 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
       sessions: settings.sessions,
       access,
       log,
+      metricsToken: env[METRICS_TOKEN_VARIABLE],
     });
     const wildcard = ['0.0.0.0', '::', '[::]'].includes(args.host);
     if (wildcard) {
@@ -139,9 +158,10 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     if (access.mode === 'tenants') process.on('SIGHUP', reload);
 
     let stopping = false;
-    const stop = () => {
+    const stop = (signal: NodeJS.Signals) => {
       if (stopping) return;
       stopping = true;
+      log.info(`${signal}: shutting down; calls waiting on jobs answer with their handle`);
       process.off('SIGHUP', reload);
       handle
         .close()
@@ -158,6 +178,21 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     await access?.close().catch(() => {});
     process.exit(ConfigError.isInstance(error) && AUTH_VARIABLES.has(error.variable ?? '') ? 2 : 1);
   }
+}
+
+/** `--log-format`, then POLYMODAL_LOG_FORMAT, then the transport's default. */
+function chooseLogFormat(
+  flag: LogFormat | undefined,
+  variable: string | undefined,
+  transport: 'stdio' | 'http',
+): LogFormat {
+  if (flag) return flag;
+  if (variable !== undefined && variable.trim() !== '') {
+    const format = parseLogFormat(variable);
+    if (!format) throw new Error(`${LOG_FORMAT_VARIABLE} must be json or text, got "${variable.trim()}"`);
+    return format;
+  }
+  return transport === 'http' ? 'json' : 'text';
 }
 
 /** Variables of authentication: a mistake in one is a usage error (exit 2), like a refused bind. */

@@ -11,6 +11,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
 import type { RemoteInputsTestSeam } from '../inputs/resolve-tool-inputs.js';
+import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
+import { instrumentTools } from '../metrics/instrument-tools.js';
 import { linkOutputResources } from '../outputs/link-output-resources.js';
 import { registerOutputResources } from '../outputs/output-resources.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
@@ -48,6 +50,8 @@ export interface PolymodalServerDeps {
   remoteInputs?: RemoteInputsTestSeam;
   /** Registers the tools on another server (the combined one) instead of a new one; the rest is ignored. */
   mount?: ToolMount;
+  /** Where tool calls are counted and timed (default: the process's metrics, served at `/metrics`). */
+  metrics?: PolymodalMetrics;
 }
 
 /** Where a server's tools go when it is part of a combined server. */
@@ -84,6 +88,8 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   );
   // Before registration: the SDK installs its tools/list handler with the first tool.
   cacheToolList(server);
+  // Before registration too, so every tool (and every tool a combined server mounts) is measured.
+  instrumentTools(server, deps.metrics ?? processMetrics());
   const detachLog = context.log.attach(server);
   const roots = ownsContext
     ? syncRoots(server, context.files, { log: context.log })

@@ -1,0 +1,3 @@
+export * from './create-metrics.js';
+export * from './instrument-tools.js';
+export * from './metrics-access.js';

@@ -1,0 +1,64 @@
+/**
+ * Who may read `GET /metrics`. The metrics name no tenant and no secret, but they describe the service's
+ * load and its platform key's trouble, so they are not public: a request from this machine (a loopback
+ * peer, e.g. a Prometheus agent beside the server) reads them without a token; from anywhere else it must
+ * send `Authorization: Bearer <POLYMODAL_METRICS_TOKEN>` (compared in constant time), and without that
+ * variable nobody off the machine may read them (403). The MCP tenants' tokens play no part: a scraper is
+ * not a tenant, and a tenant's token must not unlock operators' data.
+ *
+ * A loopback peer that sends `Forwarded` or `X-Forwarded-For` is a reverse proxy on this machine relaying
+ * someone else's request, so it is treated as off loopback: otherwise a proxy in front of the server would
+ * publish the metrics to the whole internet. The free loopback read also needs an allowed Host header (the
+ * MCP endpoint's DNS-rebinding check): a web page whose name was rebound to 127.0.0.1 must not read them.
+ * A valid token is enough by itself, since a browser cannot be made to send it.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { classifyAddress } from '@polymodal/core';
+
+export const METRICS_TOKEN_VARIABLE = 'POLYMODAL_METRICS_TOKEN';
+
+export interface MetricsRequest {
+  /** The TCP peer's address (`socket.remoteAddress`). */
+  remoteAddress: string | undefined;
+  /** Whether the Host header names this server (a loopback name or an allowed host). */
+  hostAllowed: boolean;
+  headers: {
+    authorization?: string | undefined;
+    forwarded?: string | undefined;
+    'x-forwarded-for'?: string | string[] | undefined;
+  };
+}
+
+export type MetricsAccess = { ok: true } | { ok: false; status: 401 | 403; message: string };
+
+export function decideMetricsAccess(request: MetricsRequest, token: string | undefined): MetricsAccess {
+  const proxied = request.headers.forwarded !== undefined || request.headers['x-forwarded-for'] !== undefined;
+  if (!proxied && request.hostAllowed && isLoopbackPeer(request.remoteAddress)) return { ok: true };
+  const expected = token?.trim();
+  if (!expected) {
+    return {
+      ok: false,
+      status: 403,
+      message: `forbidden: /metrics is served off this machine only with ${METRICS_TOKEN_VARIABLE} set`,
+    };
+  }
+  const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+  if (presented === undefined || !sameSecret(presented, expected)) {
+    return {
+      ok: false,
+      status: 401,
+      message: `unauthorized: send "Authorization: Bearer <token>" with the token of ${METRICS_TOKEN_VARIABLE}`,
+    };
+  }
+  return { ok: true };
+}
+
+export function isLoopbackPeer(address: string | undefined): boolean {
+  return address !== undefined && classifyAddress(address)?.range === 'loopback';
+}
+
+/** Equal-length digests, so neither the comparison nor the length check tells how much of it matched. */
+function sameSecret(presented: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+  return timingSafeEqual(digest(presented), digest(expected));
+}
