@@ -38,6 +38,7 @@ import { type CreditBudget, createCreditBudget } from '../budget/create-credit-b
 import { CREDITS_PER_DAY_VARIABLE, readCreditsPerDay } from '../budget/read-credits-per-day.js';
 import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
+import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
 import { acquireSharedPostgresPool } from './acquire-shared-postgres-pool.js';
 import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
 import {
@@ -88,6 +89,8 @@ export interface ServerContextOptions {
   creditsPerDay?: () => number | undefined;
   /** The budget's clock (epoch ms), which decides the UTC day; tests only. */
   clock?: () => number;
+  /** Where the platform client reports its answers and jobs (default: the process's metrics). */
+  metrics?: PolymodalMetrics;
 }
 
 /**
@@ -168,6 +171,8 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     ledger,
     files,
     logger: { warn: (message) => log.warning(message) },
+    // Every tenant's context reports into the one process registry (labels never name the tenant).
+    events: (options.metrics ?? processMetrics()).events,
     ...(options.http ? { http: options.http } : {}),
     ...(pollIntervalMs === undefined ? {} : { pollIntervalMs, mediaPollIntervalMs: pollIntervalMs }),
     ...(speechGovernor
