@@ -26,6 +26,7 @@
  * and answer at once with their handle (done: false, the job id, `next`); other requests under way get the
  * grace time (10 s) to finish before their connections are cut.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo, isIPv6 } from 'node:net';
@@ -402,14 +403,18 @@ export async function runHttpServer(
     response.setHeader('x-request-id', requestId);
     runInRequestScope({ requestId, draining: draining.signal }, () => {
       const started = performance.now();
-      response.once('finish', () => {
-        log?.debug('HTTP request served', {
-          method: request.method,
-          path: new URL(request.url ?? '/', 'http://localhost').pathname.slice(0, 200),
-          status: response.statusCode,
-          ms: Math.round(performance.now() - started),
-        });
-      });
+      // Bound to the request's scope: an emitter calls its listeners in the emitter's context, not this one.
+      response.once(
+        'finish',
+        AsyncResource.bind(() => {
+          log?.debug('HTTP request served', {
+            method: request.method,
+            path: new URL(request.url ?? '/', 'http://localhost').pathname.slice(0, 200),
+            status: response.statusCode,
+            ms: Math.round(performance.now() - started),
+          });
+        }),
+      );
       handle(request, response).catch((error: unknown) => {
         log?.error('HTTP request failed', {
           error: error instanceof Error ? error.message : String(error),
