@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
  * `pnpm conformance`: the official MCP conformance suite (`@modelcontextprotocol/conformance`, server mode)
- * and the MCP Inspector v2 CLI (`@modelcontextprotocol/inspector --cli`) against the three built servers,
- * each talking to the sandbox started as its own process. Prints one table (server × mode × check →
- * pass / FAIL / n/a with the reason) and exits 1 if any applicable check fails. docs/conformance.md says
- * what each row means and why the not-applicable scenarios are not applicable.
+ * and the MCP Inspector v2 CLI (`@modelcontextprotocol/inspector --cli`) against the built servers (meeting,
+ * media, speech and the combined one), each talking to the sandbox started as its own process. Prints one
+ * table (server × mode × check → pass / FAIL / n/a with the reason) and exits 1 if any applicable check
+ * fails. docs/conformance.md says what each row means and why the not-applicable scenarios are not applicable.
  *
  * Both tools need Node >= 22.19 while the repository runs on Node 20, so the script installs a pinned Node 22
  * from the npm registry beside them, into node_modules/.cache/polymodal-conformance (reused while the pinned
@@ -50,11 +50,15 @@ const SUITE_TIMEOUT_MS = 90_000;
 const INSPECTOR_TIMEOUT_MS = 30_000;
 const SERVER_START_TIMEOUT_MS = 20_000;
 
-/** The servers, and for each a cheap read-only tool the Inspector calls (it reaches the sandbox or the ledger). */
+/**
+ * The servers (the three of the issue, and the combined `polymodal-mcp` that serves all their tools), and for
+ * each a cheap read-only tool the Inspector calls (it reaches the sandbox or the job ledger).
+ */
 const SERVERS = [
   { name: 'meeting', packageDir: 'mcp-meeting', probeTool: 'list_jobs' },
   { name: 'media', packageDir: 'mcp-media', probeTool: 'list_video_models' },
   { name: 'speech', packageDir: 'mcp-speech', probeTool: 'get_thai_asr_config' },
+  { name: 'combined', packageDir: 'mcp', probeTool: 'list_jobs' },
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -646,14 +650,14 @@ async function runInspector(tools, server, mode, configFile, entry, facts, probe
     call.output.result.isError !== true
   ) {
     const structured = call.output.result.structuredContent !== undefined ? ' and structuredContent' : '';
-    record(server, mode, `inspector tools/call ${probeTool}`, {
+    record(server, mode, 'inspector tools/call', {
       result: 'pass',
-      note: `${content.length} content block(s)${structured}`,
+      note: `${probeTool}: ${content.length} content block(s)${structured}`,
     });
   } else {
-    record(server, mode, `inspector tools/call ${probeTool}`, {
+    record(server, mode, 'inspector tools/call', {
       result: 'FAIL',
-      note: inspectorFailure(call),
+      note: `${probeTool}: ${inspectorFailure(call)}`,
     });
   }
 
@@ -805,26 +809,36 @@ function pickPolymodal(env) {
   return Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith('POLYMODAL_')));
 }
 
-const MODES = ['open', 'token', 'sessions', 'stdio'];
+/** The table's columns per server, with the one-letter heading each gets. */
+const MODES = [
+  ['open', 'o'],
+  ['token', 't'],
+  ['sessions', 's'],
+  ['stdio', 'i'],
+];
 
 /**
- * One line per check, one column per server and mode (pass / FAIL / n/a; blank where the check does not run
- * in that mode), then why each n/a is not applicable and what each FAIL said.
+ * One line per check that applied somewhere, one column per server and mode (pass / FAIL / n/a; blank where
+ * the check does not run in that mode), then the checks not applicable anywhere and why, and what each FAIL
+ * said.
  */
 function printTable() {
   const checks = [...new Set(rows.map((row) => row.check))];
+  const shown = checks.filter((check) => rows.some((row) => row.check === check && row.result !== 'n/a'));
   const cell = (check, server, mode) =>
     rows.find((row) => row.check === check && row.server === server && row.mode === mode)?.result ?? '';
-  const width = Math.max(...checks.map((check) => check.length), 5);
-  const columnWidth = Math.max(...MODES.map((mode) => mode.length)) + 1;
+  const width = Math.max(...shown.map((check) => check.length), 5);
+  const columnWidth = 5;
   const groupWidth = columnWidth * MODES.length;
   const lines = [
-    `${''.padEnd(width)}  ${SERVERS.map((spec) => spec.name.padEnd(groupWidth)).join('  ')}`,
-    `${'check'.padEnd(width)}  ${SERVERS.map(() => MODES.map((mode) => mode.padEnd(columnWidth)).join('')).join('  ')}`,
+    'modes: o = HTTP open, t = HTTP with a tenant token, s = HTTP --sessions, i = stdio (the Inspector)',
+    '',
+    `${''.padEnd(width)}  ${SERVERS.map((spec) => spec.name.padEnd(groupWidth)).join('  ')}`.trimEnd(),
+    `${'check'.padEnd(width)}  ${SERVERS.map(() => MODES.map(([, letter]) => letter.padEnd(columnWidth)).join('')).join('  ')}`.trimEnd(),
   ];
-  for (const check of checks) {
+  for (const check of shown) {
     const cells = SERVERS.map((spec) =>
-      MODES.map((mode) => cell(check, spec.name, mode).padEnd(columnWidth)).join(''),
+      MODES.map(([mode]) => cell(check, spec.name, mode).padEnd(columnWidth)).join(''),
     ).join('  ');
     lines.push(`${check.padEnd(width)}  ${cells}`.trimEnd());
   }
@@ -836,7 +850,7 @@ function printTable() {
     reasons.set(key, entry);
   }
   if (reasons.size > 0) {
-    lines.push('', 'Not applicable (everywhere the check ran, unless listed):');
+    lines.push('', 'Not applicable (everywhere the check ran, unless listed), and why:');
     for (const [key, { check, where }] of reasons) {
       const everywhere = where.length === rows.filter((row) => row.check === check).length;
       lines.push(`  ${key}${everywhere ? '' : ` (${where.join(', ')})`}`);
