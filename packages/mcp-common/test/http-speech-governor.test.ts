@@ -1,0 +1,105 @@
+/**
+ * Two clients of one platform key share one speech governor: the built media bin over Streamable HTTP
+ * (stateless, one context for the key), two SDK clients calling synthesize_speech at once with 14 parts in
+ * all, against a sandbox whose key allows 3 unfinished tasks, a limit the server is not told. Counted at the
+ * sandbox: one round of 429s at most (the first, which teaches the limit) and no error for either client. Two governors (one per client) would each send their own first round.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
+
+const BIN = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'mcp-media',
+  'dist',
+  'index.js',
+);
+
+describe('synthesize_speech from two HTTP clients of one key', () => {
+  let sandbox: Sandbox;
+  let root: string;
+  let child: ChildProcess | undefined;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    await access(BIN).catch(() => {
+      throw new Error(`${BIN} is missing: build it first (pnpm --filter @polymodal/mcp-media... build)`);
+    });
+    sandbox = await startSandbox({
+      speed: 100,
+      config: { media: { speechSynthesis: { concurrentSessions: 3 } } },
+    });
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-speech-governor-'));
+    await mkdir(path.join(root, 'media'), { recursive: true });
+  });
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close()));
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await sandbox?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('14 parts from two clients at once, limit 3 unknown to the server: at most one 429 round, no errors', async () => {
+    child = spawn(process.execPath, [BIN, '--http', '--port', '0'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        POLYMODAL_BASE_URL: sandbox.url,
+        POLYMODAL_API_KEY: sandbox.apiKey,
+        POLYMODAL_STATE_DIR: path.join(root, 'state'),
+        POLYMODAL_ALLOWED_DIRS: path.join(root, 'media'),
+        POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+        POLYMODAL_POLL_INTERVAL_MS: '50',
+        POLYMODAL_LOG_LEVEL: 'warning',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    await vi.waitFor(() => expect(stderr).toMatch(/endpoint at http:\/\/\S+\/mcp/), { timeout: 15_000 });
+    const url = new URL(/endpoint at (http:\/\/\S+\/mcp)/.exec(stderr)?.[1] as string);
+    for (const name of ['first', 'second']) {
+      const client = new Client({ name: `${name}-client`, version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      clients.push(client);
+    }
+
+    const answers = await Promise.all(
+      clients.map((client, index) =>
+        client.callTool(
+          {
+            name: 'synthesize_speech',
+            arguments: { text: textOfParts(7, `client ${index + 1}`), waitSeconds: 45 },
+          },
+          undefined,
+          { timeout: 60_000 },
+        ),
+      ),
+    );
+    for (const answer of answers) {
+      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
+      expect(answer.structuredContent).toMatchObject({ done: true, outcome: 'succeeded' });
+    }
+    const seen = speechSeenBySandbox(sandbox, sandbox.users[0]!.id);
+    expect(seen.created).toBe(14);
+    // The sandbox enforces the key's limit itself: every task over it is a 429, counted here. The first
+    // round, sent before the limit was known, is the only one refused: at most one 429 (4 sent at first, 3
+    // admitted). A governor per client would send a first round each: five refusals.
+    expect(seen.refused).toBeLessThanOrEqual(1);
+    expect(stderr).not.toContain(sandbox.apiKey);
+  }, 90_000);
+});
