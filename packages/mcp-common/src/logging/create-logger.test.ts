@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, parseLogLevel } from './create-logger.js';
+import { runInRequestScope } from '../context/request-scope.js';
+import { createLogger, parseLogFormat, parseLogLevel } from './create-logger.js';
 
 describe('createLogger', () => {
   it('writes redacted lines at or above its level to the injected stderr writer', () => {
@@ -41,5 +42,38 @@ describe('createLogger', () => {
     expect(parseLogLevel('debug')).toBe('debug');
     expect(parseLogLevel('loud')).toBeUndefined();
     expect(parseLogLevel(undefined)).toBeUndefined();
+  });
+
+  it('writes one redacted JSON object per line, with the request id of the request being handled', () => {
+    const lines: string[] = [];
+    const log = createLogger({
+      name: 'json-test',
+      secrets: ['pm_live_abc'],
+      format: 'json',
+      write: (line) => lines.push(line),
+    });
+    runInRequestScope({ requestId: 'req-42' }, () => {
+      log.info('read job with key pm_live_abc', { jobId: 'job_1', level: 'spoofed', url: '/x?api_key=k1' });
+    });
+    log.warning('outside any request');
+    expect(lines).toHaveLength(2);
+    const first = JSON.parse(lines[0]!);
+    expect(first).toEqual({
+      time: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      level: 'info',
+      name: 'json-test',
+      msg: 'read job with key ***',
+      jobId: 'job_1',
+      url: '/x?api_key=***',
+      requestId: 'req-42',
+    });
+    expect(JSON.parse(lines[1]!)).not.toHaveProperty('requestId');
+    expect(lines.join('\n')).not.toContain('pm_live_abc');
+  });
+
+  it('parses format names', () => {
+    expect(parseLogFormat('JSON')).toBe('json');
+    expect(parseLogFormat(' text ')).toBe('text');
+    expect(parseLogFormat('yaml')).toBeUndefined();
   });
 });
