@@ -81,9 +81,10 @@ describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
     }
     const answers = await calls;
     expect(answers.filter((answer) => answer.isError).map((answer) => answer.text)).toEqual([]);
-    expect(answers.map((answer) => [answer.done, answer.outcome, answer.parts.length])).toEqual(
-      Array.from({ length: 6 }, () => [true, 'succeeded', 5]),
-    );
+    expect(
+      answers.map((answer) => [answer.done, answer.outcome, answer.parts.length]),
+      answers.map((answer) => answer.text).join('\n'),
+    ).toEqual(Array.from({ length: 6 }, () => [true, 'succeeded', 5]));
     const seen = speechSeenBySandbox(sandbox, user, since);
     expect(seen.created).toBe(30);
     expect(seen.peakUnfinished).toBeLessThanOrEqual(3);
@@ -123,7 +124,7 @@ describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
     const answer = await synthesize(replicas[1]!, text, 45);
     const finishedAt = Date.now();
     expect(answer.isError, answer.text).toBe(false);
-    expect([answer.done, answer.outcome]).toEqual([true, 'succeeded']);
+    expect([answer.done, answer.outcome], answer.text).toEqual([true, 'succeeded']);
     expect(answer.jobId).toBe(started.jobId);
     expect(answer.parts.filter((part) => part.resumed)).toHaveLength(3);
     expect(answer.parts).toHaveLength(5);
