@@ -101,25 +101,26 @@ export async function respondWithJob<T>(options: RespondWithJobOptions<T>): Prom
   const reporter = options.reporter ?? createProgressReporter(extra);
   const waitMs = Math.min(Math.max(options.waitSeconds, 0), MAX_WAIT_SECONDS) * 1000;
   const deadline = Math.min(Date.now() + waitMs, options.deadline);
-  const draining = drainSignal();
   let last: T | undefined;
-  let outcome: PollOutcome<T>;
-  try {
-    outcome = await options.poll({
-      deadline,
-      firstReadDeadline: options.deadline,
-      signal: draining ? AbortSignal.any([extra.signal, draining]) : extra.signal,
-      onProgress: async (job) => {
-        last = job;
-        const view = options.view(job);
-        const progress = clampProgress(view.progress);
-        await reporter.report(progress, view.message ?? formatProgressMessage(view.status, progress));
-      },
-    });
-  } catch (error) {
-    if (!draining?.aborted || extra.signal.aborted) throw error;
+  const polling = options.poll({
+    deadline,
+    firstReadDeadline: options.deadline,
+    signal: extra.signal,
+    onProgress: async (job) => {
+      last = job;
+      const view = options.view(job);
+      const progress = clampProgress(view.progress);
+      await reporter.report(progress, view.message ?? formatProgressMessage(view.status, progress));
+    },
+  });
+  const first = await untilDrained(polling, drainSignal());
+  if (first === DRAINED) {
+    // The wait is left, not cancelled (cancelling would stop work some tools share with other callers,
+    // e.g. a speech batch): the process is about to end, and the job goes on on the platform.
+    polling.catch(() => undefined);
     return answerWithJob(options, last, false);
   }
+  const outcome = first;
   extra.signal.throwIfAborted();
   return answerWithJob(options, outcome.value, outcome.done);
 }
@@ -174,6 +175,26 @@ export async function answerWithJob<T>(
     content: [{ type: 'text', text: `${lead}${text}` }, ...(presented.links ?? [])],
     structuredContent: { ...fields, ...presented.structured, ...options.structured },
   };
+}
+
+const DRAINED = Symbol('drained');
+
+/** The poll's outcome, or DRAINED as soon as the server starts shutting down (whichever comes first). */
+async function untilDrained<O>(
+  polling: Promise<O>,
+  draining: AbortSignal | undefined,
+): Promise<O | typeof DRAINED> {
+  if (!draining) return polling;
+  if (draining.aborted) return DRAINED;
+  const stop = new AbortController();
+  const drained = new Promise<typeof DRAINED>((resolve) => {
+    draining.addEventListener('abort', () => resolve(DRAINED), { once: true, signal: stop.signal });
+  });
+  try {
+    return await Promise.race([polling, drained]);
+  } finally {
+    stop.abort();
+  }
 }
 
 function clampProgress(value: number | undefined): number {
