@@ -43,4 +43,11 @@ describe('parseServerArgs', () => {
     expect(() => parseServerArgs(['--http', '--stdio'])).toThrow(/one transport/);
     expect(() => parseServerArgs(['--allowed-host', 'https://mcp.example.com/'])).toThrow(/--allowed-host/);
   });
+
+  it('reads --log-format json|text and refuses anything else', () => {
+    expect(parseServerArgs(['--http', '--log-format', 'TEXT']).logFormat).toBe('text');
+    expect(parseServerArgs(['--log-format', 'json']).logFormat).toBe('json');
+    expect(parseServerArgs([]).logFormat).toBeUndefined();
+    expect(() => parseServerArgs(['--log-format', 'yaml'])).toThrow(/--log-format must be json or text/);
+  });
 });

@@ -56,7 +56,7 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   const env = options.env ?? process.env;
   const writeError = (line: string) => process.stderr.write(`${line}\n`);
   const usage =
-    `Usage: ${options.name} [--http [--port N] [--host H] [--allowed-host NAME]... [--sessions]] [--version]\n\n` +
+    `Usage: ${options.name} [--http [--port N] [--host H] [--allowed-host NAME]... [--sessions]] [--log-format json|text] [--version]\n\n` +
     'Without flags the server speaks MCP over stdio (for Claude Desktop, Claude Code, Cursor, VS Code).\n' +
     `--http serves Streamable HTTP at http://<host>:<port>/mcp (default 127.0.0.1:${options.defaultPort ?? 3000}),\n` +
     'statelessly; --sessions keeps legacy sessions (for server-to-client requests such as roots).\n' +
