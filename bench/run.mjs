@@ -128,8 +128,9 @@ const median = (values) => {
 };
 
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-'));
-const sandbox = await startSandboxProcess();
+let sandbox;
 try {
+  sandbox = await startSandboxProcess();
   const parts = [];
   const uploadEnv = { POLYMODAL_API_KEY: sandbox.env.POLYMODAL_API_KEY };
   if (wants('upload')) {
@@ -197,7 +198,7 @@ Command: \`${command}\`
 ${parts.join('\n')}`;
   process.stdout.write(`${report}\n`);
 } finally {
-  await sandbox.stop();
+  await sandbox?.stop();
   await rm(scratch, { recursive: true, force: true });
 }
 
