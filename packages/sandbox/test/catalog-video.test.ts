@@ -10,6 +10,8 @@ let client: ReturnType<typeof createMediaClient>;
 beforeAll(async () => {
   sandbox = await startSandbox({
     speed: 10,
+    // Held: a job moves only when a test advances the clock, so each state is seen however slow the machine.
+    clock: 'held',
     config: {
       users: [
         { id: 'alice', team: 'studio', keys: [{ key: 'pm_live_alice_key_1' }] },

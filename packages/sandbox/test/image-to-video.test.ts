@@ -14,6 +14,8 @@ const PNG = () => dataUrl(readMediaFixture('png'));
 beforeAll(async () => {
   sandbox = await startSandbox({
     speed: 10,
+    // Held: a job moves only when a test advances the clock, so each state is seen however slow the machine.
+    clock: 'held',
     config: {
       media: {
         publicMedia: {

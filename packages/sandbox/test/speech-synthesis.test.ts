@@ -9,6 +9,8 @@ let client: ReturnType<typeof createMediaClient>;
 beforeAll(async () => {
   sandbox = await startSandbox({
     speed: 10,
+    // Held: a task moves only when a test advances the clock, so each state is seen however slow the machine.
+    clock: 'held',
     config: {
       media: {
         publicMedia: {
