@@ -23,6 +23,7 @@ import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { PolymodalError, ValidationError } from '../errors/index.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
+import { createConcurrencyLimit } from '../util/concurrency-limit.js';
 import { defaultStateDir } from './default-state-dir.js';
 
 /** Who is submitting a request right now; the claim lapses at `expiresAt` unless renewed. */
@@ -149,6 +150,13 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/**
+ * Entry files read at once, by every file ledger of the process (one per tenant): `list` reads every entry,
+ * and many callers listing at once would otherwise hold thousands of descriptors (EMFILE) and queue them all
+ * on libuv's four file-system threads anyway.
+ */
+const entryReads = createConcurrencyLimit(64);
+
 export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
   const dir = path.resolve(options.dir ?? path.join(defaultStateDir(options.env), 'jobs'));
   const queues = new Map<string, Promise<unknown>>();
@@ -196,7 +204,7 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
   async function readEntry(file: string): Promise<LedgerEntry | undefined> {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await entryReads.run(() => readFile(file, 'utf8'));
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;

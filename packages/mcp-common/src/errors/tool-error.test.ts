@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import {
   ConfigError,
   ConnectionError,
@@ -123,6 +124,26 @@ describe('toolError', () => {
     expect(text).toBe('internal error: boom while using ***');
     expect(text).not.toContain('at ');
     expect(textOf(toolError('plain string', { secrets }))).toBe('internal error: plain string');
+  });
+
+  it('never shows the paths of the server in a system error (EMFILE reading the state directory)', async () => {
+    const missing = await readFile('/nonexistent-polymodal-state/jobs/entries/meeting/a.json').catch(
+      (e) => e,
+    );
+    const emfile = Object.assign(
+      new Error("EMFILE: too many open files, open '/srv/polymodal/state/jobs/x.json'"),
+      {
+        code: 'EMFILE',
+        syscall: 'open',
+        path: '/srv/polymodal/state/jobs/x.json',
+      },
+    );
+    expect(textOf(toolError(emfile, { secrets }))).toBe(
+      "internal error: EMFILE during open on the server. Try again; if it persists, the server's operator can see the details in its log.",
+    );
+    const text = textOf(toolError(missing, { secrets }));
+    expect(text).toMatch(/^internal error: ENOENT during open on the server/);
+    expect(text).not.toContain('/nonexistent-polymodal-state');
   });
 
   it('redacts secrets everywhere, including api_key query values and appended hints', () => {

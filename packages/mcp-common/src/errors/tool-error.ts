@@ -123,8 +123,26 @@ function rawDescription(error: unknown, hints: ToolErrorHints): ToolErrorInfo {
   if (isAbortError(error))
     return { kind: 'aborted', message: 'the operation was cancelled before it finished.' };
   if (PolymodalError.isInstance(error)) return { kind: error.kind, message: error.message };
+  const system = systemErrorOf(error);
+  if (system) {
+    // A Node system error's message names the server's own paths (the state directory, a temp file): of no
+    // use to a caller, who may be a remote tenant, and not theirs to see. The code and the call say enough.
+    return {
+      kind: 'internal',
+      message: `internal error: ${system.code} during ${system.syscall} on the server. Try again; if it persists, the server's operator can see the details in its log.`,
+    };
+  }
   const message = error instanceof Error ? error.message : String(error);
   return { kind: 'internal', message: `internal error: ${message}` };
+}
+
+/** The code and the system call of a Node system error (EMFILE, ENOSPC, EACCES...), else undefined. */
+function systemErrorOf(error: unknown): { code: string; syscall: string } | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) && typeof syscall === 'string'
+    ? { code, syscall }
+    : undefined;
 }
 
 function describeApiError(error: ApiError, hints: ToolErrorHints): ToolErrorInfo {
