@@ -16,6 +16,7 @@ import {
   type TestPostgres,
 } from '../../store-postgres/test/helpers/start-postgres.js';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
+import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
 
 let database: TestPostgres;
 let sandbox: Sandbox;
@@ -56,46 +57,6 @@ function replica(name: 'a' | 'b', apiKey: string, extra: NodeJS.ProcessEnv = {})
   return context;
 }
 
-/** `count` sentences of about 150 characters: each is one part (two would exceed 200). */
-function textOfParts(count: number, topic: string): string {
-  return Array.from(
-    { length: count },
-    (_, index) =>
-      `Sentence ${index + 1} of the ${topic} notes is long enough ${'to fill most of one part '.repeat(4)}on its own.`,
-  ).join(' ');
-}
-
-/** What the sandbox saw of one user's speech tasks: created, refused with 429, and most unfinished at once. */
-function speechSeenBySandbox(userId: string) {
-  const mine = sandbox.control
-    .requests({ path: '/audio/speech' })
-    .filter((request) => request.user === userId);
-  const posts = mine.filter((request) => request.method === 'POST');
-  const created = posts.filter((request) => request.status !== undefined && request.status < 300);
-  // A task is unfinished from its creation until the read that found it ready: the last read of its id.
-  const lastRead = new Map<string, number>();
-  for (const request of mine) {
-    if (request.method === 'GET' && /\/audio\/speech\/[^/]+$/.test(request.path)) {
-      lastRead.set(request.path, request.at);
-    }
-  }
-  const events = [
-    ...created.map((request) => ({ at: request.at, change: 1 })),
-    ...[...lastRead.values()].map((at) => ({ at, change: -1 })),
-  ].sort((first, second) => first.at - second.at || first.change - second.change);
-  let unfinished = 0;
-  let peakUnfinished = 0;
-  for (const event of events) {
-    unfinished += event.change;
-    peakUnfinished = Math.max(peakUnfinished, unfinished);
-  }
-  return {
-    created: created.length,
-    refused: posts.filter((request) => request.status === 429).length,
-    peakUnfinished,
-  };
-}
-
 async function serverConnections(): Promise<number> {
   const admin = adminPool(database.url);
   try {
@@ -128,7 +89,7 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
       second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'budget') }),
     ]);
     try {
-      await vi.waitFor(() => expect(speechSeenBySandbox(user).refused).toBe(1), {
+      await vi.waitFor(() => expect(speechSeenBySandbox(sandbox, user).refused).toBe(1), {
         timeout: 15_000,
         interval: 50,
       });
@@ -137,7 +98,7 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
     }
     const [one, two] = await both;
     expect([one.parts.length, two.parts.length]).toEqual([7, 7]);
-    const seen = speechSeenBySandbox(user);
+    const seen = speechSeenBySandbox(sandbox, user);
     expect(seen.created).toBe(14);
     expect(seen.peakUnfinished).toBeLessThanOrEqual(3);
     expect(seen.refused).toBeLessThanOrEqual(1);
@@ -154,7 +115,7 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
       first.polymodal.speech.synthesizeText({ text: textOfParts(7, 'hiring') }),
       second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'roadmap') }),
     ]);
-    const seen = speechSeenBySandbox(user);
+    const seen = speechSeenBySandbox(sandbox, user);
     expect(seen.created).toBe(14);
     expect(seen.peakUnfinished).toBe(3);
     expect(seen.refused).toBe(0);
