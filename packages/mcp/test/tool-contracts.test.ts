@@ -55,7 +55,8 @@ async function toolList(create: () => ServerInstance): Promise<ListToolsResult> 
   }
 }
 
-const snapshot = (name: string) => path.join(import.meta.dirname, '__contracts__', `${name}.tools.json`);
+// .txt, not .json: the files are vitest's byte-exact snapshots, kept out of the formatter's reach.
+const snapshot = (name: string) => path.join(import.meta.dirname, '__contracts__', `${name}.tools.txt`);
 const asFile = (answer: ListToolsResult) => `${JSON.stringify(answer, null, 2)}\n`;
 
 describe('tool contracts', () => {
