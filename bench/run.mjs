@@ -2,7 +2,9 @@
 /**
  * `pnpm bench`: measures, side by side in one run,
  *  1. peak RSS of a 500 MB recording upload to the sandbox (separate process) through @polymodal/core's
- *     streaming upload, beside Node's fetch + FormData(openAsBlob);
+ *     streaming upload, beside Node's fetch + FormData(openAsBlob); then (upload-throughput.mjs, issue 14)
+ *     wall time, client CPU and peak RSS of `curl -F`, core's `meeting.upload` and the meeting MCP server's
+ *     `summarize_meeting` over stdio, alternated rounds (BENCH_UPLOAD_ROUNDS, default 3);
  *  2. spawn → initialize time of the meeting MCP server beside a one-tool server built with the same SDK;
  *  3. client CPU per 20 ms frame of streamed Thai recognition, and the first-partial latency the client
  *     sees beside the latency the sandbox reports;
@@ -45,6 +47,7 @@ import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
 import { measureStoreLatency, storeLatencyReport } from './store-latency.mjs';
 import { measureToolContext, toolContextReport } from './tool-context.mjs';
+import { measureUploadThroughput, uploadThroughputReport } from './upload-throughput.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UPLOAD_BYTES = 500 * 1024 * 1024;
@@ -146,6 +149,7 @@ try {
     const streamed = await runChild([uploader, 'stream', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
     const fetched = await runChild([uploader, 'fetch-blob', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
     parts.push(uploadReport(streamedSmall, streamed, fetched));
+    parts.push(uploadThroughputReport(await measureUploadThroughput({ sandbox, file, scratch })));
   }
 
   const serverEnv = {

@@ -1,0 +1,225 @@
+// Upload speed, CPU and memory beside curl (issue 14), imported by run.mjs's upload section: the same
+// recording to the same sandbox route (`POST /api/conference-summary/v1/uploads`, Bearer key), in one run,
+//  (a) `curl -F file=@<wav>` under /usr/bin/time (its wall time, user+sys CPU and peak RSS);
+//  (b) @polymodal/core's `meeting.upload` in a child process (upload-rss.mjs: wall, CPU, peak RSS);
+//  (c) the real path: the built meeting MCP server over stdio, one `summarize_meeting` with waitSeconds 0
+//      (the call ends once the upload is done and the job is created), the server process's peak RSS from
+//      /proc/<pid>/status VmHWM and its CPU from /proc/<pid>/stat utime+stime before and after the call.
+// Only the client processes' CPU is counted: the sandbox's (busboy, hashing, disk) is the same for all.
+// The three alternate round by round (order rotated) so that noise from other work on the machine hits
+// them alike, and the median of each measure is reported. After every upload the sandbox is reset, so the
+// stored file is removed and the created job does not keep the sandbox busy during the next measurement.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { binOf } from './sandbox-process.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ROUTE = '/api/conference-summary/v1/uploads';
+const ROUNDS = Math.max(1, Math.min(10, Number(process.env.BENCH_UPLOAD_ROUNDS ?? 3)));
+/** Bound of one measured upload (500 MB on loopback takes seconds). */
+const UPLOAD_LIMIT_MS = 120_000;
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+/** Resolves with the child's exit code, or rejects (after killing it) past `limitMs`. */
+function exitOf(child, label, limitMs = UPLOAD_LIMIT_MS) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${label} took over ${limitMs} ms`));
+    }, limitMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** (a) curl -F, timed by GNU time; the key goes through curl's config on stdin, not the command line. */
+async function runCurl({ baseUrl, apiKey, file, scratch }) {
+  const timeFile = path.join(scratch, 'curl-time.txt');
+  const child = spawn(
+    '/usr/bin/time',
+    [
+      '-o',
+      timeFile,
+      '-f',
+      '%e %U %S %M',
+      'curl',
+      '--silent',
+      '--show-error',
+      '--fail',
+      '--output',
+      '/dev/null',
+      '--config',
+      '-',
+      '--form',
+      `file=@${file};type=audio/wav`,
+      `${baseUrl}${ROUTE}`,
+    ],
+    { stdio: ['pipe', 'ignore', 'inherit'] },
+  );
+  child.stdin.end(`header = "Authorization: Bearer ${apiKey}"\n`);
+  const code = await exitOf(child, 'curl');
+  if (code !== 0) throw new Error(`curl exited ${code}`);
+  // GNU time may print a line about the exit status first; the figures are the last line.
+  const line = (await readFile(timeFile, 'utf8')).trim().split('\n').at(-1);
+  const [seconds, user, system, maxRssKb] = line.split(' ').map(Number);
+  return { seconds, cpuSeconds: user + system, peakMiB: maxRssKb / 1024 };
+}
+
+/** (b) core's meeting.upload in a child process (upload-rss.mjs reports its own figures). */
+async function runCore({ baseUrl, apiKey, file }) {
+  const child = spawn(process.execPath, [path.join(here, 'upload-rss.mjs'), 'stream', baseUrl, file], {
+    env: { ...process.env, POLYMODAL_API_KEY: apiKey },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const code = await exitOf(child, 'core upload');
+  if (code !== 0) throw new Error(`upload-rss.mjs exited ${code}`);
+  const run = JSON.parse(out.trim());
+  return {
+    seconds: run.uploadSeconds,
+    cpuSeconds: run.cpuSeconds,
+    peakMiB: run.peakMb,
+    baseMiB: run.baselineMb,
+  };
+}
+
+async function procCpuSeconds(pid) {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // Field 2 (the command) is in parentheses and may hold spaces: count from the last ')'. The rest starts
+  // at field 3, so utime (field 14) and stime (field 15) are at indexes 11 and 12.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+async function procMemoryMiB(pid) {
+  const text = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
+}
+
+/** (c) the meeting MCP server over stdio: a fresh process (and state dir) per round, as a host starts it. */
+async function runMcp({ baseUrl, apiKey, file, scratch, round }) {
+  const stateDir = path.join(scratch, `upload-state-${round}`);
+  await mkdir(stateDir, { recursive: true });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting')],
+    env: {
+      PATH: process.env.PATH ?? '',
+      POLYMODAL_BASE_URL: baseUrl,
+      POLYMODAL_API_KEY: apiKey,
+      POLYMODAL_ALLOWED_DIRS: path.dirname(file),
+      POLYMODAL_OUTPUT_DIR: path.join(stateDir, 'out'),
+      POLYMODAL_STATE_DIR: stateDir,
+    },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench-upload', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    const pid = transport.pid;
+    if (pid === null || pid === undefined) throw new Error('the meeting server has no pid');
+    const before = await procMemoryMiB(pid);
+    const cpuBefore = await procCpuSeconds(pid);
+    const started = performance.now();
+    const result = await client.callTool(
+      { name: 'summarize_meeting', arguments: { path: file, waitSeconds: 0 } },
+      undefined,
+      { timeout: UPLOAD_LIMIT_MS },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const cpuSeconds = (await procCpuSeconds(pid)) - cpuBefore;
+    const after = await procMemoryMiB(pid);
+    const structured = result.structuredContent ?? {};
+    if (result.isError || typeof structured.jobId !== 'string' || structured.jobId === '') {
+      const text = (result.content ?? []).map((part) => part.text ?? '').join(' ');
+      throw new Error(`summarize_meeting did not create a job: ${text.slice(0, 300)}`);
+    }
+    return { seconds, cpuSeconds, peakMiB: after.hwmMiB, baseMiB: before.rssMiB };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+const KINDS = [
+  { key: 'curl', run: runCurl },
+  { key: 'core', run: runCore },
+  { key: 'mcp', run: runMcp },
+];
+
+/** Measures the three ways `BENCH_UPLOAD_ROUNDS` times (default 3) against `sandbox` (a started process). */
+export async function measureUploadThroughput({ sandbox, file, scratch }) {
+  const bytes = (await stat(file)).size;
+  const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.env.POLYMODAL_API_KEY, file, scratch };
+  const runs = { curl: [], core: [], mcp: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let index = 0; index < KINDS.length; index++) {
+      const kind = KINDS[(index + round) % KINDS.length];
+      runs[kind.key].push(await kind.run({ ...options, round }));
+      await sandbox.control.reset();
+    }
+  }
+  await rm(path.join(scratch, 'curl-time.txt'), { force: true });
+  const summary = {};
+  for (const [key, list] of Object.entries(runs)) {
+    summary[key] = {
+      seconds: median(list.map((run) => run.seconds)),
+      cpuSeconds: median(list.map((run) => run.cpuSeconds)),
+      peakMiB: median(list.map((run) => run.peakMiB)),
+      peakMinMiB: Math.min(...list.map((run) => run.peakMiB)),
+      peakMaxMiB: Math.max(...list.map((run) => run.peakMiB)),
+      baseMiB: list[0].baseMiB,
+    };
+  }
+  return { bytes, rounds: ROUNDS, ...summary };
+}
+
+export function uploadThroughputReport(result) {
+  const mebibytes = result.bytes / 1024 / 1024;
+  const row = (label, run) => {
+    const throughput = mebibytes / run.seconds;
+    return `| ${label} | ${run.seconds.toFixed(2)} | ${throughput.toFixed(0)} | ${(result.curl.seconds / run.seconds).toFixed(2)} | ${run.cpuSeconds.toFixed(2)} | ${((run.cpuSeconds * 1e9) / result.bytes).toFixed(2)} | ${(run.cpuSeconds / result.curl.cpuSeconds).toFixed(2)} | ${run.peakMiB.toFixed(0)} (${run.peakMinMiB.toFixed(0)}–${run.peakMaxMiB.toFixed(0)}) |`;
+  };
+  const mcp = result.mcp;
+  return `### A ${mebibytes.toFixed(0)} MiB recording uploaded beside \`curl -F\` (same sandbox route, median of ${result.rounds} alternated rounds)
+
+| Client | Wall (s) | MiB/s | Throughput / curl | CPU user+sys (s) | CPU ns per byte | CPU / curl | Peak RSS MiB (min–max) |
+|---|---:|---:|---:|---:|---:|---:|---:|
+${[
+  ['`curl -F file=@…` (/usr/bin/time)', result.curl],
+  ['@polymodal/core `meeting.upload` (child process)', result.core],
+  ['meeting MCP server over stdio, `summarize_meeting` (waitSeconds 0; upload + job creation)', mcp],
+]
+  .map(([label, run]) => row(label, run))
+  .join('\n')}
+
+Targets (issue 14), the MCP server: peak RSS **${mcp.peakMiB.toFixed(0)} MiB** (≤ 110), throughput
+**${(result.curl.seconds / mcp.seconds).toFixed(2)}×** curl's (≥ 0.9), CPU per byte **${(mcp.cpuSeconds / result.curl.cpuSeconds).toFixed(2)}×** curl's (≤ 3).
+CPU is the client process's only (the sandbox's is the same for all); the server's peak is its VmHWM over its
+whole life (RSS before the call: ${mcp.baseMiB.toFixed(0)} MiB), core's is the child's maxRSS (before: ${result.core.baseMiB.toFixed(0)} MiB).
+`;
+}
