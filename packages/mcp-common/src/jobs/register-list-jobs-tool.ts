@@ -61,6 +61,18 @@ const creditsTodaySchema = z
 
 export type ListedJob = z.infer<typeof jobEntrySchema>;
 
+// Built once per process, whatever the tool's name and texts: every McpServer (one per HTTP request or
+// session) registers these same objects, and the shared tools/list answer is keyed on their identity.
+const listJobsInput = {
+  limit: z.number().int().min(1).max(100).default(20).describe('How many entries to return (1..100).'),
+};
+
+const listJobsOutput = {
+  jobs: z.array(jobEntrySchema),
+  count: z.number().int(),
+  credits: creditsTodaySchema,
+};
+
 export function registerListJobsTool(server: McpServer, options: ListJobsToolOptions): void {
   const name = options.name ?? 'list_jobs';
   const noun = options.noun ?? 'jobs';
@@ -74,14 +86,8 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
         `no platform call). Statuses are the last ones seen here, not live.${getHint} Use it to find a jobId after ` +
         'a restart or an interrupted call instead of submitting (and paying for) the same file again. Also shows ' +
         "today's credits (UTC day): charged, reserved by jobs not charged yet, and the daily budget and what is left of it.",
-      inputSchema: {
-        limit: z.number().int().min(1).max(100).default(20).describe('How many entries to return (1..100).'),
-      },
-      outputSchema: {
-        jobs: z.array(jobEntrySchema),
-        count: z.number().int(),
-        credits: creditsTodaySchema,
-      },
+      inputSchema: listJobsInput,
+      outputSchema: listJobsOutput,
       annotations: {
         title: `List ${noun} started here`,
         readOnlyHint: true,

@@ -24,36 +24,36 @@ export const retryFlags = {
     ),
 };
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const generateVideoInput = {
+  model: z.string().min(1).describe('Catalog model id (hub:... or the bare id).'),
+  prompt: z.string().min(1).optional().describe('Text prompt (required by most models).'),
+  images: z.array(z.string().min(1)).max(4).optional().describe('Image inputs: local paths or URLs.'),
+  videos: z.array(z.string().min(1)).max(2).optional().describe('Video inputs: local paths or URLs.'),
+  audios: z.array(z.string().min(1)).max(2).optional().describe('Audio inputs: local paths or URLs.'),
+  duration: z
+    .union([z.number().int().positive(), z.string().regex(/^\s*\d+\s*$/, 'a whole number of seconds')])
+    .optional()
+    .describe('Seconds; the model snaps it to what it supports.'),
+  resolution: z.string().optional().describe('e.g. 720p; allowed values per model in list_video_models.'),
+  aspectRatio: z.string().optional().describe('e.g. 16:9; allowed values per model.'),
+  options: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .describe('Model parameters by their exact catalog names; they override the fields above.'),
+  seed: z.number().int().optional().describe('-1 or omitted for random.'),
+  fileName: z.string().min(1).optional().describe('Name of the saved MP4 (default video-<jobId>.mp4).'),
+  ...retryFlags,
+  waitSeconds: createWaitSecondsSchema(40),
+};
+
 export function registerGenerateVideo(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
     'generate_video',
     {
       title: 'Generate a video (catalog model)',
       description: DESCRIPTION,
-      inputSchema: {
-        model: z.string().min(1).describe('Catalog model id (hub:... or the bare id).'),
-        prompt: z.string().min(1).optional().describe('Text prompt (required by most models).'),
-        images: z.array(z.string().min(1)).max(4).optional().describe('Image inputs: local paths or URLs.'),
-        videos: z.array(z.string().min(1)).max(2).optional().describe('Video inputs: local paths or URLs.'),
-        audios: z.array(z.string().min(1)).max(2).optional().describe('Audio inputs: local paths or URLs.'),
-        duration: z
-          .union([z.number().int().positive(), z.string().regex(/^\s*\d+\s*$/, 'a whole number of seconds')])
-          .optional()
-          .describe('Seconds; the model snaps it to what it supports.'),
-        resolution: z
-          .string()
-          .optional()
-          .describe('e.g. 720p; allowed values per model in list_video_models.'),
-        aspectRatio: z.string().optional().describe('e.g. 16:9; allowed values per model.'),
-        options: z
-          .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-          .optional()
-          .describe('Model parameters by their exact catalog names; they override the fields above.'),
-        seed: z.number().int().optional().describe('-1 or omitted for random.'),
-        fileName: z.string().min(1).optional().describe('Name of the saved MP4 (default video-<jobId>.mp4).'),
-        ...retryFlags,
-        waitSeconds: createWaitSecondsSchema(40),
-      },
+      inputSchema: generateVideoInput,
       outputSchema: videoOutcomeShape,
       annotations: { title: 'Generate a video (catalog model)', ...PLATFORM_WORK_ANNOTATIONS },
     },

@@ -7,6 +7,12 @@ import { z } from 'zod';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const getFlashcardsInput = {
+  jobId: z.string().min(1).describe('The vf_... jobId create_flashcards returned.'),
+  waitSeconds: createWaitSecondsSchema(40),
+};
+
 export function registerGetFlashcards(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
     'get_flashcards',
@@ -14,10 +20,7 @@ export function registerGetFlashcards(server: McpServer, deps: MediaToolDeps): v
       title: 'Get video flashcards',
       description:
         'Shows a flashcards job started by create_flashcards (stage and percent while it runs) and waits up to waitSeconds (default 40) for it to finish. When done, returns the segments with translations and words, and saves the full result as JSON into the output directory. Reading is free; it never starts a new job.',
-      inputSchema: {
-        jobId: z.string().min(1).describe('The vf_... jobId create_flashcards returned.'),
-        waitSeconds: createWaitSecondsSchema(40),
-      },
+      inputSchema: getFlashcardsInput,
       outputSchema: flashcardsOutcomeShape,
       annotations: {
         title: 'Get video flashcards',

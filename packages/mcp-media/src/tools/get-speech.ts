@@ -10,6 +10,13 @@ import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const getSpeechInput = {
+  jobId: z.string().min(1).describe('The speech_... jobId synthesize_speech returned.'),
+  inlineAudio: z.boolean().default(false),
+  waitSeconds: createWaitSecondsSchema(40),
+};
+
 export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
     'get_speech',
@@ -17,11 +24,7 @@ export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void 
       title: 'Get a speech synthesis',
       description:
         'Waits up to waitSeconds (default 40) for a synthesis started by synthesize_speech in this server session, with progress, and returns the saved WAV when done. Free: it never sends a part. After a server restart, call synthesize_speech again with the same arguments instead: finished parts are reused, not paid again.',
-      inputSchema: {
-        jobId: z.string().min(1).describe('The speech_... jobId synthesize_speech returned.'),
-        inlineAudio: z.boolean().default(false),
-        waitSeconds: createWaitSecondsSchema(40),
-      },
+      inputSchema: getSpeechInput,
       outputSchema: speechOutcomeShape,
       annotations: {
         title: 'Get a speech synthesis',

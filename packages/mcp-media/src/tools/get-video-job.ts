@@ -9,6 +9,16 @@ import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 import { type VideoService, videoOutcomeShape, waitForVideo } from './video-result.js';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const getVideoJobInput = {
+  jobId: z.string().min(1).describe('The jobId (request_id) a video tool returned.'),
+  service: z
+    .enum([CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE])
+    .optional()
+    .describe('Which video service; found in the local job ledger when omitted.'),
+  waitSeconds: createWaitSecondsSchema(40),
+};
+
 export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
     'get_video_job',
@@ -16,14 +26,7 @@ export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): voi
       title: 'Get a video job',
       description:
         'Shows a video job started by generate_video or image_to_video and waits up to waitSeconds (default 40) for it to finish, with progress. When done, the MP4 is saved into the output directory (again if it was saved before) and returned as a resource link. Reading is free; it never starts a new job.',
-      inputSchema: {
-        jobId: z.string().min(1).describe('The jobId (request_id) a video tool returned.'),
-        service: z
-          .enum([CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE])
-          .optional()
-          .describe('Which video service; found in the local job ledger when omitted.'),
-        waitSeconds: createWaitSecondsSchema(40),
-      },
+      inputSchema: getVideoJobInput,
       outputSchema: videoOutcomeShape,
       annotations: {
         title: 'Get a video job',

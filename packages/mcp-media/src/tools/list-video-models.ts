@@ -19,6 +19,24 @@ const parameterShape = z.object({
   default: z.unknown().optional(),
 });
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const listVideoModelsInput = {
+  refresh: z.boolean().default(false).describe('Read the catalog again instead of the 5-minute cache.'),
+};
+
+const listVideoModelsOutput = {
+  models: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      category: z.string(),
+      required: z.array(z.string()),
+      inputs: z.object({ images: z.number(), videos: z.number(), audios: z.number() }),
+      parameters: z.array(parameterShape),
+    }),
+  ),
+};
+
 export function registerListVideoModels(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
     'list_video_models',
@@ -26,21 +44,8 @@ export function registerListVideoModels(server: McpServer, deps: MediaToolDeps):
       title: 'List video models',
       description:
         'Lists the catalog video models (for generate_video): id, category (e.g. text-to-video, image-to-video), required fields, and every parameter with its type, allowed values and range. Image, video and audio inputs fill the parameters with format "uri". Free; no job is started.',
-      inputSchema: {
-        refresh: z.boolean().default(false).describe('Read the catalog again instead of the 5-minute cache.'),
-      },
-      outputSchema: {
-        models: z.array(
-          z.object({
-            id: z.string(),
-            title: z.string(),
-            category: z.string(),
-            required: z.array(z.string()),
-            inputs: z.object({ images: z.number(), videos: z.number(), audios: z.number() }),
-            parameters: z.array(parameterShape),
-          }),
-        ),
-      },
+      inputSchema: listVideoModelsInput,
+      outputSchema: listVideoModelsOutput,
       annotations: { title: 'List video models', ...READ_ONLY_ANNOTATIONS },
     },
     async ({ refresh }, extra) => {

@@ -21,6 +21,26 @@ const voiceShape = {
 const CONSENT_QUESTION =
   'Registering a custom voice clones the voice in this recording. Confirm that the person whose voice it is has authorised cloning it.';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const registerVoiceInput = {
+  audioPath: z.string().min(1).optional().describe('Local WAV file of the voice.'),
+  audioUrl: z.string().min(1).optional().describe('Public https URL of the recording, instead of audioPath.'),
+  consent: z.boolean().optional().describe('true: the voice owner authorised cloning.'),
+  name: z.string().min(1).max(120).optional(),
+  model: z
+    .enum(['model_b', 'model_c', 'model_d'])
+    .optional()
+    .describe('Model the voice is for (default model_d).'),
+  language: z.string().min(2).max(8).optional(),
+  transcript: z.string().optional().describe('What is said in the recording (improves cloning).'),
+};
+
+const registerVoiceOutput = { ...voiceShape, resumed: z.boolean() };
+
+const listVoicesInput = {};
+
+const listVoicesOutput = { voices: z.array(z.object(voiceShape)) };
+
 export function registerVoiceTools(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
     'register_voice',
@@ -28,23 +48,8 @@ export function registerVoiceTools(server: McpServer, deps: MediaToolDeps): void
       title: 'Register a custom voice',
       description:
         'Registers a cloned voice from a short WAV recording (audioPath, inside an allowed directory) or a public https recording (audioUrl), once; reuse the returned cloneAudio as voice in synthesize_speech for every sentence. Requires consent=true: the owner of the voice authorised cloning it (if omitted, clients that support it are asked to confirm). Registering the same recording again returns the earlier voice.',
-      inputSchema: {
-        audioPath: z.string().min(1).optional().describe('Local WAV file of the voice.'),
-        audioUrl: z
-          .string()
-          .min(1)
-          .optional()
-          .describe('Public https URL of the recording, instead of audioPath.'),
-        consent: z.boolean().optional().describe('true: the voice owner authorised cloning.'),
-        name: z.string().min(1).max(120).optional(),
-        model: z
-          .enum(['model_b', 'model_c', 'model_d'])
-          .optional()
-          .describe('Model the voice is for (default model_d).'),
-        language: z.string().min(2).max(8).optional(),
-        transcript: z.string().optional().describe('What is said in the recording (improves cloning).'),
-      },
-      outputSchema: { ...voiceShape, resumed: z.boolean() },
+      inputSchema: registerVoiceInput,
+      outputSchema: registerVoiceOutput,
       annotations: { title: 'Register a custom voice', ...PLATFORM_WORK_ANNOTATIONS },
     },
     async (args, extra) => {
@@ -115,8 +120,8 @@ export function registerVoiceTools(server: McpServer, deps: MediaToolDeps): void
       title: 'List registered voices',
       description:
         'Lists the custom voices this installation registered with register_voice (from its local ledger, newest first), with the cloneAudio to pass as voice to synthesize_speech. Free; no platform call.',
-      inputSchema: {},
-      outputSchema: { voices: z.array(z.object(voiceShape)) },
+      inputSchema: listVoicesInput,
+      outputSchema: listVoicesOutput,
       annotations: { title: 'List registered voices', ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
     },
     async () => {

@@ -5,6 +5,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const cancelMeetingInput = { jobId: jobIdSchema };
+
 export function registerCancelMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'cancel_meeting',
@@ -14,7 +17,7 @@ export function registerCancelMeeting(server: McpServer, deps: MeetingToolDeps):
         'Cancels a meeting job that is still processing (409 if it already stopped). Nothing is charged for a ' +
         'cancelled job. The cancellation is asynchronous: poll with get_meeting until status is CANCELLED. ' +
         'A cancelled job can be restarted with retry_meeting.',
-      inputSchema: { jobId: jobIdSchema },
+      inputSchema: cancelMeetingInput,
       outputSchema: jobActionOutputSchema,
       annotations: {
         title: 'Cancel a meeting job',

@@ -6,6 +6,20 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const deleteMeetingInput = {
+  jobId: jobIdSchema,
+  confirm: z.boolean().default(false).describe('Must be true to actually delete.'),
+};
+
+const deleteMeetingOutput = {
+  jobId: z.string(),
+  deleted: z.boolean(),
+  status: z.string().optional(),
+  title: z.string().nullable().optional(),
+  next: z.string().optional(),
+};
+
 export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'delete_meeting',
@@ -16,17 +30,8 @@ export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps):
         '(only once processing stopped: COMPLETED, FAILED or CANCELLED; else 409 — cancel it first). Cannot be ' +
         'undone; exported files on this machine are kept. Call first without confirm to see what would be ' +
         'deleted, then again with confirm=true.',
-      inputSchema: {
-        jobId: jobIdSchema,
-        confirm: z.boolean().default(false).describe('Must be true to actually delete.'),
-      },
-      outputSchema: {
-        jobId: z.string(),
-        deleted: z.boolean(),
-        status: z.string().optional(),
-        title: z.string().nullable().optional(),
-        next: z.string().optional(),
-      },
+      inputSchema: deleteMeetingInput,
+      outputSchema: deleteMeetingOutput,
       annotations: {
         title: 'Delete a meeting recording',
         readOnlyHint: false,

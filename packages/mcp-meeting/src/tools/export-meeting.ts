@@ -16,6 +16,31 @@ import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './
 
 type What = 'transcript' | 'translation' | 'summary';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const exportMeetingInput = {
+  jobId: jobIdSchema,
+  what: z.enum(['transcript', 'translation', 'summary']).describe('Which part to export.'),
+  format: z.enum(['srt', 'vtt', 'md']).describe('srt or vtt (subtitles) or md (Markdown); summary: md only.'),
+  fileName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(120)
+    .optional()
+    .describe(
+      'File name (no directories); the extension is added when missing. Default: <title>-<what>.<format>.',
+    ),
+};
+
+const exportMeetingOutput = {
+  jobId: z.string(),
+  what: z.enum(['transcript', 'translation', 'summary']),
+  format: z.enum(['srt', 'vtt', 'md']),
+  path: z.string().describe('Absolute path of the saved file.'),
+  bytes: z.number().int(),
+  mimeType: z.string(),
+};
+
 export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'export_meeting',
@@ -27,30 +52,8 @@ export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps):
         '(POLYMODAL_OUTPUT_DIR). Returns the saved path and a file link. Free; the job must have the part ' +
         '(transcript from TRANSCRIPT_READY, translation and summary once COMPLETED). An existing file of the same ' +
         'name is replaced.',
-      inputSchema: {
-        jobId: jobIdSchema,
-        what: z.enum(['transcript', 'translation', 'summary']).describe('Which part to export.'),
-        format: z
-          .enum(['srt', 'vtt', 'md'])
-          .describe('srt or vtt (subtitles) or md (Markdown); summary: md only.'),
-        fileName: z
-          .string()
-          .trim()
-          .min(1)
-          .max(120)
-          .optional()
-          .describe(
-            'File name (no directories); the extension is added when missing. Default: <title>-<what>.<format>.',
-          ),
-      },
-      outputSchema: {
-        jobId: z.string(),
-        what: z.enum(['transcript', 'translation', 'summary']),
-        format: z.enum(['srt', 'vtt', 'md']),
-        path: z.string().describe('Absolute path of the saved file.'),
-        bytes: z.number().int(),
-        mimeType: z.string(),
-      },
+      inputSchema: exportMeetingInput,
+      outputSchema: exportMeetingOutput,
       annotations: {
         title: 'Export a meeting to a file',
         readOnlyHint: false,

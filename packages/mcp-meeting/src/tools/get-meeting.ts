@@ -40,50 +40,55 @@ export const MAX_SEGMENTS_CAP = 200;
 const DESCRIPTION = `Reads a meeting job: status and progress (or errorMessage / warning), credits and whether they were charged, the structured summary (items reference transcript segment ids), and ONE PAGE of the transcript and/or translation (default 50 segments, at most 200; use nextSegment as segmentRange.from for the next page, or pick a timeRange). Free; does not change anything.
 With waitSeconds > 0 (max 50) it also waits for a running job, reporting progress — this is how to keep waiting after summarize_meeting (or retry/resummarize/retranslate) returned done=false. If still running afterwards, it returns done=false again: call it again.`;
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const getMeetingInput = {
+  jobId: jobIdSchema,
+  include: z
+    .array(z.enum(['summary', 'transcript', 'translation']))
+    .optional()
+    .describe('Parts to return (default ["summary", "transcript"]).'),
+  segmentRange: z
+    .object({
+      from: z.number().int().min(1).describe('1-based index of the first segment.'),
+      to: z.number().int().min(1).optional().describe('1-based index of the last segment (inclusive).'),
+    })
+    .optional()
+    .describe('Segments by position; use the previous result\'s nextSegment as "from" to page.'),
+  timeRange: z
+    .object({
+      startSeconds: z.number().min(0),
+      endSeconds: z.number().min(0).optional(),
+    })
+    .optional()
+    .describe('Segments overlapping this time span of the recording.'),
+  maxSegments: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SEGMENTS_CAP)
+    .default(50)
+    .describe(`Largest page of segments (1..${MAX_SEGMENTS_CAP}).`),
+  waitSeconds: createWaitSecondsSchema(0),
+};
+
+const getMeetingOutput = {
+  ...jobStatusShape,
+  ...jobDetailsShape,
+  speakerNames: z.record(z.string(), z.string()).optional().describe('Speaker id → display name.'),
+  counts: countsSchema.optional(),
+  summary: summarySchema.optional(),
+  transcript: segmentPageSchema.optional(),
+  translation: segmentPageSchema.optional(),
+};
+
 export function registerGetMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'get_meeting',
     {
       title: 'Get a meeting job',
       description: DESCRIPTION,
-      inputSchema: {
-        jobId: jobIdSchema,
-        include: z
-          .array(z.enum(['summary', 'transcript', 'translation']))
-          .optional()
-          .describe('Parts to return (default ["summary", "transcript"]).'),
-        segmentRange: z
-          .object({
-            from: z.number().int().min(1).describe('1-based index of the first segment.'),
-            to: z.number().int().min(1).optional().describe('1-based index of the last segment (inclusive).'),
-          })
-          .optional()
-          .describe('Segments by position; use the previous result\'s nextSegment as "from" to page.'),
-        timeRange: z
-          .object({
-            startSeconds: z.number().min(0),
-            endSeconds: z.number().min(0).optional(),
-          })
-          .optional()
-          .describe('Segments overlapping this time span of the recording.'),
-        maxSegments: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_SEGMENTS_CAP)
-          .default(50)
-          .describe(`Largest page of segments (1..${MAX_SEGMENTS_CAP}).`),
-        waitSeconds: createWaitSecondsSchema(0),
-      },
-      outputSchema: {
-        ...jobStatusShape,
-        ...jobDetailsShape,
-        speakerNames: z.record(z.string(), z.string()).optional().describe('Speaker id → display name.'),
-        counts: countsSchema.optional(),
-        summary: summarySchema.optional(),
-        transcript: segmentPageSchema.optional(),
-        translation: segmentPageSchema.optional(),
-      },
+      inputSchema: getMeetingInput,
+      outputSchema: getMeetingOutput,
       annotations: { title: 'Get a meeting job', ...ANNOTATIONS_READ_ONLY },
     },
     async (args, extra) => {

@@ -20,19 +20,24 @@ const headerSchema = z.looseObject({
   status: z.string().nullable(),
 });
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const listMeetingsInput = {};
+
+const listMeetingsOutput = {
+  meetings: z.array(headerSchema),
+  count: z.number().int(),
+  maxUploadBytes: z.number().nullable().describe('Largest accepted upload, in bytes.'),
+  pricing: z.record(z.string(), z.unknown()).nullable().describe('Pricing as the platform reports it.'),
+};
+
 export function registerListMeetings(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'list_meetings',
     {
       title: 'List meeting recordings',
       description: DESCRIPTION,
-      inputSchema: {},
-      outputSchema: {
-        meetings: z.array(headerSchema),
-        count: z.number().int(),
-        maxUploadBytes: z.number().nullable().describe('Largest accepted upload, in bytes.'),
-        pricing: z.record(z.string(), z.unknown()).nullable().describe('Pricing as the platform reports it.'),
-      },
+      inputSchema: listMeetingsInput,
+      outputSchema: listMeetingsOutput,
       annotations: { title: 'List meeting recordings', ...ANNOTATIONS_READ_ONLY },
     },
     async (_args, extra) => {

@@ -6,6 +6,9 @@ import { createWaitSecondsSchema } from '@polymodal/mcp-common';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const resummarizeMeetingInput = { jobId: jobIdSchema, waitSeconds: createWaitSecondsSchema(0) };
+
 export function registerResummarizeMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'resummarize_meeting',
@@ -15,7 +18,7 @@ export function registerResummarizeMeeting(server: McpServer, deps: MeetingToolD
         'Writes the summary of a meeting again from its existing transcript (processing must have stopped and a ' +
         'transcript must exist, else 409). No new charge for an already charged recording. Runs asynchronously: ' +
         'poll with get_meeting, or give waitSeconds (max 50) to wait here.',
-      inputSchema: { jobId: jobIdSchema, waitSeconds: createWaitSecondsSchema(0) },
+      inputSchema: resummarizeMeetingInput,
       outputSchema: jobActionOutputSchema,
       // Destructive: the new summary replaces the job's current one, which cannot be fetched again.
       annotations: {

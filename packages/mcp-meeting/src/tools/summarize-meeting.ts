@@ -35,58 +35,59 @@ Time: processing usually takes a fraction of the recording's length, plus the up
 Next: get_meeting for the transcript (paged) or translation, export_meeting to save srt/vtt/md files, update_meeting to name speakers.
 A local file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); an https:// URL is downloaded first.`;
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const summarizeMeetingInput = {
+  path: z.string().min(1).describe(`The recording: ${LOCAL_OR_HTTPS}.`),
+  sourceLanguage: z
+    .enum(['auto', ...MEETING_LANGUAGES])
+    .default('auto')
+    .describe('Spoken language, or "auto" to detect it.'),
+  targetLanguage: MeetingLanguage.default('en').describe('Language of the translation and the summary.'),
+  asrEngine: MeetingAsrEngine.optional().describe(
+    'Speech recognition engine (platform default: engineone_asr).',
+  ),
+  noiseReduction: z
+    .boolean()
+    .optional()
+    .describe('Extract vocals and reduce background noise first (platform default: true).'),
+  minSpeakers: z
+    .number()
+    .int()
+    .min(0)
+    .max(30)
+    .optional()
+    .describe('Fewest speakers expected (0 = automatic).'),
+  maxSpeakers: z
+    .number()
+    .int()
+    .min(0)
+    .max(30)
+    .optional()
+    .describe('Most speakers expected (0 = automatic); when nonzero, minSpeakers must not exceed it.'),
+  title: z.string().trim().min(1).max(200).optional().describe('Title to give the recording.'),
+  waitSeconds: createWaitSecondsSchema(40),
+  force: z
+    .boolean()
+    .default(false)
+    .describe('Start a new (paid) job even if this file was already submitted with the same options.'),
+};
+
+const summarizeMeetingOutput = {
+  ...jobStatusShape,
+  resumed: z.boolean().describe('True when an earlier submission of the same file and options was resumed.'),
+  ...jobDetailsShape,
+  counts: countsSchema.optional(),
+  summary: summarySchema.optional(),
+};
+
 export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'summarize_meeting',
     {
       title: 'Summarize a meeting recording',
       description: DESCRIPTION,
-      inputSchema: {
-        path: z.string().min(1).describe(`The recording: ${LOCAL_OR_HTTPS}.`),
-        sourceLanguage: z
-          .enum(['auto', ...MEETING_LANGUAGES])
-          .default('auto')
-          .describe('Spoken language, or "auto" to detect it.'),
-        targetLanguage: MeetingLanguage.default('en').describe(
-          'Language of the translation and the summary.',
-        ),
-        asrEngine: MeetingAsrEngine.optional().describe(
-          'Speech recognition engine (platform default: engineone_asr).',
-        ),
-        noiseReduction: z
-          .boolean()
-          .optional()
-          .describe('Extract vocals and reduce background noise first (platform default: true).'),
-        minSpeakers: z
-          .number()
-          .int()
-          .min(0)
-          .max(30)
-          .optional()
-          .describe('Fewest speakers expected (0 = automatic).'),
-        maxSpeakers: z
-          .number()
-          .int()
-          .min(0)
-          .max(30)
-          .optional()
-          .describe('Most speakers expected (0 = automatic); when nonzero, minSpeakers must not exceed it.'),
-        title: z.string().trim().min(1).max(200).optional().describe('Title to give the recording.'),
-        waitSeconds: createWaitSecondsSchema(40),
-        force: z
-          .boolean()
-          .default(false)
-          .describe('Start a new (paid) job even if this file was already submitted with the same options.'),
-      },
-      outputSchema: {
-        ...jobStatusShape,
-        resumed: z
-          .boolean()
-          .describe('True when an earlier submission of the same file and options was resumed.'),
-        ...jobDetailsShape,
-        counts: countsSchema.optional(),
-        summary: summarySchema.optional(),
-      },
+      inputSchema: summarizeMeetingInput,
+      outputSchema: summarizeMeetingOutput,
       annotations: {
         title: 'Summarize a meeting recording',
         readOnlyHint: false,

@@ -7,6 +7,23 @@ import { ValidationError } from '@polymodal/core';
 import { z } from 'zod';
 import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const updateMeetingInput = {
+  jobId: jobIdSchema,
+  title: z.string().trim().min(1).max(200).optional().describe('New title of the recording.'),
+  speakerNames: z
+    .record(z.string().min(1), z.string().trim().min(1).max(100))
+    .optional()
+    .describe('Speaker id (as in the transcript, e.g. "S1") → display name.'),
+};
+
+const updateMeetingOutput = {
+  jobId: z.string(),
+  status: z.string(),
+  title: z.string().nullable(),
+  speakerNames: z.record(z.string(), z.string()),
+};
+
 export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
     'update_meeting',
@@ -17,20 +34,8 @@ export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps):
         'Speaker ids must exist in the transcript (available from TRANSCRIPT_READY on); unknown ids are refused ' +
         'with the list of valid ones. Free. Names then appear in get_meeting, summaries (action item owners) and ' +
         'exports.',
-      inputSchema: {
-        jobId: jobIdSchema,
-        title: z.string().trim().min(1).max(200).optional().describe('New title of the recording.'),
-        speakerNames: z
-          .record(z.string().min(1), z.string().trim().min(1).max(100))
-          .optional()
-          .describe('Speaker id (as in the transcript, e.g. "S1") → display name.'),
-      },
-      outputSchema: {
-        jobId: z.string(),
-        status: z.string(),
-        title: z.string().nullable(),
-        speakerNames: z.record(z.string(), z.string()),
-      },
+      inputSchema: updateMeetingInput,
+      outputSchema: updateMeetingOutput,
       annotations: {
         title: 'Rename a meeting or its speakers',
         readOnlyHint: false,

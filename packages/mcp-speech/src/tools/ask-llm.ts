@@ -55,6 +55,26 @@ export function llmToolError(
   };
 }
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const askLlmInput = {
+  prompt: z.string().min(1).optional().describe('The question or instruction (instead of messages).'),
+  system: z.string().min(1).optional().describe('System instruction to go with prompt.'),
+  messages: z
+    .array(messageSchema)
+    .min(1)
+    .optional()
+    .describe('A whole conversation instead of prompt; the last turn is usually the user.'),
+  model: z.string().min(1).optional().describe('Model id from list_llm_models (default: the first listed).'),
+  temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2.'),
+  max_tokens: z.number().int().min(1).max(32_768).optional().describe('Most tokens to generate.'),
+};
+
+const askLlmOutput = {
+  model: z.string(),
+  text: z.string(),
+  finishReason: z.string().nullable(),
+};
+
 export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
   const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
@@ -62,27 +82,8 @@ export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
     {
       title: 'Ask the shared LLM',
       description: describeTool(seconds),
-      inputSchema: {
-        prompt: z.string().min(1).optional().describe('The question or instruction (instead of messages).'),
-        system: z.string().min(1).optional().describe('System instruction to go with prompt.'),
-        messages: z
-          .array(messageSchema)
-          .min(1)
-          .optional()
-          .describe('A whole conversation instead of prompt; the last turn is usually the user.'),
-        model: z
-          .string()
-          .min(1)
-          .optional()
-          .describe('Model id from list_llm_models (default: the first listed).'),
-        temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2.'),
-        max_tokens: z.number().int().min(1).max(32_768).optional().describe('Most tokens to generate.'),
-      },
-      outputSchema: {
-        model: z.string(),
-        text: z.string(),
-        finishReason: z.string().nullable(),
-      },
+      inputSchema: askLlmInput,
+      outputSchema: askLlmOutput,
       annotations: {
         title: 'Ask the shared LLM',
         ...PLATFORM_WORK_ANNOTATIONS,

@@ -15,17 +15,22 @@ import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Reads a queued reading score by the jobId that score_reading returned with done=false: its state, or the full result once ready. Waits up to waitSeconds (default 0: just look). Free and read-only.`;
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const getReadingScoreInput = {
+  jobId: z.string().min(1).describe('The jobId (task id) from score_reading.'),
+  waitSeconds: createWaitSecondsSchema(0),
+};
+
+const getReadingScoreOutput = { ...jobStatusShape, ...readingOutcomeShape };
+
 export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps): void {
   server.registerTool(
     'get_reading_score',
     {
       title: 'Get a queued reading score',
       description: DESCRIPTION,
-      inputSchema: {
-        jobId: z.string().min(1).describe('The jobId (task id) from score_reading.'),
-        waitSeconds: createWaitSecondsSchema(0),
-      },
-      outputSchema: { ...jobStatusShape, ...readingOutcomeShape },
+      inputSchema: getReadingScoreInput,
+      outputSchema: getReadingScoreOutput,
       annotations: {
         title: 'Get a queued reading score',
         ...READ_ONLY_ANNOTATIONS,

@@ -9,6 +9,16 @@ import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Shows the streaming Thai recogniser's configuration: language, engine, defaults (sample rate, frame and partial intervals, VAD) and this key's limits (requests per minute, concurrent sessions, daily audio seconds and how many were used today). Free and read-only.`;
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const getThaiAsrConfigInput = {};
+
+const getThaiAsrConfigOutput = {
+  language: z.string().nullable(),
+  engine: z.string().nullable(),
+  defaults: z.record(z.string(), z.unknown()).nullable(),
+  limits: z.record(z.string(), z.unknown()).nullable(),
+};
+
 export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps): void {
   const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
@@ -16,13 +26,8 @@ export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps
     {
       title: 'Thai recognition configuration',
       description: DESCRIPTION,
-      inputSchema: {},
-      outputSchema: {
-        language: z.string().nullable(),
-        engine: z.string().nullable(),
-        defaults: z.record(z.string(), z.unknown()).nullable(),
-        limits: z.record(z.string(), z.unknown()).nullable(),
-      },
+      inputSchema: getThaiAsrConfigInput,
+      outputSchema: getThaiAsrConfigOutput,
       annotations: {
         title: 'Thai recognition configuration',
         ...READ_ONLY_ANNOTATIONS,

@@ -10,6 +10,14 @@ import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Lists the models of the Polymodal shared LLM (an OpenAI-compatible pool of local models): their ids and owners. Free, read-only and quick. Pass one of the ids as "model" to ask_llm; without it ask_llm uses the first model listed here.`;
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const listLlmModelsInput = {};
+
+const listLlmModelsOutput = {
+  models: z.array(z.object({ id: z.string(), ownedBy: z.string().nullable() })),
+  count: z.number().int(),
+};
+
 export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): void {
   const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
@@ -17,11 +25,8 @@ export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): 
     {
       title: 'List shared LLM models',
       description: DESCRIPTION,
-      inputSchema: {},
-      outputSchema: {
-        models: z.array(z.object({ id: z.string(), ownedBy: z.string().nullable() })),
-        count: z.number().int(),
-      },
+      inputSchema: listLlmModelsInput,
+      outputSchema: listLlmModelsOutput,
       annotations: {
         title: 'List shared LLM models',
         ...READ_ONLY_ANNOTATIONS,

@@ -24,41 +24,43 @@ import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Scores a student's Thai reading: compares the recording (studentAudioPath) with what should have been read (referenceText, or a teacher's recording at referenceAudioPath — exactly one), picks the best attempt if the student repeated, and returns scores (displayed as 80 + raw × 0.2; 0 when no speech is heard), a word-by-word comparison (correct, missing, extra, substitution) and the words to practise. Thai only. Usually answers within seconds; a long recording is queued: then this waits up to waitSeconds and, if still running, returns done=false with a jobId — call get_reading_score with it. Local files must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); https:// URLs are downloaded first.`;
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const scoreReadingInput = {
+  studentAudioPath: z.string().min(1).describe(`The student recording: ${LOCAL_OR_HTTPS}.`),
+  referenceText: z.string().min(1).optional().describe('The Thai text the student read.'),
+  referenceAudioPath: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(`A reference reading instead of referenceText: ${LOCAL_OR_HTTPS}.`),
+  engine: z.enum(['engine_t', 'engine_w']).optional().describe('Recognition engine (default engine_t).'),
+  studentId: z.string().min(1).optional().describe('Echoed back in the result.'),
+  lessonId: z.string().min(1).optional().describe('Echoed back in the result.'),
+  includePronunciation: z.boolean().optional().describe('Score pronunciation too (default true).'),
+  waitSeconds: createWaitSecondsSchema(40),
+  newJob: z
+    .boolean()
+    .default(false)
+    .describe('Score again although these very recordings and fields were scored before (paid again).'),
+};
+
+const scoreReadingOutput = {
+  ...jobStatusShape,
+  ...readingOutcomeShape,
+  resumed: z
+    .boolean()
+    .optional()
+    .describe('True when these recordings were scored before and the recorded score was returned.'),
+};
+
 export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): void {
   server.registerTool(
     'score_reading',
     {
       title: 'Score a Thai reading',
       description: DESCRIPTION,
-      inputSchema: {
-        studentAudioPath: z.string().min(1).describe(`The student recording: ${LOCAL_OR_HTTPS}.`),
-        referenceText: z.string().min(1).optional().describe('The Thai text the student read.'),
-        referenceAudioPath: z
-          .string()
-          .min(1)
-          .optional()
-          .describe(`A reference reading instead of referenceText: ${LOCAL_OR_HTTPS}.`),
-        engine: z
-          .enum(['engine_t', 'engine_w'])
-          .optional()
-          .describe('Recognition engine (default engine_t).'),
-        studentId: z.string().min(1).optional().describe('Echoed back in the result.'),
-        lessonId: z.string().min(1).optional().describe('Echoed back in the result.'),
-        includePronunciation: z.boolean().optional().describe('Score pronunciation too (default true).'),
-        waitSeconds: createWaitSecondsSchema(40),
-        newJob: z
-          .boolean()
-          .default(false)
-          .describe('Score again although these very recordings and fields were scored before (paid again).'),
-      },
-      outputSchema: {
-        ...jobStatusShape,
-        ...readingOutcomeShape,
-        resumed: z
-          .boolean()
-          .optional()
-          .describe('True when these recordings were scored before and the recorded score was returned.'),
-      },
+      inputSchema: scoreReadingInput,
+      outputSchema: scoreReadingOutput,
       annotations: {
         title: 'Score a Thai reading',
         ...PLATFORM_WORK_ANNOTATIONS,

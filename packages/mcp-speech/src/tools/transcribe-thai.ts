@@ -39,6 +39,42 @@ function streamingBudgetSeconds(seconds: number): number {
   return Math.max(1, Math.floor(seconds * 0.8 - 3));
 }
 
+// Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
+const transcribeThaiInput = {
+  audioPath: z.string().min(1).describe(`The audio file: ${LOCAL_OR_HTTPS}.`),
+  speed: z
+    .number()
+    .min(0)
+    .max(MAX_SPEED)
+    .default(1)
+    .describe('Pacing: 1 = real time, 4 = four times faster, 0 = unpaced.'),
+  vad: z.boolean().optional().describe('Voice activity detection (platform default: on).'),
+  partialIntervalMs: z
+    .number()
+    .int()
+    .min(20)
+    .max(1000)
+    .optional()
+    .describe('How often captions update (20–1000 ms).'),
+};
+
+const transcribeThaiOutput = {
+  text: z.string().describe('The final transcript, or when incomplete the text so far.'),
+  segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })),
+  audioSeconds: z.number().describe('Seconds of audio streamed.'),
+  totalAudioSeconds: z.number().describe('Seconds of audio in the file.'),
+  coveredSeconds: z.number().describe('Seconds of the file the text covers.'),
+  complete: z.boolean().describe('False when the call stopped before the whole file was transcribed.'),
+  incompleteReason: z
+    .enum(['deadline', 'stalled', 'limit'])
+    .nullable()
+    .describe(
+      "Why it is incomplete: the call's time ran out, the recogniser stopped answering, or a file of unknown length reached the audio one call may stream.",
+    ),
+  skippedEvents: z.number().int().describe('Malformed recogniser events that were skipped.'),
+  sessionId: z.string(),
+};
+
 export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps): void {
   const seconds = deps.toolDeadlineSeconds;
   server.registerTool(
@@ -46,39 +82,8 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
     {
       title: 'Transcribe Thai speech',
       description: describeTool(seconds),
-      inputSchema: {
-        audioPath: z.string().min(1).describe(`The audio file: ${LOCAL_OR_HTTPS}.`),
-        speed: z
-          .number()
-          .min(0)
-          .max(MAX_SPEED)
-          .default(1)
-          .describe('Pacing: 1 = real time, 4 = four times faster, 0 = unpaced.'),
-        vad: z.boolean().optional().describe('Voice activity detection (platform default: on).'),
-        partialIntervalMs: z
-          .number()
-          .int()
-          .min(20)
-          .max(1000)
-          .optional()
-          .describe('How often captions update (20–1000 ms).'),
-      },
-      outputSchema: {
-        text: z.string().describe('The final transcript, or when incomplete the text so far.'),
-        segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })),
-        audioSeconds: z.number().describe('Seconds of audio streamed.'),
-        totalAudioSeconds: z.number().describe('Seconds of audio in the file.'),
-        coveredSeconds: z.number().describe('Seconds of the file the text covers.'),
-        complete: z.boolean().describe('False when the call stopped before the whole file was transcribed.'),
-        incompleteReason: z
-          .enum(['deadline', 'stalled', 'limit'])
-          .nullable()
-          .describe(
-            "Why it is incomplete: the call's time ran out, the recogniser stopped answering, or a file of unknown length reached the audio one call may stream.",
-          ),
-        skippedEvents: z.number().int().describe('Malformed recogniser events that were skipped.'),
-        sessionId: z.string(),
-      },
+      inputSchema: transcribeThaiInput,
+      outputSchema: transcribeThaiOutput,
       annotations: {
         title: 'Transcribe Thai speech',
         ...PLATFORM_WORK_ANNOTATIONS,
