@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cacheToolList } from './cache-tool-list.js';
+import { cacheToolList, SHARED_TOOL_LISTS_MAX } from './cache-tool-list.js';
 import { composePolymodalServers } from './compose-polymodal-servers.js';
 import { createPolymodalServer } from './create-polymodal-server.js';
 
@@ -67,6 +67,55 @@ function registerSampleTools(server: McpServer) {
     content: [{ type: 'text', text: 'pong' }],
   }));
   return { summarize, get, ping };
+}
+
+/** Lists tools once and returns the very object the server handed its transport as the answer. */
+async function answerObject(server: McpServer): Promise<unknown> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const sent: unknown[] = [];
+  const send = serverTransport.send.bind(serverTransport);
+  serverTransport.send = (message, options) => {
+    if ('result' in message) sent.push(message.result);
+    return send(message, options);
+  };
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'test', version: '0.0.0' });
+  await client.connect(clientTransport);
+  sent.length = 0;
+  await client.request({ method: 'tools/list' }, ANY_RESULT);
+  await client.close();
+  expect(sent).toHaveLength(1);
+  return sent[0];
+}
+
+// Built once, as the servers' tool files do: instances registering these share one tools/list answer.
+const sharedInput = { jobId: z.string().describe('Job to follow.'), waitSeconds: z.number().optional() };
+const sharedOutput = { status: z.enum(['pending', 'done']), text: z.string().optional() };
+
+function registerSharedTools(server: McpServer, description = 'Shows a job live.') {
+  const get = server.registerTool(
+    'get_job',
+    {
+      title: 'Get a job',
+      description,
+      inputSchema: sharedInput,
+      outputSchema: sharedOutput,
+      annotations: { readOnlyHint: true },
+    },
+    async () => ({ content: [] }),
+  );
+  const start = server.registerTool(
+    'start_job',
+    { description: 'Starts a job.', inputSchema: sharedInput, annotations: { readOnlyHint: false } },
+    async () => ({ content: [] }),
+  );
+  return { get, start };
+}
+
+function sharedServer(name = 'shared', description?: string) {
+  const server = new McpServer({ name, version: '1.0.0' });
+  cacheToolList(server);
+  return { server, tools: registerSharedTools(server, description) };
 }
 
 const names = (answer: string) =>
@@ -202,6 +251,75 @@ describe('cacheToolList', () => {
       expect(await client.list()).toBe(answer);
       await client.close();
       await instance.cleanup();
+    });
+  });
+
+  describe('shared across instances', () => {
+    it('two instances with the same tools answer with the very same object, as the SDK builds it', async () => {
+      const first = await answerObject(sharedServer().server);
+      const second = await answerObject(sharedServer().server);
+      expect(second).toBe(first);
+      const plain = new McpServer({ name: 'shared', version: '1.0.0' });
+      registerSharedTools(plain);
+      const plainClient = await connectClient(plain);
+      expect(JSON.stringify(second)).toBe(await plainClient.list());
+      await plainClient.close();
+    });
+
+    it('another server, another tool list or schemas built per instance get an answer of their own', async () => {
+      const shared = await answerObject(sharedServer().server);
+      expect(await answerObject(sharedServer('other').server)).not.toBe(shared);
+      const described = await answerObject(sharedServer('shared', 'Shows a job.').server);
+      expect(described).not.toBe(shared);
+      expect(JSON.stringify(described)).toContain('Shows a job.');
+      const fewer = new McpServer({ name: 'shared', version: '1.0.0' });
+      cacheToolList(fewer);
+      registerSharedTools(fewer).start.remove();
+      const fewerAnswer = await answerObject(fewer);
+      expect(fewerAnswer).not.toBe(shared);
+      expect(names(JSON.stringify(fewerAnswer))).toEqual(['get_job']);
+      // Same texts, but zod objects of its own: the contents are never compared, so it is not shared.
+      const own = new McpServer({ name: 'sample', version: '0.0.0' });
+      cacheToolList(own);
+      registerSampleTools(own);
+      const again = new McpServer({ name: 'sample', version: '0.0.0' });
+      cacheToolList(again);
+      registerSampleTools(again);
+      expect(await answerObject(again)).not.toBe(await answerObject(own));
+    });
+
+    it("a tool disabled on one instance changes that instance's answer only", async () => {
+      const one = sharedServer();
+      const other = sharedServer();
+      const shared = await answerObject(one.server);
+      expect(await answerObject(other.server)).toBe(shared);
+      one.tools.start.disable();
+      const changed = await answerObject(one.server);
+      expect(names(JSON.stringify(changed))).toEqual(['get_job']);
+      expect(await answerObject(other.server)).toBe(shared);
+      expect(await answerObject(sharedServer().server)).toBe(shared);
+      one.tools.start.enable();
+      expect(await answerObject(one.server)).toBe(shared);
+    });
+
+    it(`keeps at most ${SHARED_TOOL_LISTS_MAX} tool lists, the least recently used going first`, async () => {
+      const lists = Array.from(
+        { length: SHARED_TOOL_LISTS_MAX + 1 },
+        (_, index) => `List ${index}, bounded.`,
+      );
+      const first = await answerObject(sharedServer('bounded', lists[0]).server);
+      const answers: unknown[] = [first];
+      for (const description of lists.slice(1, SHARED_TOOL_LISTS_MAX)) {
+        answers.push(await answerObject(sharedServer('bounded', description).server));
+      }
+      // 32 lists kept: the first is still shared (and now the most recently used).
+      expect(await answerObject(sharedServer('bounded', lists[0]).server)).toBe(first);
+      const second = await answerObject(sharedServer('bounded', lists[1]).server);
+      await answerObject(sharedServer('bounded', lists[SHARED_TOOL_LISTS_MAX]).server);
+      // A 33rd list pushed out the least recently used one (List 2), not the two just used.
+      expect(await answerObject(sharedServer('bounded', lists[0]).server)).toBe(first);
+      expect(await answerObject(sharedServer('bounded', lists[1]).server)).toBe(second);
+      expect(await answerObject(sharedServer('bounded', lists[2]).server)).not.toBe(answers[2]);
     });
   });
 });

@@ -4,18 +4,39 @@
  * server's tools, on every turn of a host that lists them). This keeps the SDK's own answer and returns it
  * again until the tool list changes.
  *
- * Only public SDK methods are involved. The SDK's own `tools/list` handler is kept, not rewritten: it is
- * caught as the McpServer installs it through `server.setRequestHandler`, so the answer stays the one the
- * SDK builds, byte for byte. The cache is dropped whenever the McpServer announces a changed list
- * (`sendToolListChanged`), which every registration and every `update`, `enable`, `disable` and `remove` of
- * a tool handle does, connected or not. A client keeps its own copy of the list until that same
+ * Only public SDK methods are involved in building the answer. The SDK's own `tools/list` handler is kept,
+ * not rewritten: it is caught as the McpServer installs it through `server.setRequestHandler`, so the answer
+ * stays the one the SDK builds, byte for byte. The cache is dropped whenever the McpServer announces a
+ * changed list (`sendToolListChanged`), which every registration and every `update`, `enable`, `disable` and
+ * `remove` of a tool handle does, connected or not. A client keeps its own copy of the list until that same
  * announcement, so the cached answer is never staler than what the client already holds.
+ *
+ * One answer per process for each distinct tool list: over Streamable HTTP every request (stateless) or
+ * session builds a new McpServer with the same tools, and each kept an answer of its own (~65 KiB). The
+ * answer is shared between instances whose lists are the same: same server name and version and, tool by
+ * tool in order, the same name, title, description, annotations, execution, _meta and the very same input
+ * and output schema objects (the tool files build them once per process), enabled tools only. Anything else
+ * (another toolset, the read-only filter, a tool disabled or updated on one instance, a schema built per
+ * instance) gives another key, so an instance never answers with a list it does not have. Reading the list
+ * needs the McpServer's registry of tools (`_registeredTools`, not public): should a later SDK not have it,
+ * each instance keeps its own answer as before.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 type Handler = (request: unknown, extra: unknown) => unknown;
 type LooseSetRequestHandler = (schema: unknown, handler: Handler) => void;
+type LooseRegister = (name: string, config: unknown, ...rest: unknown[]) => unknown;
+
+/** Distinct tool lists kept per process: a few servers × toolsets × read-only; least recently used go. */
+export const SHARED_TOOL_LISTS_MAX = 32;
+const sharedAnswers = new Map<string, unknown>();
+
+// Identity of a schema object, as a small number: the key compares objects, never their contents.
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 0;
+// The SDK wraps a raw shape in a new z.object per registration: the shape given is the identity that counts.
+const shapeOfSchema = new WeakMap<object, object>();
 
 /** Call on a new McpServer, before any tool is registered (the SDK installs its handler with the first). */
 export function cacheToolList(server: McpServer): void {
@@ -28,7 +49,7 @@ export function cacheToolList(server: McpServer): void {
     const installed: Handler =
       schema === ListToolsRequestSchema
         ? (request, extra) => {
-            cached ??= { answer: handler(request, extra) };
+            cached ??= { answer: sharedAnswer(server, () => handler(request, extra)) };
             return cached.answer;
           }
         : handler;
@@ -36,9 +57,81 @@ export function cacheToolList(server: McpServer): void {
   };
   protocol.setRequestHandler = caching as unknown as typeof protocol.setRequestHandler;
 
+  // Innermost wrapper of registerTool (installed first), so it sees the config the SDK itself receives.
+  const registerTool = server.registerTool as unknown as LooseRegister;
+  const remembering: LooseRegister = (name, config, ...rest) => {
+    const tool = registerTool.call(server, name, config, ...rest) as RegisteredTool;
+    const given = config as { inputSchema?: unknown; outputSchema?: unknown };
+    rememberShape(tool.inputSchema, given.inputSchema);
+    rememberShape(tool.outputSchema, given.outputSchema);
+    return tool;
+  };
+  server.registerTool = remembering as unknown as McpServer['registerTool'];
+
   const sendToolListChanged = server.sendToolListChanged;
   server.sendToolListChanged = () => {
     cached = undefined;
     sendToolListChanged.call(server);
   };
+}
+
+function rememberShape(registered: unknown, given: unknown): void {
+  if (isObject(registered) && isObject(given) && registered !== given) shapeOfSchema.set(registered, given);
+}
+
+/** The answer shared by every instance with this tool list, built by `build` (the SDK) when none is yet. */
+function sharedAnswer(server: McpServer, build: () => unknown): unknown {
+  const key = toolListKey(server);
+  if (key === undefined) return build();
+  if (sharedAnswers.has(key)) {
+    const answer = sharedAnswers.get(key);
+    sharedAnswers.delete(key);
+    sharedAnswers.set(key, answer);
+    return answer;
+  }
+  const answer = build();
+  sharedAnswers.set(key, answer);
+  if (sharedAnswers.size > SHARED_TOOL_LISTS_MAX) {
+    sharedAnswers.delete(sharedAnswers.keys().next().value as string);
+  }
+  return answer;
+}
+
+/** What the SDK's answer is made of, as a string; undefined when the registry cannot be read. */
+function toolListKey(server: McpServer): string | undefined {
+  const registry = (server as unknown as { _registeredTools?: unknown })._registeredTools;
+  if (!isObject(registry)) return undefined;
+  const info = (server.server as unknown as { _serverInfo?: { name?: unknown; version?: unknown } })
+    ._serverInfo;
+  const parts: unknown[] = [info?.name, info?.version];
+  for (const [name, tool] of Object.entries(registry as Record<string, RegisteredTool>)) {
+    // The SDK lists enabled tools only, in the registry's order.
+    if (!tool.enabled) continue;
+    parts.push([
+      name,
+      tool.title,
+      tool.description,
+      tool.annotations,
+      tool.execution,
+      tool._meta,
+      schemaId(tool.inputSchema),
+      schemaId(tool.outputSchema),
+    ]);
+  }
+  return JSON.stringify(parts);
+}
+
+function schemaId(schema: unknown): number | null {
+  if (!isObject(schema)) return null;
+  const identity = shapeOfSchema.get(schema) ?? schema;
+  let id = objectIds.get(identity);
+  if (id === undefined) {
+    id = nextObjectId++;
+    objectIds.set(identity, id);
+  }
+  return id;
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
 }
