@@ -16,9 +16,10 @@
  * - The file is written atomically: a failed or cut-off download leaves nothing behind.
  */
 import type { LookupFunction } from 'node:net';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ConnectionError, createApiError, type PolymodalError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
+import { Agent, request } from '../http/undici-parts.js';
 import { type MediaKind, sniffMediaType } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { createPublicOnlyConnector } from '../net/public-only-connector.js';

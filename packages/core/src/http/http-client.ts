@@ -7,7 +7,7 @@
  * origins on redirects. Redirects are never followed here; a 3xx is reported as an error.
  */
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher, request as undiciRequest } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { redactSecrets } from '../config/redact-secrets.js';
 import { ErrorBody } from '../contracts/index.js';
@@ -25,6 +25,7 @@ import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { computeBackoffMs } from './compute-backoff-ms.js';
 import { isRetryableError } from './is-retryable-error.js';
 import { parseRetryAfter } from './parse-retry-after.js';
+import { Agent, request as undiciRequest } from './undici-parts.js';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 4;

@@ -6,7 +6,7 @@
  * remote address is the one fact that cannot drift, so it is checked last.
  */
 import type { LookupFunction } from 'node:net';
-import { buildConnector } from 'undici';
+import { buildConnector } from '../http/undici-parts.js';
 import { isPublicAddress } from './classify-address.js';
 import { createPublicOnlyLookup, PrivateAddressError } from './public-only-lookup.js';
 
