@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Baseline for the start-up benchmark: the smallest useful MCP server built with the same SDK (one tool, stdio).
+// The benchmark bundles it with esbuild before spawning it (buildOneToolFloor in tool-context.mjs).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';

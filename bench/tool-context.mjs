@@ -5,7 +5,11 @@
 // round trip. Each server is spawned over stdio against a sandbox in a separate process; nothing leaves
 // loopback and the number of spawns and calls is fixed. Imported by run.mjs; run alone,
 // `node tool-context.mjs` prints its section of the report.
+//
+// The floor is bundled in the same run, with the esbuild the servers' bins are built with (tsup's), into one
+// file: a floor loaded from node_modules (hundreds of SDK and zod files) would flatter every ratio.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +19,8 @@ import { z } from 'zod';
 import { startSandboxProcess } from './sandbox-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+/** The esbuild that tsup (a root devDependency) runs on, so the floor and the bins share a bundler. */
+const esbuild = createRequire(fileURLToPath(import.meta.resolve('tsup')))('esbuild');
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
 const WARM_CALLS = 50;
 
@@ -42,6 +48,24 @@ const SERVERS = [
   { label: 'polymodal-mcp-speech', folder: 'mcp-speech' },
   { label: 'polymodal-mcp', folder: 'mcp', note: 'combined, all toolsets' },
 ];
+
+/**
+ * one-tool-server.mjs with the SDK and zod bundled into one ESM file in `directory`: the issue's floor, a
+ * one-tool server as small as this SDK allows. Returns the file's path.
+ */
+export async function buildOneToolFloor(directory) {
+  const outfile = path.join(directory, 'one-tool-server.bundled.mjs');
+  await esbuild.build({
+    entryPoints: [path.join(here, 'one-tool-server.mjs')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'error',
+  });
+  return outfile;
+}
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -136,7 +160,10 @@ export async function measureToolContext() {
       POLYMODAL_OUTPUT_DIR: path.join(scratch, 'out'),
       POLYMODAL_STATE_DIR: path.join(scratch, 'state'),
     };
-    const floor = { label: 'one-tool server, same SDK (floor)', bin: path.join(here, 'one-tool-server.mjs') };
+    const floor = {
+      label: 'one-tool server, same SDK, bundled (floor)',
+      bin: await buildOneToolFloor(scratch),
+    };
     const servers = await Promise.all(
       SERVERS.map(async (server) => ({
         ...server,

@@ -1,10 +1,5 @@
 import { defineConfig } from 'tsup';
+// The library entry (dist/server.js) as before, and the bin (dist/index.js) as a code-split bundle: see there.
+import { serverPackageConfig } from '../../scripts/tsup-server-package.mjs';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/server.ts'],
-  format: ['esm'],
-  dts: { entry: 'src/server.ts' },
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+export default defineConfig(serverPackageConfig());

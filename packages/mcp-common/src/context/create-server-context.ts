@@ -38,7 +38,8 @@ import { type CreditBudget, createCreditBudget } from '../budget/create-credit-b
 import { CREDITS_PER_DAY_VARIABLE, readCreditsPerDay } from '../budget/read-credits-per-day.js';
 import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
-import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
+import type { PolymodalMetrics } from '../metrics/create-metrics.js';
+import { processMetricsSink } from '../metrics/process-metrics-sink.js';
 import { acquireSharedPostgresPool } from './acquire-shared-postgres-pool.js';
 import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
 import {
@@ -172,7 +173,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     files,
     logger: { warn: (message) => log.warning(message) },
     // Every tenant's context reports into the one process registry (labels never name the tenant).
-    events: (options.metrics ?? processMetrics()).events,
+    events: (options.metrics ?? processMetricsSink).events,
     ...(options.http ? { http: options.http } : {}),
     ...(pollIntervalMs === undefined ? {} : { pollIntervalMs, mediaPollIntervalMs: pollIntervalMs }),
     ...(speechGovernor

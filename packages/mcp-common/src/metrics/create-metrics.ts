@@ -17,6 +17,7 @@
  */
 import type { JobReadEvent, JobStartEvent, PlatformResponseEvent, PolymodalEvents } from '@polymodal/core';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { attachProcessMetrics } from './process-metrics-sink.js';
 
 /** How a tool call ended, as counted: `pending` answered with a handle (done: false). */
 export type ToolCallOutcome = 'ok' | 'error' | 'pending' | 'failed' | 'cancelled';
@@ -89,9 +90,15 @@ export function createMetrics(options: { processMetrics?: boolean } = {}): Polym
 
 let shared: PolymodalMetrics | undefined;
 
-/** The process's metrics, created on first use; what `/metrics` serves. */
+/**
+ * The process's metrics, created on first use; what `/metrics` serves. From then on, servers and contexts
+ * built without metrics of their own report here (see `processMetricsSink`).
+ */
 export function processMetrics(): PolymodalMetrics {
-  shared ??= createMetrics();
+  if (!shared) {
+    shared = createMetrics();
+    attachProcessMetrics(shared);
+  }
   return shared;
 }
 

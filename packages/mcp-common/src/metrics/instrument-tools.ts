@@ -4,13 +4,14 @@
  * knowing. Only the tool's name (fixed by the server) labels the metrics, never its arguments.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { PolymodalMetrics, ToolCallOutcome } from './create-metrics.js';
+import type { ToolCallOutcome } from './create-metrics.js';
+import type { MetricsSink } from './process-metrics-sink.js';
 
 type LooseHandler = (...args: unknown[]) => unknown;
 type LooseRegister = (name: string, config: unknown, ...rest: unknown[]) => unknown;
 
 /** Call on a new McpServer before its tools are registered (a combined server's mounts register on it too). */
-export function instrumentTools(server: McpServer, metrics: PolymodalMetrics): void {
+export function instrumentTools(server: McpServer, metrics: Pick<MetricsSink, 'toolCall'>): void {
   const original = server.registerTool as unknown as LooseRegister;
   const instrumented: LooseRegister = (name, config, ...rest) => {
     const last = rest.length - 1;
@@ -21,7 +22,7 @@ export function instrumentTools(server: McpServer, metrics: PolymodalMetrics): v
   server.registerTool = instrumented as unknown as McpServer['registerTool'];
 }
 
-function measure(tool: string, handler: LooseHandler, metrics: PolymodalMetrics): LooseHandler {
+function measure(tool: string, handler: LooseHandler, metrics: Pick<MetricsSink, 'toolCall'>): LooseHandler {
   return async (...args) => {
     const started = performance.now();
     let outcome: ToolCallOutcome = 'error';

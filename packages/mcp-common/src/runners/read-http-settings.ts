@@ -5,8 +5,12 @@
  * (`--allowed-host`, repeatable, plus `POLYMODAL_ALLOWED_HOSTS`, comma separated).
  */
 import { ConfigError } from '@polymodal/core';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  type HttpSessionOptions,
+} from './http-session-defaults.js';
 import type { ServerArgs } from './parse-server-args.js';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionOptions } from './run-http-server.js';
 
 export interface HttpSettings {
   /** false: stateless (the default). */

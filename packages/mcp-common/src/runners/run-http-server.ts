@@ -43,20 +43,17 @@ import {
   type ProtectedResource,
 } from '../tenants/protected-resource-metadata.js';
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
+import {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_MS,
+  type HttpSessionOptions,
+} from './http-session-defaults.js';
 import type { ServerFactory, ServerInstance } from './server-instance.js';
 import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
 
-export const DEFAULT_MAX_SESSIONS = 1_000;
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionOptions };
 /** How long close() lets requests under way finish before cutting their connections. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
-
-export interface HttpSessionOptions {
-  /** Most sessions open at once (default 1,000); one more closes the least recently active idle one. */
-  maxSessions?: number;
-  /** A session without a request for this long is closed and forgotten (default 30 min). */
-  idleMs?: number;
-}
 
 export interface RunHttpOptions {
   port: number;

@@ -11,8 +11,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
 import type { RemoteInputsTestSeam } from '../inputs/resolve-tool-inputs.js';
-import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
+import type { PolymodalMetrics } from '../metrics/create-metrics.js';
 import { instrumentTools } from '../metrics/instrument-tools.js';
+import { processMetricsSink } from '../metrics/process-metrics-sink.js';
 import { linkOutputResources } from '../outputs/link-output-resources.js';
 import { registerOutputResources } from '../outputs/output-resources.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
@@ -89,7 +90,7 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   // Before registration: the SDK installs its tools/list handler with the first tool.
   cacheToolList(server);
   // Before registration too, so every tool (and every tool a combined server mounts) is measured.
-  instrumentTools(server, deps.metrics ?? processMetrics());
+  instrumentTools(server, deps.metrics ?? processMetricsSink);
   const detachLog = context.log.attach(server);
   const roots = ownsContext
     ? syncRoots(server, context.files, { log: context.log })

@@ -1,0 +1,134 @@
+/**
+ * tsup configuration of a server package (mcp-meeting, mcp-media, mcp-speech, mcp): two builds into dist/.
+ *
+ * - The library entry, `dist/server.js` (+ types), as before: the package's own code only, its dependencies
+ *   imported from node_modules, so that an embedder shares one copy of core, mcp-common and the SDK.
+ * - The bin, `dist/index.js`, as a code-split bundle (issue 14: a host spawns every configured server at
+ *   launch, and the bin used to load about 500 module files from node_modules before answering
+ *   `initialize`). Everything is bundled: the workspace packages from their TypeScript sources, the SDK,
+ *   zod, undici and the rest (pure JavaScript; only pg's optional native binding stays out), so a start over
+ *   stdio reads a handful of files. What only one transport or one tool needs sits behind an `import()` and
+ *   becomes its own chunk under dist/bin/, loaded on first use: the Streamable HTTP server with its
+ *   authentication, tenants and metrics, PostgreSQL, `ws`, `music-metadata`.
+ *
+ * The workspace sources are marked free of side effects (they are: no module of theirs is imported for its
+ * side effects alone), so that esbuild drops what a barrel re-exports but the bin never uses, instead of
+ * evaluating it at start. Licence comments (`/*! … *\/`, `@license`) of bundled code are kept at the end of
+ * each output file (esbuild's `legalComments: 'eof'`); the bundled packages stay dependencies of the
+ * package, so their LICENSE files are installed beside it too.
+ *
+ * The store-postgres migrations are read from `../migrations/` next to the code that applies them, which
+ * in a bin is a chunk in dist/bin/: they are copied to dist/migrations/.
+ */
+import { cp, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'packages');
+/** Workspace packages bundled from source: `@polymodal/<folder>[/<entry>]` → packages/<folder>/src/<entry>.ts */
+const WORKSPACE =
+  /^@polymodal\/(core|mcp-common|store-postgres|mcp-meeting|mcp-media|mcp-speech)(?:\/(.+))?$/;
+/** The source of each package's root export (a server package's root is its library entry, not its bin). */
+const ROOT_ENTRY = {
+  core: 'index',
+  'mcp-common': 'index',
+  'store-postgres': 'index',
+  'mcp-meeting': 'server',
+  'mcp-media': 'server',
+  'mcp-speech': 'server',
+};
+const WORKSPACE_SOURCE = new RegExp(
+  `^${escapeRegExp(PACKAGES)}[\\\\/](?:core|mcp-common|store-postgres|mcp-meeting|mcp-media|mcp-speech|mcp)[\\\\/]src[\\\\/]`,
+);
+const BIN_OUTPUTS = ['index.js', 'index.js.map', 'bin/**', 'migrations/**'];
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** esbuild plugin: workspace packages from their sources, and every workspace source side-effect free. */
+const workspaceSources = {
+  name: 'polymodal-workspace-sources',
+  setup(build) {
+    build.onResolve({ filter: WORKSPACE }, (args) => {
+      const [, folder, entry] = WORKSPACE.exec(args.path);
+      return {
+        path: path.join(PACKAGES, folder, 'src', `${entry ?? ROOT_ENTRY[folder]}.ts`),
+        sideEffects: false,
+      };
+    });
+    // Relative imports inside the sources: resolved as esbuild would (`./x.js` is `./x.ts`), then marked.
+    build.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.pluginData?.workspaceSources || !WORKSPACE_SOURCE.test(args.importer)) return undefined;
+      const resolved = await build.resolve(args.path, {
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        pluginData: { workspaceSources: true },
+      });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      return { ...resolved, sideEffects: false };
+    });
+  },
+};
+
+/**
+ * The servers read their version from `../package.json`, which is the package root only from dist/ itself:
+ * from a chunk in dist/bin/ it would be missing, and the bin would fail at start. esbuild puts code in a
+ * chunk when an `import()` shares it; should that ever happen to a server module, the build fails here.
+ */
+async function refusePackageJsonInChunks() {
+  for (const name of await readdir(path.join('dist', 'bin'))) {
+    const text = await readFile(path.join('dist', 'bin', name), 'utf8');
+    if (text.includes('"../package.json"')) {
+      throw new Error(
+        `dist/bin/${name} reads ../package.json, which is not the package root from dist/bin/: keep the module that reads it out of code shared with an import().`,
+      );
+    }
+  }
+}
+
+/** The two builds of a server package; `entry` is the bin's source, `library` the library entry's. */
+export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/server.ts' } = {}) {
+  return [
+    {
+      entry: [library],
+      format: ['esm'],
+      dts: { entry: library },
+      sourcemap: true,
+      // Both builds run at once into dist/: each cleans only its own files.
+      clean: BIN_OUTPUTS.map((pattern) => `!${pattern}`),
+      target: 'node20',
+    },
+    {
+      entry: { index: entry },
+      format: ['esm'],
+      platform: 'node',
+      target: 'node20',
+      splitting: true,
+      // Names kept and code unminified, so that a stack trace in a host's log reads without a source map;
+      // no map is shipped for the bundle (it would hold the SDK's and zod's sources again).
+      sourcemap: false,
+      dts: false,
+      clean: ['!server.*', '!**/*.d.ts'],
+      noExternal: [/./],
+      // pg's optional native binding; pg falls back to its JavaScript client without it.
+      external: ['pg-native'],
+      // Bundled CommonJS (undici, pg, prom-client, ws) calls `require` for Node's built-in modules.
+      banner: {
+        js: "import { createRequire as __polymodalCreateRequire } from 'node:module'; const require = __polymodalCreateRequire(import.meta.url);",
+      },
+      esbuildPlugins: [workspaceSources],
+      esbuildOptions(options) {
+        options.chunkNames = 'bin/[name]-[hash]';
+        options.legalComments = 'eof';
+      },
+      async onSuccess() {
+        await cp(path.join(PACKAGES, 'store-postgres', 'migrations'), path.join('dist', 'migrations'), {
+          recursive: true,
+        });
+        await refusePackageJsonInChunks();
+      },
+    },
+  ];
+}
