@@ -46,6 +46,12 @@ export interface MultipartBody {
   contentType: string;
   contentLength: number;
   body: Readable;
+  /**
+   * Lets the body reuse the memory of chunks its consumer is known to be done with. Called only by a
+   * consumer that pauses the body when its output is full and resumes it only once everything written so
+   * far has left the process: undici's HTTP/1.1 body writer (it resumes on the socket's `drain`).
+   */
+  lendBuffers?: () => void;
 }
 
 export interface HttpClientOptions {
@@ -180,6 +186,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       headers['content-type'] = multipart.contentType;
       headers['content-length'] = String(multipart.contentLength);
       body = multipart.body;
+      // Only through our own agent, which speaks HTTP/1.1 only: a caller's dispatcher (HTTP/2, a proxy, a
+      // mock) may hold chunks after resuming the body, so it gets a fresh buffer per chunk.
+      if (ownAgent) multipart.lendBuffers?.();
     } else if (request.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.json);

@@ -15,6 +15,7 @@ import { Readable } from 'node:stream';
 import { ValidationError } from '../errors/index.js';
 import type { OpenedFile } from '../files/index.js';
 import type { MultipartBody } from '../http/http-client.js';
+import { type FileSegment, MultipartFileStream, type StreamSegment } from './multipart-file-stream.js';
 
 /** One file of the form: opened (`file`), or, for callers not yet moved to descriptors, a `path`. */
 export interface MultipartFilePart {
@@ -50,8 +51,6 @@ interface FilePart {
   /** The descriptor to read (not owned), or a path to open for this body (owned by the body). */
   source: { handle: FileHandle } | { path: string };
 }
-
-const CHUNK_BYTES = 64 * 1024;
 
 /** Quoted-string value for a Content-Disposition parameter, escaped as browsers do (WHATWG). */
 function quote(value: string): string {
@@ -126,43 +125,44 @@ export function createMultipartFileBody(options: MultipartFileBodyOptions): Mult
   const total = parts.reduce((sum, part) => sum + part.size, 0);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
 
-  async function* generate(): AsyncGenerator<Buffer> {
-    let sentTotal = 0;
-    options.onProgress?.(0, total);
-    for (const part of parts) {
-      yield part.head;
-      const { size } = part;
-      // A path is opened lazily: a body that is built but never sent holds no descriptor.
-      const owned = 'path' in part.source ? await open(part.source.path, 'r') : undefined;
-      const handle = owned ?? (part.source as { handle: FileHandle }).handle;
-      try {
-        let sent = 0;
-        for (;;) {
-          // One byte more than expected is requested at the end, to notice a file that grew.
-          const want = Math.min(CHUNK_BYTES, size - sent + 1);
-          const buffer = Buffer.allocUnsafe(want);
-          // Positional: each attempt's body starts at 0 whatever an earlier, abandoned body read.
-          const { bytesRead } = await handle.read(buffer, 0, want, sent);
-          if (bytesRead === 0) break;
-          if (sent + bytesRead > size) throw changed(part.name);
-          sent += bytesRead;
-          sentTotal += bytesRead;
-          yield buffer.subarray(0, bytesRead);
-          options.onProgress?.(sentTotal, total);
-        }
-        const after = await handle.stat();
-        if (sent !== size || after.size !== size || after.mtimeMs !== part.mtimeMs) throw changed(part.name);
-      } finally {
-        await owned?.close();
-      }
-    }
-    yield tail;
-  }
+  const segments: StreamSegment[] = [];
+  for (const part of parts) segments.push(part.head, fileSegment(part));
+  segments.push(tail);
 
+  const body = new MultipartFileStream(segments, (sent) => options.onProgress?.(sent, total));
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     contentLength: parts.reduce((sum, part) => sum + part.head.length, 0) + total + tail.length,
-    body: Readable.from(generate(), { objectMode: false }),
+    body,
+    lendBuffers: () => {
+      body.lendBuffers();
+    },
+  };
+}
+
+/** How the stream reads one file: its descriptor (or the path, opened lazily), then the check after it. */
+function fileSegment(part: FilePart): FileSegment {
+  let owned: FileHandle | undefined;
+  return {
+    size: part.size,
+    async open() {
+      if ('handle' in part.source) return part.source.handle;
+      // A path is opened lazily: a body that is built but never sent holds no descriptor.
+      owned = await open(part.source.path, 'r');
+      return owned;
+    },
+    async release() {
+      const handle = owned;
+      owned = undefined;
+      await handle?.close();
+    },
+    async verify(handle, bytesRead) {
+      const after = await handle.stat();
+      if (bytesRead !== part.size || after.size !== part.size || after.mtimeMs !== part.mtimeMs) {
+        throw changed(part.name);
+      }
+    },
+    grew: () => changed(part.name),
   };
 }
 
