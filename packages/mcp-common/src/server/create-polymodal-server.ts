@@ -20,6 +20,7 @@ import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import { cacheToolList } from './cache-tool-list.js';
+import { LazyJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
 /** What every tool of a Polymodal server receives. */
@@ -85,7 +86,12 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   const context = deps.context ?? createServerContext({ env: deps.env, name: options.name });
   const server = new McpServer(
     { name: options.name, title: options.title, version: options.version },
-    { capabilities: { logging: {} }, instructions: options.instructions },
+    {
+      capabilities: { logging: {} },
+      instructions: options.instructions,
+      // Ajv only when a client's elicitation answer is checked, not for every server an HTTP request builds.
+      jsonSchemaValidator: new LazyJsonSchemaValidator(),
+    },
   );
   // Before registration: the SDK installs its tools/list handler with the first tool.
   cacheToolList(server);
