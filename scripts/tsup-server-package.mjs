@@ -126,7 +126,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
       external: ['pg-native'],
       // Bundled CommonJS (undici, pg, prom-client, ws) calls `require` for Node's built-in modules.
       banner: {
-        js: "import { createRequire as __polymodalCreateRequire } from 'node:module'; const require = __polymodalCreateRequire(import.meta.url);",
+        js: "import { createRequire as __polymodalBinCreateRequire } from 'node:module'; const require = __polymodalBinCreateRequire(import.meta.url);",
       },
       esbuildPlugins: [workspaceSources],
       esbuildOptions(options) {
