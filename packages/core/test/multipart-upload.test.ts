@@ -1,22 +1,26 @@
 /**
  * Streamed multipart uploads through the HTTP client: exact bytes and Content-Length on the wire, a file
- * that changes mid-upload, the opened file (not the path) sent on every attempt, and flat memory for a
- * 200 MB file.
+ * that changes mid-upload, the opened file (not the path) sent on every attempt, flat memory for a
+ * 200 MB file, chunk buffers reused only where the consumer is known to be done with them, and the abort.
  */
 import { randomBytes } from 'node:crypto';
 import { appendFile, mkdtemp, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Agent } from 'undici';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
   createHttpClient,
   createMultipartFileBody,
   type HttpClient,
+  type MultipartBody,
   type OpenedFile,
   openRegularFile,
   ValidationError,
 } from '../src/index.js';
+import { FILE_CHUNK_BYTES } from '../src/upload/multipart-file-stream.js';
 import { sendJson, startServer, type TestServer } from './helpers/start-server.js';
 
 const Receipt = z.looseObject({ uploadReceipt: z.string() });
@@ -267,5 +271,200 @@ describe('multipart upload', () => {
       clearInterval(sampler);
     }
     expect(peak - before).toBeLessThan(60 * 1024 * 1024);
+  });
+});
+
+/** The parts of a multipart body, split at its boundary: each part's headers and exact bytes. */
+function partsOf(body: Buffer, contentType: string): { headers: string; bytes: Buffer }[] {
+  const boundary = /boundary=(.+)$/.exec(contentType)?.[1] ?? '';
+  const delimiter = Buffer.from(`\r\n--${boundary}`);
+  // The body starts with the first delimiter minus its CRLF; prefix one so all delimiters look alike.
+  const whole = Buffer.concat([Buffer.from('\r\n'), body]);
+  const parts: { headers: string; bytes: Buffer }[] = [];
+  let at = whole.indexOf(delimiter);
+  for (;;) {
+    const start = at + delimiter.length;
+    if (whole.subarray(start, start + 2).toString() === '--') break;
+    const next = whole.indexOf(delimiter, start);
+    const headerEnd = whole.indexOf('\r\n\r\n', start);
+    parts.push({
+      headers: whole.subarray(start, headerEnd).toString(),
+      bytes: whole.subarray(headerEnd + 4, next),
+    });
+    at = next;
+  }
+  return parts;
+}
+
+describe('multipart upload: chunk buffers', () => {
+  /** Sizes that are not multiples of the chunk size, and span more chunks than the reused buffers. */
+  const FIRST_BYTES = 9 * FILE_CHUNK_BYTES + 12_345;
+  const SECOND_BYTES = 3 * FILE_CHUNK_BYTES + 7;
+
+  async function receiveSlowly(request: IncomingMessage): Promise<Buffer> {
+    // A reader that lags behind now and then, so the client's socket fills and waits for drain.
+    const chunks: Buffer[] = [];
+    let sinceLastPause = 0;
+    for await (const chunk of request) {
+      chunks.push(chunk as Buffer);
+      sinceLastPause += (chunk as Buffer).length;
+      if (sinceLastPause >= FILE_CHUNK_BYTES) {
+        sinceLastPause = 0;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async function uploadTwoFiles(dispatcher?: Agent) {
+    const first = randomBytes(FIRST_BYTES);
+    const second = randomBytes(SECOND_BYTES);
+    const firstFile = path.join(dir, 'ring-first.wav');
+    const secondFile = path.join(dir, 'ring-second.wav');
+    await writeFile(firstFile, first);
+    await writeFile(secondFile, second);
+    let received: Buffer = Buffer.alloc(0);
+    let contentType = '';
+    server = await startServer(async (request, response) => {
+      contentType = request.headers['content-type'] ?? '';
+      received = await receiveSlowly(request);
+      sendJson(response, 200, { uploadReceipt: 'ring' });
+    });
+    client = createHttpClient({
+      baseUrl: server.url,
+      apiKey: 'k_1',
+      auth: 'bearer',
+      ...(dispatcher ? { dispatcher } : {}),
+    });
+    opened = await openRegularFile(firstFile);
+    const upload = opened;
+    const progress: number[] = [];
+    const allocations = vi.spyOn(Buffer, 'allocUnsafeSlow');
+    let chunkBuffers: number;
+    try {
+      await client.request({
+        method: 'POST',
+        path: '/uploads',
+        multipart: () =>
+          createMultipartFileBody({
+            field: 'file',
+            file: upload,
+            filename: 'first.wav',
+            contentType: 'audio/wav',
+            // The second file by path: the body opens (and closes) it itself.
+            additionalFiles: [
+              { field: 'reference', path: secondFile, filename: 'second.wav', contentType: 'audio/wav' },
+            ],
+            onProgress: (sent) => progress.push(sent),
+          }),
+        schema: Receipt,
+        idempotent: false,
+      });
+      chunkBuffers = allocations.mock.calls.filter(([size]) => size === FILE_CHUNK_BYTES).length;
+    } finally {
+      allocations.mockRestore();
+    }
+    const parts = partsOf(received, contentType);
+    expect(parts.map((part) => /name="([^"]+)"/.exec(part.headers)?.[1])).toEqual(['file', 'reference']);
+    expect(parts[0]?.bytes.equals(first)).toBe(true);
+    expect(parts[1]?.bytes.equals(second)).toBe(true);
+    expect(progress[0]).toBe(0);
+    expect(progress.every((sent, index) => index === 0 || sent >= (progress[index - 1] as number))).toBe(
+      true,
+    );
+    expect(progress.at(-1)).toBe(FIRST_BYTES + SECOND_BYTES);
+    return { chunkBuffers };
+  }
+
+  // 10 + 4 chunks of two files.
+  const CHUNKS = Math.ceil(FIRST_BYTES / FILE_CHUNK_BYTES) + Math.ceil(SECOND_BYTES / FILE_CHUNK_BYTES);
+
+  it('sends files larger than its reused buffers intact, reusing them through its own agent', async () => {
+    const { chunkBuffers } = await uploadTwoFiles();
+    // Flat memory: a few buffers go round, instead of one per chunk.
+    expect(chunkBuffers).toBeGreaterThan(0);
+    expect(chunkBuffers).toBeLessThanOrEqual(CHUNKS / 2);
+  });
+
+  it("gives a caller's own dispatcher a fresh buffer per chunk, and the files arrive intact", async () => {
+    const agent = new Agent();
+    try {
+      const { chunkBuffers } = await uploadTwoFiles(agent);
+      expect(chunkBuffers).toBeGreaterThanOrEqual(CHUNKS);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('hands a consumer that pauses, resumes and keeps every chunk bytes that stay as they were read', async () => {
+    const file = path.join(dir, 'kept.wav');
+    const content = randomBytes(5 * FILE_CHUNK_BYTES + 99);
+    await writeFile(file, content);
+    opened = await openRegularFile(file);
+    const multipart = createMultipartFileBody({
+      field: 'file',
+      file: opened,
+      filename: 'kept.wav',
+      contentType: 'audio/wav',
+    });
+    // It pauses after each chunk and resumes a moment later (as a pipe into a slow transform does), yet
+    // it still holds every chunk: nothing it was given may be overwritten.
+    const chunks: Buffer[] = [];
+    await new Promise<void>((resolve, reject) => {
+      multipart.body.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        multipart.body.pause();
+        setImmediate(() => multipart.body.resume());
+      });
+      multipart.body.once('end', resolve);
+      multipart.body.once('error', reject);
+    });
+    const body = Buffer.concat(chunks);
+    expect(body.length).toBe(multipart.contentLength);
+    expect(partsOf(body, multipart.contentType)[0]?.bytes.equals(content)).toBe(true);
+  });
+
+  it("stops sending at the caller's abort and destroys the body", async () => {
+    const file = path.join(dir, 'aborted.wav');
+    await writeFile(file, '');
+    await truncate(file, 64 * FILE_CHUNK_BYTES);
+    let arrived: () => void = () => {};
+    const someArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    server = await startServer(async (request) => {
+      // Takes the first bytes, then stops reading: the upload can only end by the abort.
+      request.once('data', () => {
+        request.pause();
+        arrived();
+      });
+    });
+    client = createHttpClient({ baseUrl: server.url, apiKey: 'k_1', auth: 'bearer' });
+    opened = await openRegularFile(file);
+    const upload = opened;
+    const controller = new AbortController();
+    const reason = new Error('stopped by the caller');
+    let made: MultipartBody | undefined;
+    const pending = client.request({
+      method: 'POST',
+      path: '/uploads',
+      multipart: () => {
+        made = createMultipartFileBody({
+          field: 'file',
+          file: upload,
+          filename: 'a.wav',
+          contentType: 'audio/wav',
+        });
+        return made;
+      },
+      schema: Receipt,
+      idempotent: false,
+      signal: controller.signal,
+    });
+    await someArrived;
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(made?.body.destroyed).toBe(true);
+    expect(server.requests).toHaveLength(1);
   });
 });
