@@ -302,6 +302,26 @@ describe('cacheToolList', () => {
       expect(await answerObject(one.server)).toBe(shared);
     });
 
+    it('wraps a raw shape in one zod object per process, and keeps a zod object as given', async () => {
+      const one = sharedServer();
+      const other = sharedServer();
+      expect(one.tools.get.inputSchema).toBe(other.tools.get.inputSchema);
+      expect(one.tools.get.outputSchema).toBe(other.tools.get.outputSchema);
+      // Both tools of an instance register the same shape: one object for both.
+      expect(one.tools.start.inputSchema).toBe(one.tools.get.inputSchema);
+      const given = z.object({ text: z.string() });
+      const server = new McpServer({ name: 'given', version: '1.0.0' });
+      cacheToolList(server);
+      const tool = server.registerTool('echo', { inputSchema: given }, async () => ({ content: [] }));
+      expect(tool.inputSchema).toBe(given);
+      // Without the sharing, the SDK builds a new object for every registration of the same shape.
+      const plainOne = new McpServer({ name: 'plain', version: '1.0.0' });
+      const plainOther = new McpServer({ name: 'plain', version: '1.0.0' });
+      expect(registerSharedTools(plainOne).get.inputSchema).not.toBe(
+        registerSharedTools(plainOther).get.inputSchema,
+      );
+    });
+
     it(`keeps at most ${SHARED_TOOL_LISTS_MAX} tool lists, the least recently used going first`, async () => {
       const lists = Array.from(
         { length: SHARED_TOOL_LISTS_MAX + 1 },

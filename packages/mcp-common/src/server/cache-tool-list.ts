@@ -20,8 +20,14 @@
  * instance) gives another key, so an instance never answers with a list it does not have. Reading the list
  * needs the McpServer's registry of tools (`_registeredTools`, not public): should a later SDK not have it,
  * each instance keeps its own answer as before.
+ *
+ * The SDK wraps a tool's raw shape (`inputSchema: { jobId: z.string() }`) in a new zod object at every
+ * registration; the wrapper is built here once per shape, with the SDK's own `objectFromShape`, and handed
+ * to the SDK instead, which keeps a zod object as given. Same object the SDK would build, so the same
+ * contract; one per process instead of two per tool and instance, and a stable identity for the key.
  */
 import type { McpServer, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { objectFromShape } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 type Handler = (request: unknown, extra: unknown) => unknown;
@@ -35,8 +41,8 @@ const sharedAnswers = new Map<string, unknown>();
 // Identity of a schema object, as a small number: the key compares objects, never their contents.
 const objectIds = new WeakMap<object, number>();
 let nextObjectId = 0;
-// The SDK wraps a raw shape in a new z.object per registration: the shape given is the identity that counts.
-const shapeOfSchema = new WeakMap<object, object>();
+// A raw shape's zod object, built once per process (the SDK would build one per registration).
+const objectOfShape = new WeakMap<object, unknown>();
 
 /** Call on a new McpServer, before any tool is registered (the SDK installs its handler with the first). */
 export function cacheToolList(server: McpServer): void {
@@ -59,14 +65,16 @@ export function cacheToolList(server: McpServer): void {
 
   // Innermost wrapper of registerTool (installed first), so it sees the config the SDK itself receives.
   const registerTool = server.registerTool as unknown as LooseRegister;
-  const remembering: LooseRegister = (name, config, ...rest) => {
-    const tool = registerTool.call(server, name, config, ...rest) as RegisteredTool;
-    const given = config as { inputSchema?: unknown; outputSchema?: unknown };
-    rememberShape(tool.inputSchema, given.inputSchema);
-    rememberShape(tool.outputSchema, given.outputSchema);
-    return tool;
+  const sharing: LooseRegister = (name, config, ...rest) => {
+    const given = config as { inputSchema?: unknown; outputSchema?: unknown } | undefined;
+    const shared = given && {
+      ...given,
+      inputSchema: sharedObject(given.inputSchema),
+      outputSchema: sharedObject(given.outputSchema),
+    };
+    return registerTool.call(server, name, shared ?? config, ...rest);
   };
-  server.registerTool = remembering as unknown as McpServer['registerTool'];
+  server.registerTool = sharing as unknown as McpServer['registerTool'];
 
   const sendToolListChanged = server.sendToolListChanged;
   server.sendToolListChanged = () => {
@@ -75,8 +83,22 @@ export function cacheToolList(server: McpServer): void {
   };
 }
 
-function rememberShape(registered: unknown, given: unknown): void {
-  if (isObject(registered) && isObject(given) && registered !== given) shapeOfSchema.set(registered, given);
+/** The zod object of a raw shape, the same for every registration; anything else as given. */
+function sharedObject(schema: unknown): unknown {
+  if (!isRawShape(schema)) return schema;
+  let object = objectOfShape.get(schema);
+  if (object === undefined) {
+    object = objectFromShape(schema as Parameters<typeof objectFromShape>[0]);
+    objectOfShape.set(schema, object);
+  }
+  return object;
+}
+
+/** A plain object of zod schemas (or none), as the SDK tells a raw shape from a schema; zod schemas are class instances. */
+function isRawShape(value: unknown): value is object {
+  if (!isObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  if ('_zod' in value || '_def' in value) return false;
+  return Object.values(value).every((field) => isObject(field) && ('_zod' in field || '_def' in field));
 }
 
 /** The answer shared by every instance with this tool list, built by `build` (the SDK) when none is yet. */
@@ -123,11 +145,10 @@ function toolListKey(server: McpServer): string | undefined {
 
 function schemaId(schema: unknown): number | null {
   if (!isObject(schema)) return null;
-  const identity = shapeOfSchema.get(schema) ?? schema;
-  let id = objectIds.get(identity);
+  let id = objectIds.get(schema);
   if (id === undefined) {
     id = nextObjectId++;
-    objectIds.set(identity, id);
+    objectIds.set(schema, id);
   }
   return id;
 }
