@@ -12,6 +12,9 @@ declare module 'undici/lib/api/api-request.js' {
 declare module 'undici/lib/core/connect.js' {
   export { buildConnector as default } from 'undici';
 }
+declare module 'undici/lib/core/errors.js' {
+  export { errors as default } from 'undici';
+}
 declare module 'undici/lib/core/util.js' {
   const util: { parseURL(url: string | URL): URL };
   export default util;

@@ -1,24 +1,83 @@
 /**
- * The three parts of undici that core uses (`Agent`, `request`, `buildConnector`), loaded from their own
- * files. undici's root module loads everything it offers at once (fetch, caches, cookies, mocks, WebSocket,
- * the SQLite cache store): about 110 files, 70 ms and 9 MiB at the start of every process, against 26
- * files for these (measured on Node 20, issue 14). undici ships no `exports` map, so its files are
- * importable by path; the types still come from undici's own declarations (see undici-parts-modules.d.ts).
+ * The parts of undici that core uses (`Agent`, `request`, `buildConnector`), loaded from their own files and
+ * as late as possible. undici's root module loads everything it offers at once (fetch, caches, cookies,
+ * mocks, WebSocket, the SQLite cache store): about 110 files, 70 ms and 9 MiB at the start of every
+ * process, against 26 files for these (measured on Node 20, issue 14). undici ships no `exports` map, so
+ * its files are importable by path; the types still come from undici's own declarations (see
+ * undici-parts-modules.d.ts).
  *
- * `request` is undici's `request()` (the one in its root, minus the global dispatcher): it parses the URL the
- * same way and runs undici's request API on the dispatcher given, which core always passes.
+ * An MCP server makes its HTTP clients at start but may never send a request (a host starts every
+ * configured server at launch), so the agent and the request API (HTTP/1 and HTTP/2 clients, the llhttp
+ * parser) are loaded by the first `request()`: the `Agent` here is undici's Agent made on the first
+ * request it carries. It is meant for this module's `request()` only, which loads undici before
+ * dispatching; core never hands its own agents to anything else. `request` is undici's `request()` (the
+ * one in its root, minus the global dispatcher): it parses the URL the same way and runs undici's request
+ * API on the dispatcher given, which core always passes.
  */
-import type { Dispatcher, request as undiciRequest } from 'undici';
-import runRequest from 'undici/lib/api/api-request.js';
+import { EventEmitter } from 'node:events';
+import type { Dispatcher, Agent as UndiciAgent, request as undiciRequest } from 'undici';
+import undiciErrors from 'undici/lib/core/errors.js';
 import undiciUtil from 'undici/lib/core/util.js';
 
 export { default as buildConnector } from 'undici/lib/core/connect.js';
-export { default as Agent } from 'undici/lib/dispatcher/agent.js';
+
+interface LoadedParts {
+  Agent: typeof UndiciAgent;
+  runRequest: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+}
+
+let loaded: LoadedParts | undefined;
+let loading: Promise<LoadedParts> | undefined;
+
+function loadParts(): Promise<LoadedParts> {
+  loading ??= Promise.all([
+    import('undici/lib/dispatcher/agent.js'),
+    import('undici/lib/api/api-request.js'),
+  ]).then(([agent, api]) => {
+    loaded = { Agent: agent.default, runRequest: api.default };
+    return loaded;
+  });
+  return loading;
+}
+
+/** undici's Agent, made with these options when the first request through it is dispatched. */
+class DeferredAgent extends EventEmitter {
+  readonly #options: UndiciAgent.Options | undefined;
+  #agent: UndiciAgent | undefined;
+  #closed = false;
+
+  constructor(options?: UndiciAgent.Options) {
+    super();
+    this.#options = options;
+  }
+
+  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (this.#closed && !this.#agent) throw new undiciErrors.ClientClosedError();
+    if (!loaded) throw new Error('undici is not loaded yet: send requests through request() of undici-parts');
+    this.#agent ??= new loaded.Agent(this.#options);
+    return this.#agent.dispatch(options, handler);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#agent?.close();
+  }
+
+  async destroy(error?: Error | null): Promise<void> {
+    this.#closed = true;
+    await this.#agent?.destroy(error ?? null);
+  }
+}
+
+// Typed as undici's Agent: core makes it, passes it to request() and closes it, nothing else.
+export const Agent = DeferredAgent as unknown as typeof UndiciAgent;
+export type Agent = UndiciAgent;
 
 type RequestOptions = NonNullable<Parameters<typeof undiciRequest>[1]> & { dispatcher: Dispatcher };
 
-export function request(url: string | URL, options: RequestOptions): Promise<Dispatcher.ResponseData> {
+export async function request(url: string | URL, options: RequestOptions): Promise<Dispatcher.ResponseData> {
   const target = undiciUtil.parseURL(url);
+  const { runRequest } = loaded ?? (await loadParts());
   const { dispatcher, ...rest } = options;
   return runRequest.call(dispatcher, {
     ...rest,
