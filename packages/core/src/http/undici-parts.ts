@@ -14,6 +14,8 @@
  * one in its root, minus the global dispatcher): it parses the URL the same way and runs undici's request
  * API on the dispatcher given, which core always passes.
  */
+// For every program that compiles this file, the examples' too (they include only what they import).
+/// <reference path="./undici-parts-modules.d.ts" />
 import { EventEmitter } from 'node:events';
 import type { Dispatcher, Agent as UndiciAgent, request as undiciRequest } from 'undici';
 import undiciErrors from 'undici/lib/core/errors.js';
