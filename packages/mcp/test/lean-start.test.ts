@@ -49,7 +49,7 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-function serverEnv(record: string): NodeJS.ProcessEnv {
+function serverEnv(record: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '',
     // Never called at start: initialize and tools/list do not reach the platform.
