@@ -347,6 +347,9 @@ describe('concurrency limit per key', () => {
     expect(statuses.some((status) => status.body.ready)).toBe(true);
     expect((await speak({ text: 'Now there is room.' })).status).toBe(202);
     expect(sandbox.control.counters().ttsTasks).toEqual({ user_1: 4, user_2: 1 });
+    // The high-water mark of unfinished tasks on the key, as the limit counts them: the refused POST added
+    // none, and the fourth task came after one had finished.
+    expect(sandbox.control.counters().ttsPeakUnfinished).toEqual({ user_1: 3, user_2: 1 });
   });
 
   it('counts a task created by a POST whose answer was lost (reset-after) exactly once', async () => {

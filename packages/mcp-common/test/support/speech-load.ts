@@ -19,7 +19,11 @@ export interface SpeechSeen {
   created: number;
   /** POSTs refused with 429 (nothing created). */
   refused: number;
-  /** The most tasks unfinished at once, a task counting from its creation to the read that found it done. */
+  /**
+   * The most tasks unfinished at once on the key, as the sandbox counts them against its limit (since the
+   * sandbox's last reset). Not derived from the request log: a task can finish at the platform before any
+   * client reads it, so counting from creation to the last read overstates what the platform held.
+   */
   peakUnfinished: number;
   /** The admitted POSTs, oldest first. */
   createdRequests: LoggedRequest[];
@@ -37,23 +41,10 @@ export function speechSeenBySandbox(sandbox: Sandbox, userId: string, since = 0)
   const reads = mine.filter(
     (request) => request.method === 'GET' && /\/audio\/speech\/[^/]+$/.test(request.path),
   );
-  // A task is unfinished from its creation until the read that found it ready: the last read of its id.
-  const lastRead = new Map<string, number>();
-  for (const request of reads) lastRead.set(request.path, request.at);
-  const events = [
-    ...created.map((request) => ({ at: request.at, change: 1 })),
-    ...[...lastRead.values()].map((at) => ({ at, change: -1 })),
-  ].sort((first, second) => first.at - second.at || first.change - second.change);
-  let unfinished = 0;
-  let peakUnfinished = 0;
-  for (const event of events) {
-    unfinished += event.change;
-    peakUnfinished = Math.max(peakUnfinished, unfinished);
-  }
   return {
     created: created.length,
     refused: posts.filter((request) => request.status === 429).length,
-    peakUnfinished,
+    peakUnfinished: sandbox.control.counters().ttsPeakUnfinished?.[userId] ?? 0,
     createdRequests: created,
     reads,
   };

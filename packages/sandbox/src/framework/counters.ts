@@ -17,6 +17,8 @@ export interface Counters {
 
 export interface CounterRegistry {
   increment(group: string, key: string, by?: number): void;
+  /** Keeps the largest value seen for `key` (a high-water mark, e.g. the most tasks unfinished at once). */
+  max(group: string, key: string, value: number): void;
   snapshot(): Counters;
   reset(): void;
 }
@@ -31,6 +33,14 @@ export function createCounterRegistry(): CounterRegistry {
         groups.set(group, tallies);
       }
       tallies.set(key, (tallies.get(key) ?? 0) + by);
+    },
+    max(group, key, value) {
+      let tallies = groups.get(group);
+      if (!tallies) {
+        tallies = new Map();
+        groups.set(group, tallies);
+      }
+      tallies.set(key, Math.max(tallies.get(key) ?? value, value));
     },
     snapshot() {
       const result: Counters = { jobsCreated: {}, uploads: {}, requests: {}, faults: {} };

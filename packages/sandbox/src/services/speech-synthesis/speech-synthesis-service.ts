@@ -26,6 +26,11 @@ import { BUILT_IN_SPEAKERS, parseSpeechRequest, type SpeechRequest } from './spe
 
 export { TTS_API_PATH };
 export const TTS_COUNTER = 'ttsTasks';
+/**
+ * The most speech tasks unfinished at once on one key, as this platform counts them against the key's limit,
+ * kept per user id (a key is a secret, never a counter name).
+ */
+export const TTS_PEAK_UNFINISHED_COUNTER = 'ttsPeakUnfinished';
 export const CUSTOM_VOICE_COUNTER = 'customVoices';
 const FAILURE_MESSAGE = 'synthesis failed: the model returned no audio for this text';
 
@@ -186,6 +191,7 @@ export function createSpeechSynthesisService(context: ServiceContext): SandboxSe
     };
     tasks.set(id, task);
     recordJob(counters, user, TTS_COUNTER);
+    counters.max(TTS_PEAK_UNFINISHED_COUNTER, user.id, active.length + 1);
     const retryAfter = Math.max(1, Math.ceil(task.phases[0]!.ms / 1000));
     return json(
       202,
