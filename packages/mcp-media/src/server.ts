@@ -9,6 +9,7 @@ import {
   perContext,
   type ServerInstance,
 } from '@polymodal/mcp-common';
+import { MEDIA_ICON } from './icon.js';
 import { type MediaToolDeps, registerMediaTools } from './tools/index.js';
 import { createSpeechJobs } from './tools/speech-jobs.js';
 
@@ -33,6 +34,7 @@ export function createServer(deps: MediaServerDeps = {}): ServerInstance {
     instructions: INSTRUCTIONS,
     deps,
     toolContext: (common) => ({ ...common, speechJobs: speechJobsOf(common.context) }),
+    icons: [MEDIA_ICON],
     register: registerMediaTools,
   });
 }

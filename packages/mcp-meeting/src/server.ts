@@ -4,6 +4,7 @@
  */
 import { createRequire } from 'node:module';
 import { createPolymodalServer, type PolymodalServerDeps, type ServerInstance } from '@polymodal/mcp-common';
+import { MEETING_ICON } from './icon.js';
 import { registerMeetingTools } from './tools/index.js';
 
 export const SERVER_NAME = 'polymodal-mcp-meeting';
@@ -23,6 +24,7 @@ export function createServer(deps: MeetingServerDeps = {}): ServerInstance {
     version,
     instructions: INSTRUCTIONS,
     deps,
+    icons: [MEETING_ICON],
     register: registerMeetingTools,
   });
 }

@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { createPolymodalServer, type PolymodalServerDeps, type ServerInstance } from '@polymodal/mcp-common';
+import { SPEECH_ICON } from './icon.js';
 import { registerSpeechTools } from './tools/index.js';
 
 export const SERVER_NAME = 'polymodal-mcp-speech';
@@ -24,6 +25,7 @@ export function createServer(deps: SpeechServerDeps = {}): ServerInstance {
     version,
     instructions: INSTRUCTIONS,
     deps,
+    icons: [SPEECH_ICON],
     register: registerSpeechTools,
   });
 }

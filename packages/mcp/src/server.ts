@@ -23,6 +23,7 @@ import {
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
+import { POLYMODAL_ICON } from './icon.js';
 import { parseToolsets, TOOLSETS_VARIABLE, type ToolsetName } from './parse-toolsets.js';
 
 export const SERVER_NAME = 'polymodal-mcp';
@@ -85,6 +86,7 @@ export function createServer(deps: CombinedServerDeps = {}): ServerInstance {
   return composePolymodalServers({
     name: SERVER_NAME,
     title: 'Polymodal',
+    icons: [POLYMODAL_ICON],
     version,
     instructions,
     deps: { ...serverDeps, readOnly },

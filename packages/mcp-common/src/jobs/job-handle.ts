@@ -6,25 +6,27 @@
 import { z } from 'zod';
 import { MAX_WAIT_SECONDS } from './long-job-contract.js';
 
-/** Fields every long-job result carries, done or not. */
+/**
+ * Fields every long-job result carries, done or not. No descriptions: the names say it, and every tool's
+ * description says what `next` and `done=false` mean; each byte here is repeated in every tools/list.
+ */
 export const jobStatusShape = {
-  jobId: z
-    .string()
-    .describe(
-      'Platform job id; pass it to the other tools (empty while a recording is still being uploaded).',
-    ),
-  status: z.string().describe('Current job state as reported by the platform.'),
-  progress: z.number().describe('0..100'),
-  done: z.boolean().describe('True once processing stopped (success, failure or cancellation).'),
-  next: z.string().optional().describe('What to call next.'),
-  outcome: z
-    .enum(['succeeded', 'failed', 'cancelled'])
-    .optional()
-    .describe(
-      'Once done: how the job ended. A failed or cancelled job is reported here, not as a tool error.',
-    ),
-  error: z.string().optional().describe("The platform's reason when the job failed."),
+  done: z.boolean(),
+  jobId: z.string(),
+  status: z.string(),
+  progress: z.number(),
+  next: z.string().optional(),
+  outcome: z.enum(['succeeded', 'failed', 'cancelled']).optional(),
+  error: z.string().optional(),
+  resumed: z.boolean().optional(),
 };
+
+/**
+ * The one output schema of the long-job tools (issue 14): the common core, with further properties
+ * allowed, because each tool adds its own fields (a summary, a saved file, scores) to the structured
+ * result. Built once per process, so every tool and every server instance hands the SDK the same object.
+ */
+export const jobOutputSchema = z.looseObject(jobStatusShape);
 
 /** "call get_meeting with jobId=... (waitSeconds up to 50) to keep waiting" */
 export function keepWaitingHint(toolName: string, jobId: string): string {

@@ -15,14 +15,12 @@ export type WaitExtra = Pick<ToolExtra, 'signal' | 'sendNotification'> & { _meta
 export const MAX_WAIT_SECONDS = 50;
 export const DEFAULT_WAIT_SECONDS = 40;
 
-const WAIT_DESCRIPTION =
-  'How long this call may wait for the job, in seconds (0 to 50). Hosts cut tool calls off at about 60 s, so ' +
-  'the wait is capped; if the job is still running afterwards the result says done=false with the jobId to ' +
-  'keep waiting on. 0 returns at once.';
-
-/** A `waitSeconds` argument with the given default (0..50). */
+/**
+ * A `waitSeconds` argument with the given default (0..50). No description: the name, the bounds and the
+ * tool's own description ("if done=false, call …") say it, and it is repeated in every long-job tool.
+ */
 export function createWaitSecondsSchema(defaultSeconds: number = DEFAULT_WAIT_SECONDS) {
-  return z.number().int().min(0).max(MAX_WAIT_SECONDS).default(defaultSeconds).describe(WAIT_DESCRIPTION);
+  return z.number().int().min(0).max(MAX_WAIT_SECONDS).default(defaultSeconds);
 }
 
 export const waitSecondsSchema = createWaitSecondsSchema(DEFAULT_WAIT_SECONDS);

@@ -28,64 +28,47 @@ export interface ListJobsToolOptions {
   budget?: CreditBudget;
 }
 
+/** One job as listed (the structured result's `jobs`). */
 const jobEntrySchema = z.object({
   service: z.string(),
-  jobId: z
-    .string()
-    .nullable()
-    .describe('Null when the submission was interrupted before the job was created.'),
-  status: z.string().describe('Last status this installation saw (not live).'),
+  /** Null when the submission was interrupted before the job was created. */
+  jobId: z.string().nullable(),
+  /** Last status this installation saw (not live). */
+  status: z.string(),
   title: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  file: z.string().optional().describe('Local file the job was made from, when recorded.'),
-  credits: z
-    .number()
-    .optional()
-    .describe(
-      'Credits charged (as the platform reported) or, until then, reserved for it; absent when none are known.',
-    ),
+  file: z.string().optional(),
+  /** Charged (as the platform reported) or, until then, reserved; absent when none are known. */
+  credits: z.number().optional(),
 });
-
-const creditsTodaySchema = z
-  .object({
-    day: z.string().describe('The UTC day counted (YYYY-MM-DD); budgets start again at 00:00 UTC.'),
-    spent: z.number().describe('Credits the platform reported as charged for jobs submitted today.'),
-    reserved: z.number().describe("Credits reserved by today's jobs not charged yet (running or unknown)."),
-    creditsPerDay: z.number().optional().describe('The daily credit budget, when one is set.'),
-    remaining: z.number().optional().describe('What is left of the budget today, when one is set.'),
-  })
-  .describe(
-    'Credits of today, for every job of this tenant (not only those listed). Only meeting summaries publish a price; other services count 0.',
-  );
 
 export type ListedJob = z.infer<typeof jobEntrySchema>;
 
 // Built once per process, whatever the tool's name and texts: every McpServer (one per HTTP request or
 // session) registers these same objects, and the shared tools/list answer is keyed on their identity.
 const listJobsInput = {
-  limit: z.number().int().min(1).max(100).default(20).describe('How many entries to return (1..100).'),
+  limit: z.number().int().min(1).max(100).default(20),
 };
 
-const listJobsOutput = {
-  jobs: z.array(jobEntrySchema),
-  count: z.number().int(),
-  credits: creditsTodaySchema,
-};
+// What tools/list shows: the fields an agent acts on, loose so that the rest of each entry (service, title,
+// times, file, credits) and of today's credits still validates. The README's Tools section lists them all.
+const listJobsOutput = z.looseObject({
+  jobs: z.array(z.looseObject({ jobId: z.string().nullable(), status: z.string() })),
+  credits: z.looseObject({ spent: z.number() }),
+});
 
 export function registerListJobsTool(server: McpServer, options: ListJobsToolOptions): void {
   const name = options.name ?? 'list_jobs';
   const noun = options.noun ?? 'jobs';
-  const getHint = options.getTool ? ` Call ${options.getTool} with a jobId for the live state.` : '';
+  const getHint = options.getTool ? ` Live state: ${options.getTool}.` : '';
   server.registerTool(
     name,
     {
       title: `List ${noun} started here`,
       description:
-        `Lists the ${noun} this installation submitted, newest first, from its local job ledger (free, instant, ` +
-        `no platform call). Statuses are the last ones seen here, not live.${getHint} Use it to find a jobId after ` +
-        'a restart or an interrupted call instead of submitting (and paying for) the same file again. Also shows ' +
-        "today's credits (UTC day): charged, reserved by jobs not charged yet, and the daily budget and what is left of it.",
+        `Lists the ${noun} started here, newest first (local, free; last seen status), and today's credits.` +
+        `${getHint} Find a jobId here instead of paying again.`,
       inputSchema: listJobsInput,
       outputSchema: listJobsOutput,
       annotations: {

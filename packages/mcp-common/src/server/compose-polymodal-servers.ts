@@ -3,6 +3,7 @@
  * own tool context) on the combined server, which holds the one context, the roots and the connection. The
  * per-service `list_jobs` tools are replaced by one that lists the jobs of every service included.
  */
+import type { Icon } from '@modelcontextprotocol/sdk/types.js';
 import { registerListJobsTool } from '../jobs/register-list-jobs-tool.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import { createPolymodalServer, type PolymodalServerDeps } from './create-polymodal-server.js';
@@ -24,6 +25,8 @@ export interface ComposePolymodalServersOptions {
   title: string;
   version: string;
   instructions: string;
+  /** The combined server's icons; each mounted tool keeps its own server's. */
+  icons?: readonly Icon[];
   deps?: PolymodalServerDeps;
   servers: readonly ComposedServer[];
 }
@@ -34,6 +37,7 @@ export function composePolymodalServers(options: ComposePolymodalServersOptions)
     title: options.title,
     version: options.version,
     instructions: options.instructions,
+    ...(options.icons ? { icons: options.icons } : {}),
     deps: options.deps,
     register: (server, tools) => {
       for (const composed of options.servers) {

@@ -9,6 +9,7 @@
  * apply to that client's own tool calls only, asked for within a call (see `syncSessionRoots`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Icon } from '@modelcontextprotocol/sdk/types.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
 import type { RemoteInputsTestSeam } from '../inputs/resolve-tool-inputs.js';
 import type { PolymodalMetrics } from '../metrics/create-metrics.js';
@@ -20,6 +21,7 @@ import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import { cacheToolList } from './cache-tool-list.js';
+import { decorateToolList, registerWithIcons } from './decorate-tool-list.js';
 import { LazyJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
@@ -71,6 +73,8 @@ export interface PolymodalServerOptions<T extends ToolContext> {
   version: string;
   /** The server's instructions to the model (how its tools fit together). */
   instructions: string;
+  /** The server's icons (serverInfo), also listed on each of its tools, wherever they are mounted. */
+  icons?: readonly Icon[];
   deps?: PolymodalServerDeps;
   /** Builds what this server's tools need beyond the common context (default: the common context). */
   toolContext?: (common: ToolContext) => T;
@@ -85,7 +89,12 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   const ownsContext = deps.context === undefined;
   const context = deps.context ?? createServerContext({ env: deps.env, name: options.name });
   const server = new McpServer(
-    { name: options.name, title: options.title, version: options.version },
+    {
+      name: options.name,
+      title: options.title,
+      version: options.version,
+      ...(options.icons ? { icons: [...options.icons] } : {}),
+    },
     {
       capabilities: { logging: {} },
       instructions: options.instructions,
@@ -95,6 +104,8 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   );
   // Before registration: the SDK installs its tools/list handler with the first tool.
   cacheToolList(server);
+  // After the cache, so the cached answer is the one with icons (SDK 1.x's registerTool has none).
+  decorateToolList(server);
   // Before registration too, so every tool (and every tool a combined server mounts) is measured.
   instrumentTools(server, deps.metrics ?? processMetricsSink);
   const detachLog = context.log.attach(server);
@@ -112,7 +123,9 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   registerOutputResources(server, context.files);
   linkOutputResources(server, context.files, () =>
     registerToolsWhere(server, readOnly ? isReadOnlyTool : () => true, () =>
-      options.register(server, options.toolContext ? options.toolContext(common) : (common as T)),
+      registerWithIcons(server, options.icons ?? [], () =>
+        options.register(server, options.toolContext ? options.toolContext(common) : (common as T)),
+      ),
     ),
   );
   return {
@@ -133,9 +146,11 @@ function mountTools<T extends ToolContext>(
     mount.server,
     (name) => !dropped.has(name),
     () =>
-      options.register(
-        mount.server,
-        options.toolContext ? options.toolContext(mount.tools) : (mount.tools as T),
+      registerWithIcons(mount.server, options.icons ?? [], () =>
+        options.register(
+          mount.server,
+          options.toolContext ? options.toolContext(mount.tools) : (mount.tools as T),
+        ),
       ),
   );
   // The combined server owns the context, the logging and the connection: nothing to release here.

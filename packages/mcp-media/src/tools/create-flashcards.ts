@@ -13,29 +13,20 @@ import { z } from 'zod';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
 import { isRemoteReference, type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 
-const DESCRIPTION = `Turns a video into language-learning flashcards: transcript segments in the source language with translations, word-by-word items (pronunciation, meaning) and optional clip URLs. video is a local file (MP4, MOV, MKV, WEBM, M4V, AVI, MPEG; up to 500 MB and 15 minutes; inside an allowed directory; uploaded) or a URL: a YouTube watch/Shorts/youtu.be link, or with sourceType=direct_video_url a public video file URL. Directions: ${LEARNING_DIRECTIONS.join(', ')}. Costs credits and counts against the key's daily video minutes. Repeating the same request continues the earlier job instead of paying again. Waits up to waitSeconds with progress; if not finished, returns done=false with a jobId — call get_flashcards. The full result is saved as JSON in the output directory.`;
+const DESCRIPTION = `Turns a video (local up to 500 MB/15 min, YouTube or URL) into language flashcards. Costs credits and daily video minutes; the same request continues free. If done=false: get_flashcards.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const createFlashcardsInput = {
-  video: z.string().min(1).describe('Local video path, YouTube URL or direct video URL.'),
-  sourceType: z
-    .enum(['youtube', 'direct_video_url'])
-    .optional()
-    .describe('For URLs: youtube (default) or direct_video_url.'),
+  video: z.string().min(1),
+  sourceType: z.enum(['youtube', 'direct_video_url']).optional().describe('Default youtube.'),
   learningDirection: z.enum(LEARNING_DIRECTIONS),
-  sourceLanguage: z.string().optional().describe('Must match the direction when given (e.g. th).'),
-  targetLanguage: z.string().optional().describe('Must match the direction when given (e.g. zh).'),
-  maxWordsPerSegment: z
-    .number()
-    .int()
-    .min(1)
-    .max(80)
-    .optional()
-    .describe('1–80 (default 15); lower = shorter clips.'),
+  sourceLanguage: z.string().optional(),
+  targetLanguage: z.string().optional(),
+  maxWordsPerSegment: z.number().int().min(1).max(80).optional().describe('Default 15.'),
   skipVocalSeparation: z.boolean().optional(),
-  includeRenderedSegments: z.boolean().optional().describe('Clips with word-card overlays (default true).'),
-  includeOriginalSegments: z.boolean().optional().describe('Raw cut clips (default true).'),
-  newJob: z.boolean().default(false).describe('Start again even if the same request was made before.'),
+  includeRenderedSegments: z.boolean().optional(),
+  includeOriginalSegments: z.boolean().optional(),
+  newJob: z.boolean().default(false).describe('Pay again for a new job.'),
   waitSeconds: createWaitSecondsSchema(40),
 };
 

@@ -8,51 +8,23 @@ import { type FlashcardJob, type FlashcardResult, jobErrorText } from '@polymoda
 import {
   createToolDeadline,
   type JobView,
-  jobStatusShape,
+  jobOutputSchema,
   outputLink,
   type PresentedJob,
   type ProgressReporter,
   respondWithJob,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import { z } from 'zod';
 import type { MediaToolDeps } from './media-tool-deps.js';
 
 /** Segments listed in the result itself; all of them are in the saved JSON. */
 const LISTED_SEGMENTS = 12;
 
-export const flashcardsOutcomeShape = {
-  ...jobStatusShape,
-  stage: z.string().optional(),
-  resumed: z.boolean().optional(),
-  title: z.string().nullable().optional(),
-  durationSeconds: z.number().nullable().optional(),
-  sourceLanguage: z.string().optional(),
-  targetLanguage: z.string().optional(),
-  segmentCount: z.number().optional(),
-  wordCount: z.number().optional(),
-  segments: z
-    .array(
-      z.object({
-        index: z.number(),
-        start: z.number(),
-        end: z.number(),
-        text: z.string(),
-        translation: z.string().nullable(),
-        words: z.array(
-          z.object({
-            word: z.string(),
-            pronunciation: z.string().nullable(),
-            meaning: z.string().nullable(),
-          }),
-        ),
-        clipUrl: z.string().nullable(),
-      }),
-    )
-    .optional()
-    .describe(`The first ${LISTED_SEGMENTS} segments; the saved JSON has all.`),
-  savedPath: z.string().optional().describe('The full result as JSON in the output directory.'),
-};
+/**
+ * The shared long-job output schema (issue 14): the tool's own fields (saved file, sizes, parts, …) are
+ * further properties it allows, explained in the README's Tools section rather than in every tools/list.
+ */
+export const flashcardsOutcomeShape = jobOutputSchema;
 
 function summarize(result: FlashcardResult) {
   return result.segments.slice(0, LISTED_SEGMENTS).map((segment) => ({

@@ -9,40 +9,28 @@ import { z } from 'zod';
 import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';
 import { videoOutcomeShape, waitForVideo } from './video-result.js';
 
-const DESCRIPTION = `Generates a video with a catalog model (call list_video_models first for ids, required fields and options). Costs credits. Media inputs fill the model's URI parameters in catalog order: each item is a local file path (inside an allowed directory; sent inline, images up to 25 MB) or a public http(s) URL. The request is validated against the catalog first (unknown model, missing required field, unknown option or wrong type → error, nothing charged). An identical earlier request of this installation is continued instead of paid again (set newVariation=true for another take). Waits up to waitSeconds with progress; if the video is not ready, returns done=false with a jobId — call get_video_job with it. When done, the MP4 is saved into the output directory and returned as a resource link.`;
+const DESCRIPTION = `Generates a video with a catalog model (see list_video_models). Costs credits; the same request again continues free. Media: local paths or URLs. If done=false: get_video_job.`;
 
 export const retryFlags = {
-  newVariation: z
-    .boolean()
-    .default(false)
-    .describe('Start a new job even if this installation made the same request before (costs again).'),
-  allowResubmit: z
-    .boolean()
-    .default(false)
-    .describe(
-      'Only after an error saying an identical request was interrupted: send it again although a job may already exist (may cost twice).',
-    ),
+  newVariation: z.boolean().default(false).describe('Costs again.'),
+  allowResubmit: z.boolean().default(false).describe('Only if an error asks.'),
 };
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const generateVideoInput = {
-  model: z.string().min(1).describe('Catalog model id (hub:... or the bare id).'),
-  prompt: z.string().min(1).optional().describe('Text prompt (required by most models).'),
-  images: z.array(z.string().min(1)).max(4).optional().describe('Image inputs: local paths or URLs.'),
-  videos: z.array(z.string().min(1)).max(2).optional().describe('Video inputs: local paths or URLs.'),
-  audios: z.array(z.string().min(1)).max(2).optional().describe('Audio inputs: local paths or URLs.'),
+  model: z.string().min(1),
+  prompt: z.string().min(1).optional(),
+  images: z.array(z.string().min(1)).max(4).optional(),
+  videos: z.array(z.string().min(1)).max(2).optional(),
+  audios: z.array(z.string().min(1)).max(2).optional(),
   duration: z
     .union([z.number().int().positive(), z.string().regex(/^\s*\d+\s*$/, 'a whole number of seconds')])
-    .optional()
-    .describe('Seconds; the model snaps it to what it supports.'),
-  resolution: z.string().optional().describe('e.g. 720p; allowed values per model in list_video_models.'),
-  aspectRatio: z.string().optional().describe('e.g. 16:9; allowed values per model.'),
-  options: z
-    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-    .optional()
-    .describe('Model parameters by their exact catalog names; they override the fields above.'),
-  seed: z.number().int().optional().describe('-1 or omitted for random.'),
-  fileName: z.string().min(1).optional().describe('Name of the saved MP4 (default video-<jobId>.mp4).'),
+    .optional(),
+  resolution: z.string().optional(),
+  aspectRatio: z.string().optional(),
+  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  seed: z.number().int().optional(),
+  fileName: z.string().min(1).optional(),
   ...retryFlags,
   waitSeconds: createWaitSecondsSchema(40),
 };

@@ -9,7 +9,7 @@ import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getFlashcardsInput = {
-  jobId: z.string().min(1).describe('The vf_... jobId create_flashcards returned.'),
+  jobId: z.string().min(1),
   waitSeconds: createWaitSecondsSchema(40),
 };
 
@@ -19,7 +19,7 @@ export function registerGetFlashcards(server: McpServer, deps: MediaToolDeps): v
     {
       title: 'Get video flashcards',
       description:
-        'Shows a flashcards job started by create_flashcards (stage and percent while it runs) and waits up to waitSeconds (default 40) for it to finish. When done, returns the segments with translations and words, and saves the full result as JSON into the output directory. Reading is free; it never starts a new job.',
+        'Waits on a create_flashcards job; when done, returns the cards and saves them as JSON. Free.',
       inputSchema: getFlashcardsInput,
       outputSchema: flashcardsOutcomeShape,
       annotations: {

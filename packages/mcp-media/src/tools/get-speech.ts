@@ -12,7 +12,7 @@ import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getSpeechInput = {
-  jobId: z.string().min(1).describe('The speech_... jobId synthesize_speech returned.'),
+  jobId: z.string().min(1),
   inlineAudio: z.boolean().default(false),
   waitSeconds: createWaitSecondsSchema(40),
 };
@@ -23,7 +23,7 @@ export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void 
     {
       title: 'Get a speech synthesis',
       description:
-        'Waits up to waitSeconds (default 40) for a synthesis started by synthesize_speech in this server session, with progress, and returns the saved WAV when done. Free: it never sends a part. After a server restart, call synthesize_speech again with the same arguments instead: finished parts are reused, not paid again.',
+        'Waits on a synthesize_speech job of this session; returns the WAV. Free. After a restart, repeat synthesize_speech (paid parts are reused).',
       inputSchema: getSpeechInput,
       outputSchema: speechOutcomeShape,
       annotations: {

@@ -11,11 +11,11 @@ import { type VideoService, videoOutcomeShape, waitForVideo } from './video-resu
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getVideoJobInput = {
-  jobId: z.string().min(1).describe('The jobId (request_id) a video tool returned.'),
+  jobId: z.string().min(1),
   service: z
     .enum([CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE])
     .optional()
-    .describe('Which video service; found in the local job ledger when omitted.'),
+    .describe('Default: from the ledger.'),
   waitSeconds: createWaitSecondsSchema(40),
 };
 
@@ -25,7 +25,7 @@ export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): voi
     {
       title: 'Get a video job',
       description:
-        'Shows a video job started by generate_video or image_to_video and waits up to waitSeconds (default 40) for it to finish, with progress. When done, the MP4 is saved into the output directory (again if it was saved before) and returned as a resource link. Reading is free; it never starts a new job.',
+        'Waits on a generate_video or image_to_video job; when done, saves the MP4 and links it. Free.',
       inputSchema: getVideoJobInput,
       outputSchema: videoOutcomeShape,
       annotations: {

@@ -15,18 +15,18 @@ import { retryFlags } from './generate-video.js';
 import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';
 import { videoOutcomeShape, waitForVideo } from './video-result.js';
 
-const DESCRIPTION = `Animates one image into a short video (2–10 s) following a prompt. Costs credits. image is a local path (inside an allowed directory; JPG, PNG or WEBP up to 25 MB, checked by content) or a public http(s) URL (private-network hosts are refused). Models: imgvid-standard (default, fast distilled variant) or imgvid-standard-quality (full variant, slower). An identical earlier request of this installation is continued instead of paid again (newVariation=true for another take). Waits up to waitSeconds with progress; if not ready, returns done=false with a jobId — call get_video_job. When done, the MP4 is saved into the output directory and returned as a resource link.`;
+const DESCRIPTION = `Animates an image (JPG, PNG, WEBP; local path or URL) into a 2-10 s video. Costs credits; the same request continues free. If done=false: get_video_job.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const imageToVideoInput = {
-  prompt: z.string().min(1).describe('How the image should move.'),
-  image: z.string().min(1).describe('Local image path or public image URL.'),
-  model: z.enum(IMAGE_TO_VIDEO_MODELS).optional().describe('Default imgvid-standard.'),
-  duration: z.number().int().min(2).max(10).optional().describe('Seconds, 2–10 (default 5).'),
-  aspectRatio: z.enum(IMAGE_TO_VIDEO_ASPECT_RATIOS).optional().describe('Default 16:9.'),
-  resolution: z.enum(IMAGE_TO_VIDEO_RESOLUTIONS).optional().describe('Default 720p.'),
-  seed: z.number().int().optional().describe('-1 or omitted for random.'),
-  fileName: z.string().min(1).optional().describe('Name of the saved MP4 (default video-<jobId>.mp4).'),
+  prompt: z.string().min(1),
+  image: z.string().min(1),
+  model: z.enum(IMAGE_TO_VIDEO_MODELS).optional(),
+  duration: z.number().int().min(2).max(10).optional().describe('Default 5.'),
+  aspectRatio: z.enum(IMAGE_TO_VIDEO_ASPECT_RATIOS).optional(),
+  resolution: z.enum(IMAGE_TO_VIDEO_RESOLUTIONS).optional(),
+  seed: z.number().int().optional(),
+  fileName: z.string().min(1).optional(),
   ...retryFlags,
   waitSeconds: createWaitSecondsSchema(40),
 };

@@ -8,34 +8,16 @@ import { READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 
-const parameterShape = z.object({
-  name: z.string(),
-  type: z.string(),
-  required: z.boolean(),
-  format: z.string().optional(),
-  values: z.array(z.union([z.string(), z.number(), z.boolean()])).optional(),
-  minimum: z.number().optional(),
-  maximum: z.number().optional(),
-  default: z.unknown().optional(),
-});
-
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const listVideoModelsInput = {
-  refresh: z.boolean().default(false).describe('Read the catalog again instead of the 5-minute cache.'),
+  refresh: z.boolean().default(false).describe('Skip the 5-minute cache.'),
 };
 
-const listVideoModelsOutput = {
-  models: z.array(
-    z.object({
-      id: z.string(),
-      title: z.string(),
-      category: z.string(),
-      required: z.array(z.string()),
-      inputs: z.object({ images: z.number(), videos: z.number(), audios: z.number() }),
-      parameters: z.array(parameterShape),
-    }),
-  ),
-};
+// Terse (issue 14): each model's parameters (name, type, required, format, values, range, default) pass as
+// further properties; the README's Tools section lists them.
+const listVideoModelsOutput = z.looseObject({
+  models: z.array(z.looseObject({ id: z.string(), required: z.array(z.string()) })),
+});
 
 export function registerListVideoModels(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
@@ -43,7 +25,7 @@ export function registerListVideoModels(server: McpServer, deps: MediaToolDeps):
     {
       title: 'List video models',
       description:
-        'Lists the catalog video models (for generate_video): id, category (e.g. text-to-video, image-to-video), required fields, and every parameter with its type, allowed values and range. Image, video and audio inputs fill the parameters with format "uri". Free; no job is started.',
+        'Lists video models for generate_video: ids, categories, required fields, parameters. Free.',
       inputSchema: listVideoModelsInput,
       outputSchema: listVideoModelsOutput,
       annotations: { title: 'List video models', ...READ_ONLY_ANNOTATIONS },

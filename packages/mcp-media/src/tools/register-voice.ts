@@ -9,37 +9,28 @@ import { PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp
 import { z } from 'zod';
 import { isRemoteReference, type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 
-const voiceShape = {
-  voiceId: z.string(),
-  name: z.string().nullable(),
-  cloneAudio: z.string().describe('Pass this as voice to synthesize_speech.'),
-  cloneText: z.string().nullable(),
-  model: z.string().nullable(),
-  language: z.string().nullable(),
-};
-
 const CONSENT_QUESTION =
   'Registering a custom voice clones the voice in this recording. Confirm that the person whose voice it is has authorised cloning it.';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const registerVoiceInput = {
-  audioPath: z.string().min(1).optional().describe('Local WAV file of the voice.'),
-  audioUrl: z.string().min(1).optional().describe('Public https URL of the recording, instead of audioPath.'),
-  consent: z.boolean().optional().describe('true: the voice owner authorised cloning.'),
+  audioPath: z.string().min(1).optional(),
+  audioUrl: z.string().min(1).optional().describe('Instead of audioPath.'),
+  consent: z.boolean().optional().describe('The owner agreed.'),
   name: z.string().min(1).max(120).optional(),
-  model: z
-    .enum(['model_b', 'model_c', 'model_d'])
-    .optional()
-    .describe('Model the voice is for (default model_d).'),
+  model: z.enum(['model_b', 'model_c', 'model_d']).optional(),
   language: z.string().min(2).max(8).optional(),
-  transcript: z.string().optional().describe('What is said in the recording (improves cloning).'),
+  transcript: z.string().optional().describe('What is said.'),
 };
 
-const registerVoiceOutput = { ...voiceShape, resumed: z.boolean() };
+// Terse (issue 14): the voice's id, name, text, model and language pass as further properties.
+const registerVoiceOutput = z.looseObject({ cloneAudio: z.string(), resumed: z.boolean() });
 
 const listVoicesInput = {};
 
-const listVoicesOutput = { voices: z.array(z.object(voiceShape)) };
+const listVoicesOutput = z.looseObject({
+  voices: z.array(z.looseObject({ cloneAudio: z.string() })),
+});
 
 export function registerVoiceTools(server: McpServer, deps: MediaToolDeps): void {
   server.registerTool(
@@ -47,7 +38,7 @@ export function registerVoiceTools(server: McpServer, deps: MediaToolDeps): void
     {
       title: 'Register a custom voice',
       description:
-        'Registers a cloned voice from a short WAV recording (audioPath, inside an allowed directory) or a public https recording (audioUrl), once; reuse the returned cloneAudio as voice in synthesize_speech for every sentence. Requires consent=true: the owner of the voice authorised cloning it (if omitted, clients that support it are asked to confirm). Registering the same recording again returns the earlier voice.',
+        'Clones a voice from a short WAV (local or https) once; pass its cloneAudio as voice to synthesize_speech. Needs consent=true (the owner agreed).',
       inputSchema: registerVoiceInput,
       outputSchema: registerVoiceOutput,
       annotations: { title: 'Register a custom voice', ...PLATFORM_WORK_ANNOTATIONS },
@@ -119,7 +110,7 @@ export function registerVoiceTools(server: McpServer, deps: MediaToolDeps): void
     {
       title: 'List registered voices',
       description:
-        'Lists the custom voices this installation registered with register_voice (from its local ledger, newest first), with the cloneAudio to pass as voice to synthesize_speech. Free; no platform call.',
+        'Lists voices registered here (local, free), with the cloneAudio to pass to synthesize_speech.',
       inputSchema: listVoicesInput,
       outputSchema: listVoicesOutput,
       annotations: { title: 'List registered voices', ...READ_ONLY_ANNOTATIONS, openWorldHint: false },

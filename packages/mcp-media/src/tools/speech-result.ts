@@ -16,13 +16,12 @@ import {
   createToolDeadline,
   type JobPollRequest,
   type JobView,
-  jobStatusShape,
+  jobOutputSchema,
   outputLink,
   type PresentedJob,
   respondWithJob,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import { z } from 'zod';
 import type { MediaToolDeps } from './media-tool-deps.js';
 import type { SpeechJob } from './speech-jobs.js';
 
@@ -31,19 +30,11 @@ export const SPEECH_WAIT_TOOL = 'get_speech';
 /** Audio inlined on request only up to this size; larger files are only linked. */
 const MAX_INLINE_AUDIO_BYTES = 1024 * 1024;
 
-export const speechOutcomeShape = {
-  ...jobStatusShape,
-  savedPath: z.string().optional(),
-  sizeBytes: z.number().optional(),
-  durationSeconds: z.number().optional(),
-  parts: z
-    .array(z.object({ text: z.string(), taskId: z.string(), resumed: z.boolean() }))
-    .optional()
-    .describe('The synthesis tasks, in order; resumed ones were made earlier and not paid again.'),
-  partsTotal: z.number().optional().describe('Parts the text was split into.'),
-  partsDone: z.number().optional().describe('Parts synthesised and fetched so far.'),
-  partsQueued: z.number().optional().describe("Parts waiting for a free slot of the key's limit."),
-};
+/**
+ * The shared long-job output schema (issue 14): the tool's own fields (saved file, sizes, parts, …) are
+ * further properties it allows, explained in the README's Tools section rather than in every tools/list.
+ */
+export const speechOutcomeShape = jobOutputSchema;
 
 /** "3 of 7 parts done; 2 waiting for a free slot (key limit 3)" */
 export function describeSpeechProgress(

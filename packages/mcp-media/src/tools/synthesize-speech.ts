@@ -20,51 +20,23 @@ import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 
 const MAX_TEXT = 20_000;
 
-const DESCRIPTION = `Synthesises speech from text into one WAV file saved in the output directory (returned as a resource link). Text of any length: over 200 characters it is split at sentence boundaries, the parts are synthesised in parallel within the key's concurrent-task limit and joined in order. Languages: ${TTS_LANGUAGES.join(', ')} (default en); Thai (th), Malay (ms) and Lao (lo) use model_d, which is chosen automatically for them. A cloned voice: pass the clone_audio path register_voice returned as voice. Costs credits per part. Repeating the same request continues or reuses the earlier parts instead of paying again. Waits up to waitSeconds with progress ("3 of 7 parts done; 2 waiting for a free slot (key limit 3)"); if not finished, returns done=false with a jobId — call get_speech with it. Cancelling the call stops parts not yet sent (unless another call is waiting on the same synthesis); parts already sent are kept for a repeat. A part the service fails is reported as done=true, outcome=failed with its reason.`;
+const DESCRIPTION = `Speaks text (any length) into one saved WAV; voice: a register_voice cloneAudio. Costs credits per part; the same request again reuses paid parts. If done=false: get_speech.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const synthesizeSpeechInput = {
-  text: z.string().min(1).max(MAX_TEXT).describe('What to say (any length up to 20 000 characters).'),
+  text: z.string().min(1).max(MAX_TEXT),
   language: z.enum(TTS_LANGUAGES).optional(),
-  model: z
-    .enum(TTS_MODELS)
-    .optional()
-    .describe('Default: chosen by the service from the language (model_d for th/ms/lo).'),
-  voice: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      'Cloned voice: the clone_audio path from register_voice (or list_voices), or a public https audio URL (then consent is needed).',
-    ),
-  voiceTranscript: z
-    .string()
-    .optional()
-    .describe('Transcript of the voice recording (clone_text), when not registered with one.'),
-  consent: z
-    .boolean()
-    .optional()
-    .describe('Required true when voice is a public https URL: the voice owner agreed.'),
-  speaker: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Built-in speaker of model_b or model_c (without a cloned voice).'),
-  instruct: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Style instruction (model_b, or model_d without a cloned voice).'),
-  modelAExpression: z.enum(TTS_MODEL_A_EXPRESSIONS).optional().describe('Only model_a with language vi.'),
-  seed: z.number().int().optional().describe('0..2147483647 for a repeatable voice; omit for random.'),
-  fileName: z.string().min(1).optional().describe('Name of the saved WAV (default speech-<jobId>.wav).'),
-  inlineAudio: z.boolean().default(false).describe('Also return the audio inline (only if at most 1 MB).'),
-  allowResubmit: z
-    .boolean()
-    .default(false)
-    .describe(
-      'Only after an error saying a part was interrupted: send it again although it may already exist.',
-    ),
+  model: z.enum(TTS_MODELS).optional(),
+  voice: z.string().min(1).optional().describe('cloneAudio, or an https URL (with consent).'),
+  voiceTranscript: z.string().optional(),
+  consent: z.boolean().optional(),
+  speaker: z.string().min(1).optional(),
+  instruct: z.string().min(1).optional(),
+  modelAExpression: z.enum(TTS_MODEL_A_EXPRESSIONS).optional(),
+  seed: z.number().int().optional(),
+  fileName: z.string().min(1).optional(),
+  inlineAudio: z.boolean().default(false).describe('Inline too (max 1 MB).'),
+  allowResubmit: z.boolean().default(false).describe('Only if an error asks.'),
   waitSeconds: createWaitSecondsSchema(40),
 };
 

@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   CATALOG_VIDEO_SERVICE,
-  IMAGE_TO_VIDEO_SERVICE,
+  type IMAGE_TO_VIDEO_SERVICE,
   jobErrorText,
   type VideoJob,
   videoProgressPercent,
@@ -15,28 +15,20 @@ import {
 import {
   createToolDeadline,
   type JobView,
-  jobStatusShape,
+  jobOutputSchema,
   type PresentedJob,
   respondWithJob,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import { z } from 'zod';
 import { type MediaToolDeps, saveMedia } from './media-tool-deps.js';
 
 export type VideoService = typeof CATALOG_VIDEO_SERVICE | typeof IMAGE_TO_VIDEO_SERVICE;
 
-export const videoOutcomeShape = {
-  ...jobStatusShape,
-  service: z.enum([CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE]),
-  model: z.string().optional(),
-  resumed: z
-    .boolean()
-    .optional()
-    .describe('True when an identical earlier request was continued (nothing paid again).'),
-  videoUrl: z.string().optional().describe('Where the service stores the MP4.'),
-  savedPath: z.string().optional().describe('Local copy in the output directory.'),
-  sizeBytes: z.number().optional(),
-};
+/**
+ * The shared long-job output schema (issue 14): the tool's own fields (saved file, sizes, parts, …) are
+ * further properties it allows, explained in the README's Tools section rather than in every tools/list.
+ */
+export const videoOutcomeShape = jobOutputSchema;
 
 function clientFor(deps: MediaToolDeps, service: VideoService) {
   return service === CATALOG_VIDEO_SERVICE

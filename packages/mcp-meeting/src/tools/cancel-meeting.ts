@@ -14,9 +14,7 @@ export function registerCancelMeeting(server: McpServer, deps: MeetingToolDeps):
     {
       title: 'Cancel a meeting job',
       description:
-        'Cancels a meeting job that is still processing (409 if it already stopped). Nothing is charged for a ' +
-        'cancelled job. The cancellation is asynchronous: poll with get_meeting until status is CANCELLED. ' +
-        'A cancelled job can be restarted with retry_meeting.',
+        'Cancels a running meeting job (409 if stopped); nothing is charged. Poll get_meeting until CANCELLED.',
       inputSchema: cancelMeetingInput,
       outputSchema: jobActionOutputSchema,
       annotations: {

@@ -9,16 +9,11 @@ import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const deleteMeetingInput = {
   jobId: jobIdSchema,
-  confirm: z.boolean().default(false).describe('Must be true to actually delete.'),
+  confirm: z.boolean().default(false).describe('true to delete.'),
 };
 
-const deleteMeetingOutput = {
-  jobId: z.string(),
-  deleted: z.boolean(),
-  status: z.string().optional(),
-  title: z.string().nullable().optional(),
-  next: z.string().optional(),
-};
+// Terse (issue 14): a preview's status, title and next pass as further properties.
+const deleteMeetingOutput = z.looseObject({ jobId: z.string(), deleted: z.boolean() });
 
 export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
@@ -26,10 +21,8 @@ export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps):
     {
       title: 'Delete a meeting recording',
       description:
-        'Permanently deletes a meeting recording, its transcript, translation and summary from the platform ' +
-        '(only once processing stopped: COMPLETED, FAILED or CANCELLED; else 409 — cancel it first). Cannot be ' +
-        'undone; exported files on this machine are kept. Call first without confirm to see what would be ' +
-        'deleted, then again with confirm=true.',
+        'Permanently deletes a stopped meeting job and its results (409 while running). Without confirm: a ' +
+        'preview.',
       inputSchema: deleteMeetingInput,
       outputSchema: deleteMeetingOutput,
       annotations: {

@@ -19,27 +19,19 @@ type What = 'transcript' | 'translation' | 'summary';
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const exportMeetingInput = {
   jobId: jobIdSchema,
-  what: z.enum(['transcript', 'translation', 'summary']).describe('Which part to export.'),
-  format: z.enum(['srt', 'vtt', 'md']).describe('srt or vtt (subtitles) or md (Markdown); summary: md only.'),
+  what: z.enum(['transcript', 'translation', 'summary']),
+  format: z.enum(['srt', 'vtt', 'md']).describe('summary: md only.'),
   fileName: z
     .string()
     .trim()
     .min(1)
     .max(120)
     .optional()
-    .describe(
-      'File name (no directories); the extension is added when missing. Default: <title>-<what>.<format>.',
-    ),
+    .describe('No directories; default <title>-<what>.<format>.'),
 };
 
-const exportMeetingOutput = {
-  jobId: z.string(),
-  what: z.enum(['transcript', 'translation', 'summary']),
-  format: z.enum(['srt', 'vtt', 'md']),
-  path: z.string().describe('Absolute path of the saved file.'),
-  bytes: z.number().int(),
-  mimeType: z.string(),
-};
+// Terse (issue 14): what and format (as asked) and mimeType pass as further properties.
+const exportMeetingOutput = z.looseObject({ jobId: z.string(), path: z.string(), bytes: z.number() });
 
 export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
@@ -47,11 +39,8 @@ export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps):
     {
       title: 'Export a meeting to a file',
       description:
-        'Saves a meeting transcript or translation as SRT or WebVTT subtitles or Markdown, or the summary as ' +
-        'Markdown (summary → md only), with speaker names applied, into the output directory ' +
-        '(POLYMODAL_OUTPUT_DIR). Returns the saved path and a file link. Free; the job must have the part ' +
-        '(transcript from TRANSCRIPT_READY, translation and summary once COMPLETED). An existing file of the same ' +
-        'name is replaced.',
+        'Saves a transcript or translation (srt, vtt, md) or the summary (md) into the output directory ' +
+        '(replacing a same-named file). Free.',
       inputSchema: exportMeetingInput,
       outputSchema: exportMeetingOutput,
       annotations: {

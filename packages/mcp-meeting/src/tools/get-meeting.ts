@@ -7,24 +7,22 @@ import { type MeetingJob, ValidationError } from '@polymodal/core';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
-  jobStatusShape,
+  jobOutputSchema,
   keepWaitingHint,
   respondWithJob,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import {
   countItems,
-  countsSchema,
   jobDetails,
-  jobDetailsShape,
   pageSegments,
   presentSummary,
   renderSegmentsText,
   renderSummaryText,
   type SegmentPageOutput,
   type SegmentSelection,
-  segmentPageSchema,
-  summarySchema,
+  segmentPageOutputSchema,
+  summaryOutputSchema,
 } from '../presenters/index.js';
 import { nextAfterStop } from './job-result.js';
 import {
@@ -37,8 +35,8 @@ import {
 
 export const MAX_SEGMENTS_CAP = 200;
 
-const DESCRIPTION = `Reads a meeting job: status and progress (or errorMessage / warning), credits and whether they were charged, the structured summary (items reference transcript segment ids), and ONE PAGE of the transcript and/or translation (default 50 segments, at most 200; use nextSegment as segmentRange.from for the next page, or pick a timeRange). Free; does not change anything.
-With waitSeconds > 0 (max 50) it also waits for a running job, reporting progress — this is how to keep waiting after summarize_meeting (or retry/resummarize/retranslate) returned done=false. If still running afterwards, it returns done=false again: call it again.`;
+// Short on purpose (issue 14): hosts send it to the model on every turn. The detail is in the README's Tools.
+const DESCRIPTION = `Reads a meeting job: status, credits, summary, one page of transcript/translation (next page: segmentRange.from=nextSegment). Free. waitSeconds > 0 waits for a running job; repeat while done=false.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getMeetingInput = {
@@ -46,40 +44,31 @@ const getMeetingInput = {
   include: z
     .array(z.enum(['summary', 'transcript', 'translation']))
     .optional()
-    .describe('Parts to return (default ["summary", "transcript"]).'),
+    .describe('Default summary, transcript.'),
   segmentRange: z
     .object({
-      from: z.number().int().min(1).describe('1-based index of the first segment.'),
-      to: z.number().int().min(1).optional().describe('1-based index of the last segment (inclusive).'),
+      from: z.number().int().min(1),
+      to: z.number().int().min(1).optional(),
     })
     .optional()
-    .describe('Segments by position; use the previous result\'s nextSegment as "from" to page.'),
+    .describe('1-based, inclusive.'),
   timeRange: z
     .object({
       startSeconds: z.number().min(0),
       endSeconds: z.number().min(0).optional(),
     })
     .optional()
-    .describe('Segments overlapping this time span of the recording.'),
-  maxSegments: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_SEGMENTS_CAP)
-    .default(50)
-    .describe(`Largest page of segments (1..${MAX_SEGMENTS_CAP}).`),
+    .describe('Segments overlapping it.'),
+  maxSegments: z.number().int().min(1).max(MAX_SEGMENTS_CAP).default(50),
   waitSeconds: createWaitSecondsSchema(0),
 };
 
-const getMeetingOutput = {
-  ...jobStatusShape,
-  ...jobDetailsShape,
-  speakerNames: z.record(z.string(), z.string()).optional().describe('Speaker id → display name.'),
-  counts: countsSchema.optional(),
-  summary: summarySchema.optional(),
-  transcript: segmentPageSchema.optional(),
-  translation: segmentPageSchema.optional(),
-};
+// The shared long-job core with the parts an agent reads; the job's details and counts are further fields.
+const getMeetingOutput = jobOutputSchema.extend({
+  summary: summaryOutputSchema.optional(),
+  transcript: segmentPageOutputSchema.optional(),
+  translation: segmentPageOutputSchema.optional(),
+});
 
 export function registerGetMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(

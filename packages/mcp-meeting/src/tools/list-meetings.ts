@@ -12,23 +12,16 @@ import {
   minimumCredits,
 } from './meeting-tool-deps.js';
 
-const DESCRIPTION = `Lists the newest meeting recordings of this account on the platform (up to ${MEETING_LIST_LIMIT}, newest first: id, title, status and whatever else the platform reports), plus the effective maximum upload size and the current pricing (4 credits per started minute, with a platform minimum). Free and read-only. Use list_jobs instead for the jobs this installation started (for resuming), and get_meeting for one job's details.`;
-
-const headerSchema = z.looseObject({
-  id: z.string(),
-  title: z.string().nullable(),
-  status: z.string().nullable(),
-});
+const DESCRIPTION = `Lists this account's newest meeting recordings (up to ${MEETING_LIST_LIMIT}: id, title, status), the upload limit and pricing. Free. list_jobs shows jobs started here; get_meeting reads one.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const listMeetingsInput = {};
 
-const listMeetingsOutput = {
-  meetings: z.array(headerSchema),
-  count: z.number().int(),
-  maxUploadBytes: z.number().nullable().describe('Largest accepted upload, in bytes.'),
-  pricing: z.record(z.string(), z.unknown()).nullable().describe('Pricing as the platform reports it.'),
-};
+// Terse (issue 14): each header's further fields, the count and the pricing pass as further properties.
+const listMeetingsOutput = z.looseObject({
+  meetings: z.array(z.looseObject({ id: z.string(), status: z.string().nullable() })),
+  maxUploadBytes: z.number().nullable(),
+});
 
 export function registerListMeetings(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(

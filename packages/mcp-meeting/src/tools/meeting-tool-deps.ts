@@ -21,10 +21,7 @@ export type MeetingToolDeps = ToolContext;
 /** How long the facts of an error message (a price, a state, a limit) may take to gather. */
 const HINT_DEADLINE_MS = 5_000;
 
-export const jobIdSchema = z
-  .string()
-  .min(1)
-  .describe('Meeting job id, as returned by summarize_meeting, list_meetings or list_jobs.');
+export const jobIdSchema = z.string().min(1).describe('Meeting job id.');
 
 /**
  * The job as it is now, for a tool that needs it once: a read less than 5 s old is reused, otherwise one

@@ -15,9 +15,8 @@ export function registerResummarizeMeeting(server: McpServer, deps: MeetingToolD
     {
       title: 'Regenerate a meeting summary',
       description:
-        'Writes the summary of a meeting again from its existing transcript (processing must have stopped and a ' +
-        'transcript must exist, else 409). No new charge for an already charged recording. Runs asynchronously: ' +
-        'poll with get_meeting, or give waitSeconds (max 50) to wait here.',
+        'Rewrites the summary of a stopped meeting job from its transcript (else 409), replacing it. Free. ' +
+        'Then get_meeting.',
       inputSchema: resummarizeMeetingInput,
       outputSchema: jobActionOutputSchema,
       // Destructive: the new summary replaces the job's current one, which cannot be fetched again.

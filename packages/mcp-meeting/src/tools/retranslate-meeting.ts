@@ -10,7 +10,7 @@ import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './r
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const retranslateMeetingInput = {
   jobId: jobIdSchema,
-  targetLanguage: MeetingLanguage.describe('Language to translate into.'),
+  targetLanguage: MeetingLanguage,
   waitSeconds: createWaitSecondsSchema(0),
 };
 
@@ -20,10 +20,8 @@ export function registerRetranslateMeeting(server: McpServer, deps: MeetingToolD
     {
       title: 'Translate a meeting again',
       description:
-        'Translates the transcript of a meeting into another targetLanguage (processing must have stopped and a ' +
-        'transcript must exist, else 409). Replaces the previous translation. No new charge for an already ' +
-        'charged recording. Runs asynchronously: poll with get_meeting (include ["translation"]), or give ' +
-        'waitSeconds (max 50) to wait here.',
+        'Translates a stopped meeting job into targetLanguage (else 409), replacing the old translation. ' +
+        'Free. Then get_meeting.',
       inputSchema: retranslateMeetingInput,
       outputSchema: jobActionOutputSchema,
       // Destructive: the new translation replaces the job's current one, which cannot be fetched again.

@@ -15,9 +15,8 @@ export function registerRetryMeeting(server: McpServer, deps: MeetingToolDeps): 
     {
       title: 'Retry a meeting job',
       description:
-        'Processes a FAILED or CANCELLED meeting job again from its uploaded recording (409 otherwise). Charged ' +
-        'only if it then completes (4 credits per started minute, platform minimum; never twice). Runs ' +
-        'asynchronously: poll with get_meeting, or give waitSeconds (max 50) to wait here.',
+        'Reprocesses a FAILED or CANCELLED meeting job (else 409); charged only on success, never twice. ' +
+        'Then get_meeting.',
       inputSchema: retryMeetingInput,
       outputSchema: jobActionOutputSchema,
       annotations: { title: 'Retry a meeting job', ...JOB_ACTION_ANNOTATIONS },

@@ -6,25 +6,18 @@
 import { isMeetingTerminal, type MeetingJob, type MeetingLanguage } from '@polymodal/core';
 import {
   createToolDeadline,
-  jobStatusShape,
+  jobOutputSchema,
   type PresentedJob,
   respondWithJob,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import { z } from 'zod';
-import { countsSchema, jobDetailsShape, summarySchema } from '../presenters/index.js';
 import { presentMeetingJob } from './job-result.js';
 import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
 
 export type JobAction = 'cancel' | 'retry' | 'resummarize' | 'retranslate';
 
-export const jobActionOutputSchema = {
-  ...jobStatusShape,
-  action: z.enum(['cancel', 'retry', 'resummarize', 'retranslate']),
-  ...jobDetailsShape,
-  counts: countsSchema.optional(),
-  summary: summarySchema.optional(),
-};
+/** The shared long-job schema: `action`, the job's details and summary are further (allowed) fields. */
+export const jobActionOutputSchema = jobOutputSchema;
 
 export const JOB_ACTION_ANNOTATIONS = {
   readOnlyHint: false,

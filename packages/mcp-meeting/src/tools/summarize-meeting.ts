@@ -18,66 +18,29 @@ import {
   createToolDeadline,
   createWaitSecondsSchema,
   estimateMeetingCredits,
-  jobStatusShape,
-  LOCAL_OR_HTTPS,
+  jobOutputSchema,
   resolveToolInputs,
   respondWithJob,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { countsSchema, jobDetailsShape, summarySchema } from '../presenters/index.js';
 import { presentMeetingJob } from './job-result.js';
 import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
 
-const DESCRIPTION = `Transcribes, translates and summarizes a local meeting recording (MP4, MOV, AVI, MKV, MP3, M4A or WAV, up to 2 hours) on the Polymodal platform: speaker-separated transcript, translation into targetLanguage, and a structured summary (overview, topics, decisions, action items with owners and due dates, open questions), every item pointing at transcript segment ids.
-
-Cost: 4 credits per started minute of recording, with a minimum set by the platform; charged once, only when the job completes (failed or cancelled jobs cost nothing). When the server has a daily credit budget, a call that would exceed it is refused before anything is uploaded (list_jobs shows what is left).
-Time: processing usually takes a fraction of the recording's length, plus the upload. This call waits at most waitSeconds (default 40, max 50); if the job is still running it returns done=false with the jobId — then call get_meeting with that jobId and waitSeconds up to 50 until done=true. A long upload goes on after the call answers (done=false, status UPLOADING, no jobId yet): call summarize_meeting again with the same arguments to follow it. Calling it again with the same file and options never pays twice: it joins the upload in progress or resumes the recorded job (resumed=true); force=true starts a new paid job.
-Next: get_meeting for the transcript (paged) or translation, export_meeting to save srt/vtt/md files, update_meeting to name speakers.
-A local file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); an https:// URL is downloaded first.`;
+// Short on purpose (issue 14): hosts send it to the model on every turn. The detail is in the README's Tools.
+const DESCRIPTION = `Transcribes, translates and summarizes a meeting recording (max 2 h). 4 credits per started minute, charged on success; repeat calls resume, never pay twice. If done=false: get_meeting. Next: export_meeting.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const summarizeMeetingInput = {
-  path: z.string().min(1).describe(`The recording: ${LOCAL_OR_HTTPS}.`),
-  sourceLanguage: z
-    .enum(['auto', ...MEETING_LANGUAGES])
-    .default('auto')
-    .describe('Spoken language, or "auto" to detect it.'),
-  targetLanguage: MeetingLanguage.default('en').describe('Language of the translation and the summary.'),
-  asrEngine: MeetingAsrEngine.optional().describe(
-    'Speech recognition engine (platform default: engineone_asr).',
-  ),
-  noiseReduction: z
-    .boolean()
-    .optional()
-    .describe('Extract vocals and reduce background noise first (platform default: true).'),
-  minSpeakers: z
-    .number()
-    .int()
-    .min(0)
-    .max(30)
-    .optional()
-    .describe('Fewest speakers expected (0 = automatic).'),
-  maxSpeakers: z
-    .number()
-    .int()
-    .min(0)
-    .max(30)
-    .optional()
-    .describe('Most speakers expected (0 = automatic); when nonzero, minSpeakers must not exceed it.'),
-  title: z.string().trim().min(1).max(200).optional().describe('Title to give the recording.'),
+  path: z.string().min(1).describe('Local path or https:// URL.'),
+  sourceLanguage: z.enum(['auto', ...MEETING_LANGUAGES]).default('auto'),
+  targetLanguage: MeetingLanguage.default('en').describe("Also the summary's."),
+  asrEngine: MeetingAsrEngine.optional(),
+  noiseReduction: z.boolean().optional(),
+  minSpeakers: z.number().int().min(0).max(30).optional(),
+  maxSpeakers: z.number().int().min(0).max(30).optional(),
+  title: z.string().trim().min(1).max(200).optional(),
   waitSeconds: createWaitSecondsSchema(40),
-  force: z
-    .boolean()
-    .default(false)
-    .describe('Start a new (paid) job even if this file was already submitted with the same options.'),
-};
-
-const summarizeMeetingOutput = {
-  ...jobStatusShape,
-  resumed: z.boolean().describe('True when an earlier submission of the same file and options was resumed.'),
-  ...jobDetailsShape,
-  counts: countsSchema.optional(),
-  summary: summarySchema.optional(),
+  force: z.boolean().default(false).describe('Pay for a new job.'),
 };
 
 export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDeps): void {
@@ -87,7 +50,7 @@ export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDep
       title: 'Summarize a meeting recording',
       description: DESCRIPTION,
       inputSchema: summarizeMeetingInput,
-      outputSchema: summarizeMeetingOutput,
+      outputSchema: jobOutputSchema,
       annotations: {
         title: 'Summarize a meeting recording',
         readOnlyHint: false,

@@ -10,19 +10,18 @@ import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const updateMeetingInput = {
   jobId: jobIdSchema,
-  title: z.string().trim().min(1).max(200).optional().describe('New title of the recording.'),
+  title: z.string().trim().min(1).max(200).optional(),
   speakerNames: z
     .record(z.string().min(1), z.string().trim().min(1).max(100))
     .optional()
-    .describe('Speaker id (as in the transcript, e.g. "S1") → display name.'),
+    .describe('Speaker id (S1) → name.'),
 };
 
-const updateMeetingOutput = {
+// Terse (issue 14): status and title pass as further properties.
+const updateMeetingOutput = z.looseObject({
   jobId: z.string(),
-  status: z.string(),
-  title: z.string().nullable(),
   speakerNames: z.record(z.string(), z.string()),
-};
+});
 
 export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps): void {
   server.registerTool(
@@ -30,10 +29,8 @@ export function registerUpdateMeeting(server: McpServer, deps: MeetingToolDeps):
     {
       title: 'Rename a meeting or its speakers',
       description:
-        'Sets the title of a meeting recording and/or display names of its speakers (e.g. {"S1": "Alice"}). ' +
-        'Speaker ids must exist in the transcript (available from TRANSCRIPT_READY on); unknown ids are refused ' +
-        'with the list of valid ones. Free. Names then appear in get_meeting, summaries (action item owners) and ' +
-        'exports.',
+        'Sets a meeting title and/or speaker names (ids from the transcript). Free; names show in results ' +
+        'and exports.',
       inputSchema: updateMeetingInput,
       outputSchema: updateMeetingOutput,
       annotations: {

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
 const describeTool = (seconds: number) =>
-  `Asks the Polymodal shared LLM (OpenAI-compatible chat completions on a pool of local models) and returns the generated text. Give either "prompt" (with an optional "system") or "messages" (a conversation of system/user/assistant turns), not both. Usage is recorded under the key's team. Usually takes a few seconds; a model that has not answered within ${seconds} s is given up on (the answer says so) so that the call ends before the host's time limit. Call list_llm_models to pick a model; without "model" the first listed is used.`;
+  `Asks the shared LLM (chat completions) and returns the text. Give prompt (optional system) or messages, not both. Usage counts for the key's team. A few seconds; gives up after ${seconds} s. Models: list_llm_models.`;
 
 const messageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant']),
@@ -57,16 +57,12 @@ export function llmToolError(
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const askLlmInput = {
-  prompt: z.string().min(1).optional().describe('The question or instruction (instead of messages).'),
-  system: z.string().min(1).optional().describe('System instruction to go with prompt.'),
-  messages: z
-    .array(messageSchema)
-    .min(1)
-    .optional()
-    .describe('A whole conversation instead of prompt; the last turn is usually the user.'),
-  model: z.string().min(1).optional().describe('Model id from list_llm_models (default: the first listed).'),
-  temperature: z.number().min(0).max(2).optional().describe('Sampling temperature, 0 to 2.'),
-  max_tokens: z.number().int().min(1).max(32_768).optional().describe('Most tokens to generate.'),
+  prompt: z.string().min(1).optional(),
+  system: z.string().min(1).optional(),
+  messages: z.array(messageSchema).min(1).optional(),
+  model: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().min(1).max(32_768).optional(),
 };
 
 const askLlmOutput = {

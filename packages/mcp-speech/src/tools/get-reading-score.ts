@@ -5,23 +5,20 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
-  jobStatusShape,
+  jobOutputSchema,
   READ_ONLY_ANNOTATIONS,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { readingOutcomeShape } from './reading-result.js';
 import { waitForTask } from './score-reading.js';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Reads a queued reading score by the jobId that score_reading returned with done=false: its state, or the full result once ready. Waits up to waitSeconds (default 0: just look). Free and read-only.`;
+const DESCRIPTION = `Reads a queued score_reading job: its state, or the full result once ready. waitSeconds waits (default 0). Free.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getReadingScoreInput = {
-  jobId: z.string().min(1).describe('The jobId (task id) from score_reading.'),
+  jobId: z.string().min(1),
   waitSeconds: createWaitSecondsSchema(0),
 };
-
-const getReadingScoreOutput = { ...jobStatusShape, ...readingOutcomeShape };
 
 export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps): void {
   server.registerTool(
@@ -30,7 +27,7 @@ export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps)
       title: 'Get a queued reading score',
       description: DESCRIPTION,
       inputSchema: getReadingScoreInput,
-      outputSchema: getReadingScoreOutput,
+      outputSchema: jobOutputSchema,
       annotations: {
         title: 'Get a queued reading score',
         ...READ_ONLY_ANNOTATIONS,

@@ -7,7 +7,7 @@ import { createToolDeadline, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Shows the streaming Thai recogniser's configuration: language, engine, defaults (sample rate, frame and partial intervals, VAD) and this key's limits (requests per minute, concurrent sessions, daily audio seconds and how many were used today). Free and read-only.`;
+const DESCRIPTION = `Shows the streaming Thai recogniser's language, engine, defaults and this key's limits (requests per minute, sessions, daily audio seconds used and left). Free.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getThaiAsrConfigInput = {};

@@ -8,14 +8,14 @@ import { z } from 'zod';
 import { llmToolError } from './ask-llm.js';
 import type { SpeechToolDeps } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Lists the models of the Polymodal shared LLM (an OpenAI-compatible pool of local models): their ids and owners. Free, read-only and quick. Pass one of the ids as "model" to ask_llm; without it ask_llm uses the first model listed here.`;
+const DESCRIPTION = `Lists the shared LLM's model ids for ask_llm (default: the first). Free.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const listLlmModelsInput = {};
 
 const listLlmModelsOutput = {
   models: z.array(z.object({ id: z.string(), ownedBy: z.string().nullable() })),
-  count: z.number().int(),
+  count: z.number(),
 };
 
 export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): void {

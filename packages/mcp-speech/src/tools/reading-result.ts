@@ -3,43 +3,6 @@
  * form, and one human line ("6 of 7 words correct; practise: อ่าน").
  */
 import type { ReadingScoreResult } from '@polymodal/core';
-import { z } from 'zod';
-
-export const readingOutcomeShape = {
-  passed: z.boolean().optional().describe('False when no speech was found.'),
-  assessment: z.string().optional().describe('passed, or no_speech when the recording holds no voice.'),
-  scores: z
-    .object({
-      overall: z.number().nullable(),
-      textAccuracy: z.number().nullable(),
-      pronunciation: z.number().nullable(),
-      levenshteinSimilarity: z.number().nullable(),
-    })
-    .optional()
-    .describe('Displayed scores (80 + raw × 0.2; 0 for no speech).'),
-  correctWords: z.number().optional(),
-  referenceWords: z.number().optional(),
-  transcript: z.string().nullable().optional().describe('What the selected reading attempt said.'),
-  words: z
-    .array(
-      z.object({
-        status: z.string(),
-        expected: z.string().nullable(),
-        heard: z.string().nullable(),
-        confidence: z.number().nullable(),
-      }),
-    )
-    .optional()
-    .describe('Token-by-token comparison: correct, missing, extra or substitution.'),
-  feedback: z
-    .object({
-      practise: z.array(z.string()),
-      missingWords: z.array(z.string()),
-      extraWords: z.array(z.string()),
-      substitutions: z.array(z.object({ expected: z.string(), actual: z.string() })),
-    })
-    .optional(),
-};
 
 export function readingOutcome(result: ReadingScoreResult) {
   const feedback = result.feedback ?? {

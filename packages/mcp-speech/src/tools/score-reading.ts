@@ -10,8 +10,7 @@ import {
   createToolDeadline,
   createWaitSecondsSchema,
   type JobView,
-  jobStatusShape,
-  LOCAL_OR_HTTPS,
+  jobOutputSchema,
   PLATFORM_WORK_ANNOTATIONS,
   type PresentedJob,
   resolveToolInputs,
@@ -19,38 +18,22 @@ import {
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { readingOutcome, readingOutcomeShape, readingSummary } from './reading-result.js';
+import { readingOutcome, readingSummary } from './reading-result.js';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Scores a student's Thai reading: compares the recording (studentAudioPath) with what should have been read (referenceText, or a teacher's recording at referenceAudioPath — exactly one), picks the best attempt if the student repeated, and returns scores (displayed as 80 + raw × 0.2; 0 when no speech is heard), a word-by-word comparison (correct, missing, extra, substitution) and the words to practise. Thai only. Usually answers within seconds; a long recording is queued: then this waits up to waitSeconds and, if still running, returns done=false with a jobId — call get_reading_score with it. Local files must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); https:// URLs are downloaded first.`;
+const DESCRIPTION = `Scores a student's Thai reading (studentAudioPath) against referenceText or a reference recording (exactly one): scores, word-by-word comparison, words to practise. Usually seconds; if queued and done=false: get_reading_score. Files: local paths (allowed dirs) or https URLs.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const scoreReadingInput = {
-  studentAudioPath: z.string().min(1).describe(`The student recording: ${LOCAL_OR_HTTPS}.`),
-  referenceText: z.string().min(1).optional().describe('The Thai text the student read.'),
-  referenceAudioPath: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(`A reference reading instead of referenceText: ${LOCAL_OR_HTTPS}.`),
-  engine: z.enum(['engine_t', 'engine_w']).optional().describe('Recognition engine (default engine_t).'),
-  studentId: z.string().min(1).optional().describe('Echoed back in the result.'),
-  lessonId: z.string().min(1).optional().describe('Echoed back in the result.'),
-  includePronunciation: z.boolean().optional().describe('Score pronunciation too (default true).'),
+  studentAudioPath: z.string().min(1),
+  referenceText: z.string().min(1).optional(),
+  referenceAudioPath: z.string().min(1).optional(),
+  engine: z.enum(['engine_t', 'engine_w']).optional().describe('Default engine_t.'),
+  studentId: z.string().min(1).optional(),
+  lessonId: z.string().min(1).optional(),
+  includePronunciation: z.boolean().optional().describe('Default true.'),
   waitSeconds: createWaitSecondsSchema(40),
-  newJob: z
-    .boolean()
-    .default(false)
-    .describe('Score again although these very recordings and fields were scored before (paid again).'),
-};
-
-const scoreReadingOutput = {
-  ...jobStatusShape,
-  ...readingOutcomeShape,
-  resumed: z
-    .boolean()
-    .optional()
-    .describe('True when these recordings were scored before and the recorded score was returned.'),
+  newJob: z.boolean().default(false).describe('Score again (paid again).'),
 };
 
 export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): void {
@@ -60,7 +43,7 @@ export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): v
       title: 'Score a Thai reading',
       description: DESCRIPTION,
       inputSchema: scoreReadingInput,
-      outputSchema: scoreReadingOutput,
+      outputSchema: jobOutputSchema,
       annotations: {
         title: 'Score a Thai reading',
         ...PLATFORM_WORK_ANNOTATIONS,

@@ -12,16 +12,10 @@
  * streams, so a long recording never sits in memory.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  DEFAULT_DOWNLOAD_LIMITS,
-  MAX_TRANSCRIBE_AUDIO_SECONDS,
-  redactSecrets,
-  type TranscribeResult,
-} from '@polymodal/core';
+import { DEFAULT_DOWNLOAD_LIMITS, redactSecrets, type TranscribeResult } from '@polymodal/core';
 import {
   createProgressReporter,
   createToolDeadline,
-  LOCAL_OR_HTTPS,
   PLATFORM_WORK_ANNOTATIONS,
   resolveToolInputs,
 } from '@polymodal/mcp-common';
@@ -32,7 +26,7 @@ import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 const MAX_SPEED = 20;
 
 const describeTool = (seconds: number) =>
-  `Transcribes Thai speech from a local audio file (WAV of any rate, depth or channels; MP3, M4A and other formats when ffmpeg is installed) with the platform's streaming recogniser, and returns the final text with timed segments. Audio is streamed at real-time pace by default (speed 1), so a 30-second file takes about 30 seconds; live captions arrive as progress notifications. A call stops after ${seconds} s: if the file has not been fully transcribed by then, it returns the text so far marked incomplete (complete=false) and says how to call again. For files longer than about ${streamingBudgetSeconds(seconds)} seconds use speed 2–${MAX_SPEED} (or 0 for as fast as possible). Counts against the key's daily audio seconds (get_thai_asr_config shows the limits): a file longer than ${MAX_TRANSCRIBE_AUDIO_SECONDS} s, or than the key has left today, is refused before anything is sent, as are empty, unreadable and non-audio files. A local file must be inside an allowed directory (POLYMODAL_ALLOWED_DIRS or the client's roots); an https:// URL is downloaded first (its time counts in the call).`;
+  `Transcribes Thai speech from an audio file (WAV; other formats with ffmpeg) with the streaming recogniser: text and timed segments, live captions as progress. Paced at real time (speed 1); over ~${streamingBudgetSeconds(seconds)} s of audio use speed 2-${MAX_SPEED} or 0. Stops after ${seconds} s with the text so far (complete=false). Counts against daily audio seconds (get_thai_asr_config).`;
 
 /** Seconds of a call that can go to streaming audio: the rest is setup, the final and the answer. */
 function streamingBudgetSeconds(seconds: number): number {
@@ -41,39 +35,21 @@ function streamingBudgetSeconds(seconds: number): number {
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const transcribeThaiInput = {
-  audioPath: z.string().min(1).describe(`The audio file: ${LOCAL_OR_HTTPS}.`),
-  speed: z
-    .number()
-    .min(0)
-    .max(MAX_SPEED)
-    .default(1)
-    .describe('Pacing: 1 = real time, 4 = four times faster, 0 = unpaced.'),
-  vad: z.boolean().optional().describe('Voice activity detection (platform default: on).'),
-  partialIntervalMs: z
-    .number()
-    .int()
-    .min(20)
-    .max(1000)
-    .optional()
-    .describe('How often captions update (20–1000 ms).'),
+  audioPath: z.string().min(1).describe('Local path or https:// URL.'),
+  speed: z.number().min(0).max(MAX_SPEED).default(1).describe('1 = real time, 0 = unpaced.'),
+  vad: z.boolean().optional(),
+  partialIntervalMs: z.number().int().min(20).max(1000).optional(),
 };
 
-const transcribeThaiOutput = {
-  text: z.string().describe('The final transcript, or when incomplete the text so far.'),
+// Terse (issue 14): the README's Tools section explains the fields; the rest passes as further properties.
+const transcribeThaiOutput = z.looseObject({
+  text: z.string(),
   segments: z.array(z.object({ start: z.number(), end: z.number(), text: z.string() })),
-  audioSeconds: z.number().describe('Seconds of audio streamed.'),
-  totalAudioSeconds: z.number().describe('Seconds of audio in the file.'),
-  coveredSeconds: z.number().describe('Seconds of the file the text covers.'),
-  complete: z.boolean().describe('False when the call stopped before the whole file was transcribed.'),
-  incompleteReason: z
-    .enum(['deadline', 'stalled', 'limit'])
-    .nullable()
-    .describe(
-      "Why it is incomplete: the call's time ran out, the recogniser stopped answering, or a file of unknown length reached the audio one call may stream.",
-    ),
-  skippedEvents: z.number().int().describe('Malformed recogniser events that were skipped.'),
-  sessionId: z.string(),
-};
+  complete: z.boolean(),
+  incompleteReason: z.enum(['deadline', 'stalled', 'limit']).nullable(),
+  coveredSeconds: z.number(),
+  totalAudioSeconds: z.number(),
+});
 
 export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps): void {
   const seconds = deps.toolDeadlineSeconds;

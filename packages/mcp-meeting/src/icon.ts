@@ -1,0 +1,11 @@
+/**
+ * The meeting server's icon (a speech bubble), shown by hosts beside the server and each of its tools. Inline as a
+ * `data:` URI, so nothing is hosted or fetched; about 150 bytes, since it is repeated on every tool in
+ * tools/list. The same SVG is `icon.svg` beside package.json (a test keeps the two alike).
+ */
+import { svgIcon } from '@polymodal/mcp-common';
+
+export const MEETING_ICON_SVG =
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 12 12'><rect width='12' height='12' rx='3' fill='indigo'/><path d='M3 3h6v4H6L4 9V7H3z' fill='white'/></svg>";
+
+export const MEETING_ICON = svgIcon(MEETING_ICON_SVG);

@@ -1,0 +1,11 @@
+/**
+ * The speech server's icon (a sound wave), shown by hosts beside the server and each of its tools. Inline as a
+ * `data:` URI, so nothing is hosted or fetched; about 150 bytes, since it is repeated on every tool in
+ * tools/list. The same SVG is `icon.svg` beside package.json (a test keeps the two alike).
+ */
+import { svgIcon } from '@polymodal/mcp-common';
+
+export const SPEECH_ICON_SVG =
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 12 12'><rect width='12' height='12' rx='3' fill='teal'/><path d='M3 5h1v2H3zm2-2h1v6H5zm2 1h1v4H7zm2 1h1v2H9z' fill='white'/></svg>";
+
+export const SPEECH_ICON = svgIcon(SPEECH_ICON_SVG);
