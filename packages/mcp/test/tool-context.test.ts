@@ -121,6 +121,19 @@ describe('tool context', () => {
       );
       expect(svg).toBe(file.trim());
       expect(svg).toMatch(/^<svg xmlns='http:\/\/www\.w3\.org\/2000\/svg'[^>]*>.*<\/svg>$/);
+      // The registry entry (server.json) points at that file: the registry takes only https icons (max 255
+      // characters), so the repository serves it.
+      const entry = JSON.parse(
+        await readFile(path.join(import.meta.dirname, '..', '..', server.folder, 'server.json'), 'utf8'),
+      ) as { icons?: { src: string; mimeType?: string; sizes?: string[] }[] };
+      expect(entry.icons).toEqual([
+        {
+          src: `https://raw.githubusercontent.com/polymodal/polymodal-mcp/main/packages/${server.folder}/icon.svg`,
+          mimeType: 'image/svg+xml',
+          sizes: ['any'],
+        },
+      ]);
+      expect(entry.icons?.[0]?.src.length).toBeLessThanOrEqual(255);
       if (server.label !== 'combined') {
         for (const tool of list.tools) expect(tool.icons, tool.name).toEqual([icon]);
       }
