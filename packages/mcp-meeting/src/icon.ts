@@ -1,7 +1,8 @@
 /**
- * The meeting server's icon (a speech bubble), shown by hosts beside the server and each of its tools. Inline as a
- * `data:` URI, so nothing is hosted or fetched; about 150 bytes, since it is repeated on every tool in
- * tools/list. The same SVG is `icon.svg` beside package.json (a test keeps the two alike).
+ * The meeting server's icon (a speech bubble), shown by hosts beside the server and each of its tools.
+ * Inline as a `data:` URI, so nothing is hosted or fetched; about 150 bytes of SVG, since it is repeated on
+ * every tool in tools/list. The same SVG, with a <title>, is `icon.svg` beside package.json (server.json
+ * points at it; a test keeps the two alike).
  */
 import { svgIcon } from '@polymodal/mcp-common';
 

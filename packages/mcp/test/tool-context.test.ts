@@ -113,13 +113,16 @@ describe('tool context', () => {
       expect(icon?.src.startsWith('data:image/svg+xml,')).toBe(true);
       // Self-contained and small: it is repeated on every tool.
       expect(bytes(icon?.src ?? '')).toBeLessThan(300);
-      // The same SVG as the package's icon.svg (server.json and the MCPB bundle point at that file).
+      // The same SVG as the package's icon.svg (server.json points at that file), which also has a <title>
+      // for accessibility; the inline copy leaves it out, since it is repeated on every tool and the host
+      // shows the server's or tool's name beside it.
       const svg = decodeURIComponent((icon?.src ?? '').slice('data:image/svg+xml,'.length));
       const file = await readFile(
         path.join(import.meta.dirname, '..', '..', server.folder, 'icon.svg'),
         'utf8',
       );
-      expect(svg).toBe(file.trim());
+      expect(file).toMatch(/<title>Polymodal[^<]*<\/title>/);
+      expect(svg).toBe(file.trim().replace(/<title>[^<]*<\/title>/, ''));
       expect(svg).toMatch(/^<svg xmlns='http:\/\/www\.w3\.org\/2000\/svg'[^>]*>.*<\/svg>$/);
       // The registry entry (server.json) points at that file: the registry takes only https icons (max 255
       // characters), so the repository serves it.
