@@ -8,7 +8,9 @@
  * temporary directory, its mcp_config resolved by the MCPB library's own substitution (what the host does)
  * with the user's settings, the server started over stdio against the sandbox, tools/list compared with
  * the manifest, list_jobs and a call that reaches the sandbox (for meetings, a real summary of a recording
- * in the second of two chosen folders, so the folder list arrives whole).
+ * in the second of two chosen folders, so the folder list arrives whole). The bundle's icon is the server's
+ * icon.svg rendered to a 512×512 PNG (what Claude Desktop shows; it reads only local PNG icons) with resvg, a
+ * well-kept SVG renderer shipped as prebuilt binaries (no install script, no system library).
  *
  * `node scripts/build-bundles.mjs --no-build` skips the turbo build when dist/ is already built.
  */
@@ -18,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getMcpConfigForManifest } from '@anthropic-ai/mcpb';
+import { Resvg } from '@resvg/resvg-js';
 import {
   connectStdio,
   exerciseServer,
@@ -42,6 +45,24 @@ const BUNDLES = [
   { directory: 'mcp-speech', outputs: false },
   { directory: 'mcp', outputs: true },
 ];
+
+/** The bundle's icon: 512×512, the size MCPB hosts scale down from. */
+const ICON_SIZE = 512;
+
+/** icon.svg of the package → icon.png in the bundle. */
+async function renderIcon(packageDirectory, directory) {
+  const svg = await readFile(path.join(packageDirectory, 'icon.svg'));
+  const png = new Resvg(svg, { fitTo: { mode: 'width', value: ICON_SIZE } }).render().asPng();
+  await writeFile(path.join(directory, 'icon.png'), png);
+}
+
+/** Width and height from a PNG's header (the IHDR chunk right after the signature), or undefined. */
+function pngSize(bytes) {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  if (bytes.length < 24 || !bytes.subarray(0, 8).equals(signature)) return undefined;
+  if (bytes.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
 
 /** The settings a user fills in when installing; their text follows each server's server.json. */
 function userConfig(bundle, environment) {
@@ -155,6 +176,7 @@ async function buildBundle(bundle, sandbox) {
   );
   await copyFile(path.join(packageDirectory, 'LICENSE'), path.join(directory, 'LICENSE'));
   await copyFile(path.join(packageDirectory, 'README.md'), path.join(directory, 'README.md'));
+  await renderIcon(packageDirectory, directory);
 
   const environment = serverJson.packages?.[0]?.environmentVariables ?? [];
   const manifest = {
@@ -169,6 +191,8 @@ async function buildBundle(bundle, sandbox) {
     homepage: pkg.homepage,
     documentation: 'https://github.com/polymodal/polymodal-mcp/blob/main/docs/hosts.md',
     support: pkg.bugs.url,
+    icon: 'icon.png',
+    icons: [{ src: 'icon.png', size: `${ICON_SIZE}x${ICON_SIZE}` }],
     server: { type: 'node', entry_point: 'server/entry.js', mcp_config: mcpConfig(bundle) },
     tools: await listTools(directory, sandbox, `${bin} (tools for the manifest)`),
     tools_generated: false,
@@ -197,6 +221,10 @@ async function proveBundle({ bin, archive, manifest }, sandbox, work) {
   const extensionPath = await mkdtemp(path.join(work, `${bin}-`));
   await run(MCPB, ['unpack', archive, extensionPath], { timeoutMs: 60_000 });
   const unpacked = JSON.parse(await readFile(path.join(extensionPath, 'manifest.json'), 'utf8'));
+  const icon = pngSize(await readFile(path.join(extensionPath, unpacked.icon)));
+  if (icon?.width !== ICON_SIZE || icon.height !== ICON_SIZE) {
+    throw new Error(`${bin}.mcpb: ${unpacked.icon} is not a ${ICON_SIZE}×${ICON_SIZE} PNG`);
+  }
   const first = path.join(extensionPath, 'folder one');
   const second = path.join(extensionPath, 'folder two');
   // A folder whose name holds path.delimiter cannot travel in POLYMODAL_ALLOWED_DIRS: the wrapper skips it
