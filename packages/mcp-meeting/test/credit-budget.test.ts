@@ -167,6 +167,78 @@ describe('daily credit budget, one user (POLYMODAL_CREDITS_PER_DAY)', () => {
   });
 });
 
+describe('daily credit budget and retry_meeting', () => {
+  it('checks a retry like a new submission, reserves it today, and puts the entry back when the platform refuses', async () => {
+    const { sandbox, mediaDir, env } = await setUp();
+    const context = createServerContext({
+      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '30' },
+      clock: () => NOON,
+    });
+    const instance = createServer({ context });
+    const client = new Client({ name: 'budget-retry-test', version: '1' });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await instance.server.connect(serverTransport);
+    await client.connect(clientTransport);
+    cleanups.push(async () => {
+      await client.close();
+      await instance.cleanup();
+      await context.close();
+    });
+    const call = caller(client, [sandbox.apiKey]);
+    const actionsOn = (jobId: string) =>
+      sandbox.control.requests({ method: 'POST', path: `/api/conference-summary/v1/jobs/${jobId}$` }).length;
+    const credits = async () => (await call('list_jobs')).structured.credits;
+
+    const first = await call('summarize_meeting', {
+      path: await writeSixMinuteRecording(mediaDir, 'first.wav'),
+      waitSeconds: 0,
+    });
+    const firstId = first.structured.jobId as string;
+    // A cancelled job is not charged: it stops counting, and a second recording fits.
+    expect((await call('cancel_meeting', { jobId: firstId })).structured).toMatchObject({
+      status: 'CANCELLED',
+    });
+    expect(await credits()).toMatchObject({ reserved: 0, remaining: 30 });
+    const second = await call('summarize_meeting', {
+      path: await writeSixMinuteRecording(mediaDir, 'second.wav'),
+      waitSeconds: 0,
+    });
+    expect(second.isError, second.text).toBe(false);
+    const secondId = second.structured.jobId as string;
+
+    // Retrying the first would be charged on completion: 24 + 24 > 30, refused before the action is sent.
+    const before = actionsOn(firstId);
+    const refused = await call('retry_meeting', { jobId: firstId });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(
+      /^Daily credit budget of 30: 24 spent or reserved today \(2026-11-23 UTC\), retrying this job would cost about 24 \(.+\)\. Nothing was uploaded or submitted\./,
+    );
+    expect(actionsOn(firstId)).toBe(before);
+
+    // A retry the platform refuses (409: the second job is still running) leaves the budget as it was.
+    const conflict = await call('retry_meeting', { jobId: secondId });
+    expect(conflict.isError).toBe(true);
+    expect(conflict.text).toMatch(/^HTTP 409/);
+    expect(await credits()).toMatchObject({ reserved: 24, remaining: 6 });
+    const listed = (await call('list_jobs')).structured.jobs as { jobId: string; status: string }[];
+    expect(listed.find((job) => job.jobId === secondId)?.status).not.toBe('RESTART_REQUESTED');
+
+    // Once the second is cancelled, the retry fits; it is reserved today, so nothing else fits after it.
+    await call('cancel_meeting', { jobId: secondId });
+    const retried = await call('retry_meeting', { jobId: firstId });
+    expect(retried.isError, retried.text).toBe(false);
+    expect(retried.structured).toMatchObject({ action: 'retry', done: false });
+    expect(actionsOn(firstId)).toBe(before + 1);
+    expect(await credits()).toMatchObject({ reserved: 24, remaining: 6 });
+    const third = await call('summarize_meeting', {
+      path: await writeSixMinuteRecording(mediaDir, 'third.wav'),
+      waitSeconds: 0,
+    });
+    expect(third.isError).toBe(true);
+    expect(uploadsSeen(sandbox)).toBe(2);
+  });
+});
+
 describe('daily credit budget per tenant over HTTP', () => {
   it("counts each tenant's own spending: one tenant's jobs never use another's budget", async () => {
     const { sandbox, root, mediaDir, env } = await setUp();

@@ -177,4 +177,30 @@ describe('credit budget', () => {
     expect(await budget.today()).toEqual({ day: '2026-11-23', spent: 0, reserved: 72 });
     expect(creditBudgetOf(ledger)).toBe(budget);
   });
+
+  it('moves a failed job restarted on a later day to today, and checks a job it does not know without recording', async () => {
+    const budget = budgetFor();
+    now = Date.parse('2026-11-22T12:00:00.000Z');
+    await budget.admit({ ...(await claim('a')), estimate: SIX_MINUTES });
+    await ledger.update('meeting', 'a', { id: 'job-1', lastStatus: 'FAILED' });
+    now = NOON;
+    await budget.admit({ ...(await claim('b')), estimate: { credits: 4, basis: 'four' } });
+    const restart = await budget.admitRestart({ service: 'meeting', jobId: 'job-1', estimate: SIX_MINUTES });
+    expect(await entryOf('a')).toMatchObject({ lastStatus: 'RESTART_REQUESTED' });
+    expect(entryCredits(await entryOf('a'))).toEqual({ day: '2026-11-23', charged: 0, reserved: 24 });
+    expect((await budget.today()).reserved).toBe(28);
+    // Undone when the platform does not accept the restart.
+    await restart.undo();
+    expect(entryCredits(await entryOf('a'))).toEqual({ day: '2026-11-22', charged: 0, reserved: 0 });
+    // A job started elsewhere: checked against what is left (26), nothing recorded.
+    await expect(
+      budget.admitRestart({ service: 'meeting', jobId: 'elsewhere', estimate: { credits: 27, basis: 'x' } }),
+    ).rejects.toThrow(/4 spent or reserved today .* would cost about 27/);
+    await budget.admitRestart({
+      service: 'meeting',
+      jobId: 'elsewhere',
+      estimate: { credits: 26, basis: 'y' },
+    });
+    expect((await budget.today()).reserved).toBe(4);
+  });
 });

@@ -11,6 +11,13 @@
  * submitting at that instant. Entries reserve before their upload starts, so the window never spans an
  * upload.
  *
+ * A restart of a job that ended without a charge (`retry_meeting` of a FAILED or CANCELLED job) is paid work
+ * too: the platform charges on completion. `admitRestart` checks it against today like a new submission and
+ * moves the entry's reservation to today, marked `RESTART_REQUESTED` until the job is read again (the states
+ * a retried job goes through are not shown, so no platform state is invented); `undo()` puts the entry back
+ * when the platform did not accept the restart. A job this ledger does not know (started elsewhere) is
+ * checked the same way, but nothing can be recorded for it.
+ *
  * Services whose price the platform does not publish (speech, video, flashcards, reading score) are not
  * admitted here: their minimum is "not shown" and no price is invented, so they count 0 credits, are
  * never refused, and are still listed by list_jobs.
@@ -37,6 +44,17 @@ export interface CreditAdmission {
   save(patch: LedgerPatch): Promise<void>;
 }
 
+export interface CreditRestart {
+  service: string;
+  jobId: string;
+  estimate: CreditEstimate;
+  /** Names the thing being paid for in the refusal, e.g. "retrying this job". */
+  what?: string;
+}
+
+/** The ledger status of an entry whose job was asked to restart and has not been read since. */
+export const RESTART_REQUESTED = 'RESTART_REQUESTED';
+
 export interface CreditsToday {
   /** UTC day, `YYYY-MM-DD`. */
   day: string;
@@ -55,6 +73,11 @@ export interface CreditBudget {
   limit(): BudgetLimit | undefined;
   /** Throws BudgetExceededError, or records the reservation in the claimed entry. */
   admit(admission: CreditAdmission): Promise<void>;
+  /**
+   * Throws BudgetExceededError, or reserves the restart today in the job's entry (when there is one);
+   * `undo()` restores the entry when the restart was refused by the platform.
+   */
+  admitRestart(restart: CreditRestart): Promise<{ undo(): Promise<void> }>;
   /** Today's credits; from `entries` when the caller has just listed the whole ledger (one read, not two). */
   today(entries?: readonly LedgerEntry[]): Promise<CreditsToday>;
 }
@@ -112,8 +135,63 @@ function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
     return { spent, reserved };
   }
 
+  /** Throws BudgetExceededError when `estimate` does not fit in what is left of `day`. */
+  async function check(
+    day: string,
+    estimate: CreditEstimate,
+    counting: { except: LedgerEntry | undefined; earlier: number; what: string | undefined },
+  ): Promise<void> {
+    const limit = options.limit();
+    if (limit === undefined) return;
+    const counted = await countDay(day, counting.except);
+    const spent = counted.spent + counted.reserved + counting.earlier;
+    if (spent + estimate.credits <= limit.creditsPerDay) return;
+    throw new BudgetExceededError(
+      {
+        creditsPerDay: limit.creditsPerDay,
+        spent,
+        cost: estimate.credits,
+        basis: estimate.basis,
+        day,
+        tenant: options.tenant,
+        setting: limit.setting,
+      },
+      counting.what,
+    );
+  }
+
   return {
     limit: options.limit,
+    admitRestart(restart) {
+      return serialize(async () => {
+        const entry = await ledger.findById(restart.service, restart.jobId);
+        const day = utcDay(now());
+        // The entry's own job counts nothing while it is FAILED or CANCELLED; what it was charged today
+        // (only a replaced earlier job can have been) still counts.
+        const previous = entry ? entryCredits(entry) : undefined;
+        const earlier = previous && previous.day === day ? previous.charged : 0;
+        await check(day, restart.estimate, { except: entry, earlier, what: restart.what });
+        if (!entry) return { undo: async () => undefined };
+        const reservation: CreditReservation = {
+          day,
+          credits: restart.estimate.credits,
+          basis: restart.estimate.basis,
+          ...(earlier > 0 ? { earlier } : {}),
+        };
+        await ledger.updateById(restart.service, restart.jobId, {
+          lastStatus: RESTART_REQUESTED,
+          request: { ...entry.request, [RESERVATION_FIELD]: reservation },
+        });
+        return {
+          async undo() {
+            await ledger.updateById(restart.service, restart.jobId, {
+              lastStatus: entry.lastStatus,
+              request: entry.request,
+            });
+          },
+        };
+      });
+    },
     admit(admission) {
       return serialize(async () => {
         const { estimate, entry, previous } = admission;
@@ -134,25 +212,7 @@ function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
         // was charged today still counts.
         const replaced = previous && previous.id !== null ? entryCredits(previous) : undefined;
         const earlier = replaced && replaced.day === day ? replaced.charged + replaced.reserved : undefined;
-        const limit = options.limit();
-        if (limit !== undefined) {
-          const counted = await countDay(day, entry);
-          const spent = counted.spent + counted.reserved + (earlier ?? 0);
-          if (spent + estimate.credits > limit.creditsPerDay) {
-            throw new BudgetExceededError(
-              {
-                creditsPerDay: limit.creditsPerDay,
-                spent,
-                cost: estimate.credits,
-                basis: estimate.basis,
-                day,
-                tenant: options.tenant,
-                setting: limit.setting,
-              },
-              admission.what,
-            );
-          }
-        }
+        await check(day, estimate, { except: entry, earlier: earlier ?? 0, what: admission.what });
         const reservation: CreditReservation = {
           day,
           credits: estimate.credits,

@@ -17,6 +17,7 @@
  */
 import type { LedgerEntry } from '@polymodal/core';
 import { z } from 'zod';
+import type { CreditEstimate } from './estimate-meeting-credits.js';
 import { utcDay } from './utc-day.js';
 
 /** The estimate recorded in a ledger entry when its submission was admitted. */
@@ -77,4 +78,19 @@ export function entryCredits(entry: LedgerEntry): EntryCredits {
   if (reported?.charged) return { day, charged: reported.credits + earlier, reserved: 0 };
   if (UNCHARGED.has(entry.lastStatus)) return { day, charged: earlier, reserved: 0 };
   return { day, charged: earlier, reserved: Math.max(reservation?.credits ?? 0, reported?.credits ?? 0) };
+}
+
+/**
+ * What restarting the entry's job would cost, from the entry alone: the platform's figure for the job when
+ * it reported one, or the estimate recorded at submission, whichever is higher (as `entryCredits` counts
+ * them); undefined when the entry holds neither.
+ */
+export function restartCredits(entry: LedgerEntry | undefined): CreditEstimate | undefined {
+  if (!entry) return undefined;
+  const reservation = readReservation(entry);
+  const reported = reportedCredits(entry);
+  if (reported && reported.credits >= (reservation?.credits ?? 0)) {
+    return { credits: reported.credits, basis: "the platform's price for this recording" };
+  }
+  return reservation ? { credits: reservation.credits, basis: reservation.basis } : undefined;
 }

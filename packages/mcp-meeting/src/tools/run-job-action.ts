@@ -2,17 +2,28 @@
  * The platform's job actions (cancel, retry, resummarize, retranslate) share one flow: the action is
  * accepted at once and runs asynchronously, so the tool reads the job after it (no sooner than the spec's
  * 5 s after the last read) or waits up to waitSeconds, and says how to follow it with get_meeting.
+ *
+ * A retry is paid work (the platform charges a job once, on successful completion, and a FAILED or
+ * CANCELLED job was not charged), so it passes the daily credit budget first, like a new submission: the
+ * cost is what the ledger knows of the job (the platform's price, or the estimate made at submission), or,
+ * for a job this server did not start, the platform's `credits` for it, or the most a recording can cost.
+ * Resummarize and retranslate act on a job already charged once and are not counted again.
  */
-import { isMeetingTerminal, type MeetingJob, type MeetingLanguage } from '@polymodal/core';
+import { isMeetingTerminal, MEETING_SERVICE, type MeetingJob, type MeetingLanguage } from '@polymodal/core';
 import {
+  BudgetExceededError,
+  budgetToolError,
+  type CreditEstimate,
   createToolDeadline,
+  estimateMeetingCredits,
   jobOutputSchema,
   type PresentedJob,
   respondWithJob,
+  restartCredits,
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import { presentMeetingJob } from './job-result.js';
-import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
+import { type MeetingToolDeps, meetingJobView, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 export type JobAction = 'cancel' | 'retry' | 'resummarize' | 'retranslate';
 
@@ -42,8 +53,23 @@ export async function runJobAction(
   try {
     const signalOptions = { signal: extra.signal, deadline: deadline.at };
     if (action === 'cancel') await meeting.cancel(jobId, signalOptions);
-    else if (action === 'retry') await meeting.retry(jobId, signalOptions);
-    else if (action === 'resummarize') await meeting.resummarize(jobId, signalOptions);
+    else if (action === 'retry') {
+      const estimate = await retryEstimate(deps, jobId, extra.signal);
+      const admitted = estimate
+        ? await deps.context.budget.admitRestart({
+            service: MEETING_SERVICE,
+            jobId,
+            estimate,
+            what: 'retrying this job',
+          })
+        : undefined;
+      try {
+        await meeting.retry(jobId, signalOptions);
+      } catch (error) {
+        await admitted?.undo();
+        throw error;
+      }
+    } else if (action === 'resummarize') await meeting.resummarize(jobId, signalOptions);
     else
       await meeting.retranslate(
         jobId,
@@ -75,10 +101,30 @@ export async function runJobAction(
       structured: { action },
     });
   } catch (error) {
+    if (BudgetExceededError.isInstance(error)) return budgetToolError(error, deps.context.secrets);
     return meetingToolError(error, deps, { jobId });
   } finally {
     deadline.dispose();
   }
+}
+
+/**
+ * What a retry would cost. The job is read only when a budget applies and the ledger knows nothing of its
+ * price; without a budget and without a known price there is nothing to check or to reserve (undefined).
+ */
+async function retryEstimate(
+  deps: MeetingToolDeps,
+  jobId: string,
+  signal: AbortSignal,
+): Promise<CreditEstimate | undefined> {
+  const known = restartCredits(await deps.context.ledger.findById(MEETING_SERVICE, jobId));
+  if (known) return known;
+  if (deps.context.budget.limit() === undefined) return undefined;
+  const job = await readJob(deps, jobId, signal);
+  if (typeof job.credits === 'number' && job.credits > 0) {
+    return { credits: job.credits, basis: "the platform's price for this recording" };
+  }
+  return estimateMeetingCredits(undefined);
 }
 
 function capitalize(text: string): string {
