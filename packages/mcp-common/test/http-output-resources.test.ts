@@ -46,13 +46,14 @@ const createNotesServer: ServerFactory = (request) =>
           const saved = await tools.context.files.writeOutput(args.name, data);
           return {
             content: [
-              { type: 'text' as const, text: `Saved ${args.name}.` },
+              { type: 'text' as const, text: `Saved to ${saved}.` },
               outputLink(saved, {
                 mimeType: 'text/markdown',
                 description: 'Note',
                 platformUrl: `https://platform.example/files/${args.name}`,
               }),
             ],
+            structuredContent: { savedPath: saved },
           };
         },
       );
@@ -117,6 +118,9 @@ describe('saved outputs as resources over HTTP, per tenant', () => {
       arguments: { name: 'minutes.md', text: '# Minutes\n\nShip it.\n' },
     })) as CallToolResult;
     const links = result.content.filter((item): item is ResourceLink => item.type === 'resource_link');
+    // The text and the structured result name the resource, not the server's path to the file.
+    expect(result.content[0]).toEqual({ type: 'text', text: 'Saved to polymodal://outputs/minutes.md.' });
+    expect(result.structuredContent).toEqual({ savedPath: 'polymodal://outputs/minutes.md' });
     // Over HTTP only the resource link: a file:// URI would name the server's disk.
     expect(links).toEqual([
       {

@@ -27,6 +27,42 @@ describe('addResourceLinks', () => {
     ]);
   });
 
+  it('over HTTP names the resource instead of the server path, in the text and the structured content', async () => {
+    const saved = await files.writeOutput('summary #1.md', '# Summary');
+    const other = path.join(dir, 'out', 'not-linked.md');
+    const link = outputLink(saved, { mimeType: 'text/markdown' });
+    const result = addResourceLinks(
+      {
+        content: [{ type: 'text', text: `Saved to ${saved}. ${other} is not linked.` }, link],
+        structuredContent: { savedPath: saved, next: `open ${saved}`, files: [{ path: saved }], count: 1 },
+      },
+      files,
+      true,
+    );
+    const uri = 'polymodal://outputs/summary%20%231.md';
+    expect(result.content).toEqual([
+      { type: 'text', text: `Saved to ${uri}. ${other} is not linked.` },
+      { ...link, uri },
+    ]);
+    expect(result.structuredContent).toEqual({
+      savedPath: uri,
+      next: `open ${uri}`,
+      files: [{ path: uri }],
+      count: 1,
+    });
+    // Over stdio the paths stay: a local host opens them.
+    const local = addResourceLinks(
+      {
+        content: [{ type: 'text', text: `Saved to ${saved}.` }, link],
+        structuredContent: { savedPath: saved },
+      },
+      files,
+      false,
+    );
+    expect(local.content[0]).toEqual({ type: 'text', text: `Saved to ${saved}.` });
+    expect(local.structuredContent).toEqual({ savedPath: saved });
+  });
+
   it('leaves links to files outside the output directory alone', () => {
     const link = outputLink(path.join(dir, 'elsewhere.md'), { mimeType: 'text/markdown' });
     const result = { content: [link] };
