@@ -12,8 +12,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   createServerContext,
   createTenantAccess,
@@ -24,32 +22,12 @@ import {
 } from '@polymodal/mcp-common';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectInMemory, toolCaller } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const UPLOADS = { method: 'POST', path: '/api/conference-summary/v1/uploads$' };
 const NOON = Date.parse('2026-11-23T12:00:00.000Z');
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
-
-interface Result {
-  isError: boolean;
-  text: string;
-  structured: Record<string, unknown>;
-}
-
-type Call = (name: string, args?: Record<string, unknown>) => Promise<Result>;
-
-function caller(client: Client, secrets: string[]): Call {
-  return async (name, args = {}) => {
-    const raw = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    const serialized = JSON.stringify(raw);
-    for (const secret of secrets) expect(serialized).not.toContain(secret);
-    return {
-      isError: raw.isError === true,
-      text: raw.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n'),
-      structured: (raw.structuredContent ?? {}) as Record<string, unknown>,
-    };
-  };
-}
 
 /** A 5.5-minute recording (6 started minutes: 24 credits), kept small with a low sample rate. */
 async function writeSixMinuteRecording(dir: string, name: string): Promise<string> {
@@ -99,17 +77,12 @@ describe('daily credit budget, one user (POLYMODAL_CREDITS_PER_DAY)', () => {
       env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '30' },
       clock: () => now,
     });
-    const instance = createServer({ context });
-    const client = new Client({ name: 'budget-test', version: '1' });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await instance.server.connect(serverTransport);
-    await client.connect(clientTransport);
+    const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
     cleanups.push(async () => {
-      await client.close();
-      await instance.cleanup();
+      await connection.close();
       await context.close();
     });
-    const call = caller(client, [sandbox.apiKey]);
+    const call = connection.call;
     const first = await writeSixMinuteRecording(mediaDir, 'first.wav');
     const second = await writeSixMinuteRecording(mediaDir, 'second.wav');
 
@@ -174,17 +147,12 @@ describe('daily credit budget and retry_meeting', () => {
       env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '30' },
       clock: () => NOON,
     });
-    const instance = createServer({ context });
-    const client = new Client({ name: 'budget-retry-test', version: '1' });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await instance.server.connect(serverTransport);
-    await client.connect(clientTransport);
+    const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
     cleanups.push(async () => {
-      await client.close();
-      await instance.cleanup();
+      await connection.close();
       await context.close();
     });
-    const call = caller(client, [sandbox.apiKey]);
+    const call = connection.call;
     const actionsOn = (jobId: string) =>
       sandbox.control.requests({ method: 'POST', path: `/api/conference-summary/v1/jobs/${jobId}$` }).length;
     const credits = async () => (await call('list_jobs')).structured.credits;
@@ -285,7 +253,7 @@ describe('daily credit budget per tenant over HTTP', () => {
         }),
       );
       clients.push(client);
-      return caller(client, [sandbox.apiKey, sandbox.apiKey2, 'token-a-1f9c', 'token-b-7d2e']);
+      return toolCaller(client, [sandbox.apiKey, sandbox.apiKey2, 'token-a-1f9c', 'token-b-7d2e']);
     };
     const teamA = await connect('token-a-1f9c');
     const teamB = await connect('token-b-7d2e');

@@ -5,10 +5,8 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   type MeetingScriptLine,
   type Sandbox,
@@ -16,8 +14,10 @@ import {
   startSandbox,
   writeMeetingRecording,
 } from '@polymodal/sandbox';
-import { expect } from 'vitest';
+import { connectInMemory, type ToolResult } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
+
+export type { ToolResult } from '../../mcp-common/test/support/server-harness.js';
 
 export const SHORT_SCRIPT: MeetingScriptLine[] = [
   { speaker: 'Alice', text: 'Welcome everyone, today we review the launch plan for the beta.' },
@@ -44,13 +44,6 @@ export interface Harness {
     options?: { script?: MeetingScriptLine[]; fail?: string; dir?: string },
   ): Promise<string>;
   close(): Promise<void>;
-}
-
-export interface ToolResult {
-  isError: boolean;
-  text: string;
-  structured: Record<string, unknown>;
-  raw: CallToolResult;
 }
 
 export async function startHarness(
@@ -90,27 +83,20 @@ export async function startHarness(
   };
   const secrets = [sandbox.apiKey, sandbox.apiKey2, env.POLYMODAL_API_KEY as string];
   const userId = sandbox.users[0]?.id as string;
-  const { instance, client, call } = await connect(env, secrets);
+  const main = await connect(env, secrets);
 
   return {
     sandbox,
-    client,
+    client: main.client,
     root,
     mediaDir,
     outputDir,
     stateDir,
     env,
     userId,
-    call,
-    async connectAs(apiKey) {
-      const other = await connect({ ...env, POLYMODAL_API_KEY: apiKey }, [...secrets, apiKey]);
-      return {
-        call: other.call,
-        async close() {
-          await other.client.close();
-          await other.instance.cleanup();
-        },
-      };
+    call: main.call,
+    connectAs(apiKey) {
+      return connect({ ...env, POLYMODAL_API_KEY: apiKey }, [...secrets, apiKey]);
     },
     async writeRecording(name, recording = {}) {
       const file = path.join(recording.dir ?? mediaDir, name);
@@ -122,8 +108,7 @@ export async function startHarness(
       return file;
     },
     async close() {
-      await client.close();
-      await instance.cleanup();
+      await main.close();
       await sandbox.close();
       await rm(root, { recursive: true, force: true });
     },
@@ -131,32 +116,7 @@ export async function startHarness(
 }
 
 async function connect(env: NodeJS.ProcessEnv, secrets: string[]) {
-  const instance = createServer({ env });
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await instance.server.connect(serverTransport);
-  await client.connect(clientTransport);
-  const call: Harness['call'] = async (name, args = {}, requestOptions) => {
-    const raw = (await client.callTool(
-      { name, arguments: args },
-      undefined,
-      requestOptions,
-    )) as CallToolResult;
-    const text = raw.content
-      .filter((item): item is { type: 'text'; text: string } => item.type === 'text')
-      .map((item) => item.text)
-      .join('\n');
-    // The key must never reach a result, whatever the tool and outcome.
-    const serialized = JSON.stringify(raw);
-    for (const secret of secrets) expect(serialized).not.toContain(secret);
-    return {
-      isError: raw.isError === true,
-      text,
-      structured: (raw.structuredContent ?? {}) as Record<string, unknown>,
-      raw,
-    };
-  };
-  return { instance, client, call };
+  return connectInMemory(createServer({ env }), { secrets });
 }
 
 /** Sum of the sandbox's request counters whose route starts with `prefix` (e.g. "PATCH "). */

@@ -1,0 +1,139 @@
+/**
+ * Test support shared by the server packages' tests: an SDK client connected to a server instance over
+ * InMemoryTransport whose every result is checked for secrets, and the harness of a server started against
+ * a sandbox on loopback with temporary state, allowed and output directories.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type Sandbox, type SandboxConfig, startSandbox } from '@polymodal/sandbox';
+import { expect } from 'vitest';
+
+export interface ToolResult {
+  isError: boolean;
+  /** The text items, joined by newlines. */
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever structured fields a tool returns.
+  structured: Record<string, any>;
+  content: CallToolResult['content'];
+  raw: CallToolResult;
+}
+
+export interface Connection {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<ToolResult>;
+  close(): Promise<void>;
+}
+
+/** What a server package's `createServer` returns. */
+export interface ServerInstance {
+  server: McpServer;
+  cleanup(): Promise<void>;
+}
+
+/** `call` of a connected client: the result read for tests, after checking that no secret appears in it. */
+export function toolCaller(client: Client, secrets: readonly string[]): Connection['call'] {
+  return async (name, args = {}, requestOptions) => {
+    const raw = (await client.callTool(
+      { name, arguments: args },
+      undefined,
+      requestOptions,
+    )) as CallToolResult;
+    const serialized = JSON.stringify(raw);
+    for (const secret of secrets) expect(serialized).not.toContain(secret);
+    return {
+      isError: raw.isError === true,
+      text: raw.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n'),
+      structured: raw.structuredContent ?? {},
+      content: raw.content,
+      raw,
+    };
+  };
+}
+
+/** A client on `instance`; `close()` closes both. No secret may appear in any result, whatever the outcome. */
+export async function connectInMemory(
+  instance: ServerInstance,
+  options: { secrets: readonly string[]; name?: string },
+): Promise<Connection> {
+  const client = new Client({ name: options.name ?? 'test-client', version: '1.0.0' });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await instance.server.connect(serverTransport);
+  await client.connect(clientTransport);
+  return {
+    client,
+    call: toolCaller(client, options.secrets),
+    async close() {
+      await client.close();
+      await instance.cleanup();
+    },
+  };
+}
+
+/** Every key the sandbox knows: none may appear in a result. */
+export function sandboxSecrets(sandbox: Sandbox): string[] {
+  return [
+    sandbox.apiKey,
+    sandbox.apiKey2,
+    ...Object.values(sandbox.keys).filter((key): key is string => typeof key === 'string'),
+  ];
+}
+
+export interface ServerHarness extends Connection {
+  sandbox: Sandbox;
+  /** Temp root; it is also the allowed directory. */
+  root: string;
+  env: Record<string, string>;
+  /** Another server on the same sandbox, with some variables changed (e.g. another key). */
+  connect(overrides?: Record<string, string>): Promise<Connection>;
+}
+
+export interface ServerHarnessOptions {
+  /** The server package's factory. */
+  createServer(options: { env: Record<string, string> }): ServerInstance;
+  /** Prefix of the temporary root's name, e.g. `mcp-media-`. */
+  name: string;
+  speed?: number;
+  /** Reads of a job or task this far apart instead of the service's (honoured on loopback only). */
+  pollIntervalMs?: number;
+  config?: SandboxConfig;
+}
+
+/** A sandbox, a temporary root (allowed directory, state and output inside it) and a first client. */
+export async function startServerHarness(options: ServerHarnessOptions): Promise<ServerHarness> {
+  const sandbox = await startSandbox({
+    speed: options.speed ?? 100,
+    ...(options.config ? { config: options.config } : {}),
+  });
+  const root = await mkdtemp(path.join(os.tmpdir(), options.name));
+  const env = {
+    POLYMODAL_BASE_URL: sandbox.url,
+    POLYMODAL_API_KEY: sandbox.apiKey,
+    POLYMODAL_STATE_DIR: path.join(root, 'state'),
+    POLYMODAL_ALLOWED_DIRS: root,
+    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+    POLYMODAL_LOG_LEVEL: 'error',
+    POLYMODAL_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 20),
+  };
+  const secrets = sandboxSecrets(sandbox);
+  const connect = (overrides: Record<string, string> = {}) =>
+    connectInMemory(options.createServer({ env: { ...env, ...overrides } }), { secrets });
+  const main = await connect();
+  return {
+    ...main,
+    sandbox,
+    root,
+    env,
+    connect,
+    async close() {
+      await main.close();
+      await sandbox.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
