@@ -2,54 +2,31 @@
  * What the model sees through the combined server: every tool of the three servers once, only the chosen
  * toolsets, and in read-only mode nothing that spends credits or changes anything.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ServerEnv,
+  startServerEnv,
+  withInMemoryClient,
+} from '../../mcp-common/test/support/server-harness.js';
 import { type CombinedServerDeps, createServer } from '../src/server.js';
 
-let sandbox: Sandbox;
-let root: string;
+let setup: ServerEnv;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ speed: 100 });
-  root = await mkdtemp(path.join(os.tmpdir(), 'mcp-combined-'));
-  env = {
-    POLYMODAL_BASE_URL: sandbox.url,
-    POLYMODAL_API_KEY: sandbox.apiKey,
-    POLYMODAL_STATE_DIR: path.join(root, 'state'),
-    POLYMODAL_ALLOWED_DIRS: root,
-    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-    POLYMODAL_LOG_LEVEL: 'error',
-  };
+  setup = await startServerEnv({ name: 'mcp-combined-', sandbox: true });
+  env = setup.env;
 });
 
-afterAll(async () => {
-  await sandbox?.close();
-  if (root) await rm(root, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 /** Lists the tools a client sees on a server built by `create`, then closes it. */
-async function listTools(create: () => ReturnType<typeof createServer>): Promise<Tool[]> {
-  const instance = create();
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await instance.server.connect(serverSide);
-  await client.connect(clientSide);
-  try {
-    return (await client.listTools()).tools;
-  } finally {
-    await client.close();
-    await instance.cleanup();
-  }
+function listTools(create: () => ReturnType<typeof createServer>): Promise<Tool[]> {
+  return withInMemoryClient(create(), async (client) => (await client.listTools()).tools);
 }
 
 const names = (tools: Tool[]) => tools.map((tool) => tool.name).sort();

@@ -5,17 +5,19 @@
  * answers initialize with its icon and lists it on each of its tools (in the combined server, a tool keeps
  * the icon of the server it comes from).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Implementation, JSONRPCMessage, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerInstance } from '@polymodal/mcp-common';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ServerEnv,
+  startServerEnv,
+  withInMemoryClient,
+} from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 /** The targets (the same as the bench's). */
@@ -23,25 +25,16 @@ const AVERAGE_TOOL_BYTES = 650;
 const MAXIMUM_TOOL_BYTES = 1200;
 const LIST_BYTES_PER_TOOL = 1500;
 
-let root: string;
+let setup: ServerEnv;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), 'mcp-tool-context-'));
   // Listing tools never calls the platform: a closed loopback port proves it.
-  env = {
-    POLYMODAL_BASE_URL: 'http://127.0.0.1:9',
-    POLYMODAL_API_KEY: 'pm_test_key',
-    POLYMODAL_STATE_DIR: path.join(root, 'state'),
-    POLYMODAL_ALLOWED_DIRS: root,
-    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-    POLYMODAL_LOG_LEVEL: 'error',
-  };
+  setup = await startServerEnv({ name: 'mcp-tool-context-', sandbox: false });
+  env = setup.env;
 });
 
-afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 interface Listing {
   serverInfo: Implementation;
@@ -49,20 +42,8 @@ interface Listing {
   list: ListToolsResult;
 }
 
-async function listing(create: () => ServerInstance): Promise<Listing> {
-  const instance = create();
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  // What the server sends, as it sends it (the client's parsing could drop a field and flatter the count).
-  const sent: JSONRPCMessage[] = [];
-  const send = serverSide.send.bind(serverSide);
-  serverSide.send = (message, options) => {
-    sent.push(message);
-    return send(message, options);
-  };
-  await instance.server.connect(serverSide);
-  await client.connect(clientSide);
-  try {
+function listing(create: () => ServerInstance): Promise<Listing> {
+  return withInMemoryClient(create(), async (client, sent) => {
     const { tools } = await client.listTools();
     const raw = sent.find((message) => 'result' in message && 'tools' in message.result);
     if (!raw || !('result' in raw)) throw new Error('no tools/list answer seen');
@@ -72,10 +53,7 @@ async function listing(create: () => ServerInstance): Promise<Listing> {
       tools.map((tool) => tool.name),
     );
     return { serverInfo, list: raw.result as ListToolsResult };
-  } finally {
-    await client.close();
-    await instance.cleanup();
-  }
+  });
 }
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');

@@ -8,55 +8,37 @@
  * server's zod still checks every call). Descriptions, output schemas and
  * icons may change: they were made shorter and shared, which is the point.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { type ServerInstance, withoutVacuousKeywords } from '@polymodal/mcp-common';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type ServerEnv,
+  startServerEnv,
+  withInMemoryClient,
+} from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
-let sandbox: Sandbox;
-let root: string;
+let setup: ServerEnv;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ speed: 100 });
-  root = await mkdtemp(path.join(os.tmpdir(), 'mcp-contracts-'));
-  env = {
-    POLYMODAL_BASE_URL: sandbox.url,
-    POLYMODAL_API_KEY: sandbox.apiKey,
-    POLYMODAL_STATE_DIR: path.join(root, 'state'),
-    POLYMODAL_ALLOWED_DIRS: root,
-    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-    POLYMODAL_LOG_LEVEL: 'error',
-  };
+  setup = await startServerEnv({ name: 'mcp-contracts-', sandbox: true });
+  env = setup.env;
 });
 
-afterAll(async () => {
-  await sandbox?.close();
-  if (root) await rm(root, { recursive: true, force: true });
-});
+afterAll(() => setup?.close());
 
 /** The tools/list answer a client receives from a server built by `create`, as JSON. */
-async function toolList(create: () => ServerInstance): Promise<ListToolsResult> {
-  const instance = create();
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await instance.server.connect(serverSide);
-  await client.connect(clientSide);
-  try {
-    return JSON.parse(JSON.stringify(await client.listTools())) as ListToolsResult;
-  } finally {
-    await client.close();
-    await instance.cleanup();
-  }
+function toolList(create: () => ServerInstance): Promise<ListToolsResult> {
+  return withInMemoryClient(
+    create(),
+    async (client) => JSON.parse(JSON.stringify(await client.listTools())) as ListToolsResult,
+  );
 }
 
 // .txt, not .json: the files are the tools/list answers pinned before, kept out of the formatter's reach.

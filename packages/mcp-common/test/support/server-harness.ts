@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox, type SandboxConfig, startSandbox } from '@polymodal/sandbox';
 import { expect } from 'vitest';
 
@@ -75,6 +75,75 @@ export async function connectInMemory(
   };
 }
 
+/**
+ * Runs `use` with an SDK client on `instance` over InMemoryTransport and what the server has sent so far
+ * (as it sent it: the client's parsing could drop a field), then closes both.
+ */
+export async function withInMemoryClient<T>(
+  instance: ServerInstance,
+  use: (client: Client, sent: JSONRPCMessage[]) => Promise<T>,
+): Promise<T> {
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const sent: JSONRPCMessage[] = [];
+  const send = serverTransport.send.bind(serverTransport);
+  serverTransport.send = (message, options) => {
+    sent.push(message);
+    return send(message, options);
+  };
+  await instance.server.connect(serverTransport);
+  await client.connect(clientTransport);
+  try {
+    return await use(client, sent);
+  } finally {
+    await client.close();
+    await instance.cleanup();
+  }
+}
+
+/** A server's variables on `root`: it is the allowed directory, with the state and output directories inside. */
+export function serverEnv(
+  root: string,
+  platform: { url: string; apiKey: string },
+  pollIntervalMs?: number,
+): Record<string, string> {
+  return {
+    POLYMODAL_BASE_URL: platform.url,
+    POLYMODAL_API_KEY: platform.apiKey,
+    POLYMODAL_STATE_DIR: path.join(root, 'state'),
+    POLYMODAL_ALLOWED_DIRS: root,
+    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+    POLYMODAL_LOG_LEVEL: 'error',
+    ...(pollIntervalMs === undefined ? {} : { POLYMODAL_POLL_INTERVAL_MS: String(pollIntervalMs) }),
+  };
+}
+
+export interface ServerEnv {
+  root: string;
+  env: Record<string, string>;
+  /** Present when started with `sandbox: true`. */
+  sandbox: Sandbox | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A temporary root and the variables of a server on it, against a sandbox or, for tests that only list
+ * tools, a closed loopback port (which proves that listing calls nothing).
+ */
+export async function startServerEnv(options: { name: string; sandbox: boolean }): Promise<ServerEnv> {
+  const sandbox = options.sandbox ? await startSandbox({ speed: 100 }) : undefined;
+  const root = await mkdtemp(path.join(os.tmpdir(), options.name));
+  return {
+    root,
+    env: serverEnv(root, sandbox ?? { url: 'http://127.0.0.1:9', apiKey: 'pm_test_key' }),
+    sandbox,
+    async close() {
+      await sandbox?.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Every key the sandbox knows: none may appear in a result. */
 export function sandboxSecrets(sandbox: Sandbox): string[] {
   return [
@@ -111,15 +180,7 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
     ...(options.config ? { config: options.config } : {}),
   });
   const root = await mkdtemp(path.join(os.tmpdir(), options.name));
-  const env = {
-    POLYMODAL_BASE_URL: sandbox.url,
-    POLYMODAL_API_KEY: sandbox.apiKey,
-    POLYMODAL_STATE_DIR: path.join(root, 'state'),
-    POLYMODAL_ALLOWED_DIRS: root,
-    POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-    POLYMODAL_LOG_LEVEL: 'error',
-    POLYMODAL_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 20),
-  };
+  const env = serverEnv(root, sandbox, options.pollIntervalMs ?? 20);
   const secrets = sandboxSecrets(sandbox);
   const connect = (overrides: Record<string, string> = {}) =>
     connectInMemory(options.createServer({ env: { ...env, ...overrides } }), { secrets });
