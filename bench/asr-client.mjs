@@ -4,7 +4,8 @@
 // frame (unpaced run) and the first-partial latency it observed beside the one the server reported
 // (real-time run).
 //   node asr-client.mjs <baseUrl>   (key in POLYMODAL_API_KEY)
-import { createPolymodal, decodeWavToPcm16 } from '@polymodal/core';
+import { createPolymodal } from '@polymodal/core';
+import { decodeWavToPcm16 } from '@polymodal/core/audio';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 
 const [baseUrl] = process.argv.slice(2);

@@ -12,7 +12,7 @@
  * server): plain http elsewhere would carry the key and the conversation unencrypted, so it is refused.
  * Messages never show the key.
  */
-import { classifyAddress } from '@polymodal/core';
+import { classifyAddress } from '@polymodal/core/net';
 
 export const LLM_BASE_URL_VARIABLE = 'POLYMODAL_DEMO_LLM_BASE_URL';
 export const LLM_MODEL_VARIABLE = 'POLYMODAL_DEMO_LLM_MODEL';

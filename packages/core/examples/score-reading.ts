@@ -1,6 +1,7 @@
 // Score a student's Thai reading against the text: node score-reading.ts <student.wav> "<reference text>"
 import path from 'node:path';
-import { createFileAccess, createPolymodal, isNoSpeechResult } from '@polymodal/core';
+import { createFileAccess, createPolymodal } from '@polymodal/core';
+import { isNoSpeechResult } from '@polymodal/core/contracts';
 
 const [studentAudio = 'student.wav', referenceText = 'ฉันชอบอ่านหนังสือ'] = process.argv.slice(2);
 const polymodal = createPolymodal({

@@ -1,23 +1,31 @@
-export * from './audio/index.js';
+/**
+ * `@polymodal/core`: what a user of the platform client calls. `createPolymodal()` with its eight clients,
+ * confined file access, configuration, every error class, and the types of every request, result and
+ * option (types only: the zod schemas and constants are in `@polymodal/core/contracts`). The building
+ * blocks the MCP servers are made of have entry points of their own (README, "Entry points"); helpers that
+ * no other package needs are not exported at all.
+ */
 export * from './client/index.js';
 export * from './config/index.js';
-export * from './contracts/index.js';
-export * from './download/index.js';
+// Types only: requests, results and options of every client, the events observer.
+export type * from './contracts/index.js';
 export * from './errors/index.js';
-export * from './files/index.js';
-export * from './flashcards/index.js';
-export * from './http/index.js';
-export * from './jobs/index.js';
-export * from './ledger/index.js';
-export * from './llm/index.js';
-export * from './media/index.js';
-export * from './meeting/index.js';
-export * from './net/index.js';
-export * from './reading-score/index.js';
-export * from './speech-synthesis/index.js';
-export * from './streaming/index.js';
-export * from './telemetry/index.js';
-export * from './thai-asr/index.js';
-export * from './upload/index.js';
-export * from './util/index.js';
-export * from './video/index.js';
+export {
+  ALLOWED_DIRS_VARIABLE,
+  createFileAccess,
+  type FileAccess,
+  type FileAccessOptions,
+  OUTPUT_DIR_VARIABLE,
+} from './files/index.js';
+export type * from './flashcards/index.js';
+// Errors thrown by the job engine, the ledger and the downloader, which callers catch like the others.
+export { SubmissionInProgressError } from './jobs/index.js';
+export { LedgerError } from './ledger/index.js';
+export type * from './llm/index.js';
+export type * from './meeting/index.js';
+export { PrivateAddressError } from './net/index.js';
+export type * from './reading-score/index.js';
+export type * from './speech-synthesis/index.js';
+export type * from './telemetry/index.js';
+export type * from './thai-asr/index.js';
+export type * from './video/index.js';

@@ -7,7 +7,8 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeAudioFile, ValidationError } from '../src/index.js';
+import { decodeAudioFile } from '../src/audio.js';
+import { ValidationError } from '../src/index.js';
 import { frequencyOf, toneWav } from './helpers/make-wav.js';
 
 let dir: string;

@@ -5,15 +5,13 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from '../src/http.js';
 import {
   ApiError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
   ConnectionError,
-  createHttpClient,
-  type HttpClient,
-  type HttpClientOptions,
   InsufficientCreditsError,
   InternalServerError,
   NotFoundError,

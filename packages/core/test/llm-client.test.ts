@@ -3,13 +3,12 @@
  * which failures are repeated, that no call outlives its deadline, and what the platform's error body said.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLlmClient, readLlmError } from '../src/clients.js';
+import { createHttpClient } from '../src/http.js';
 import {
-  createHttpClient,
-  createLlmClient,
   createPolymodal,
   NotFoundError,
   type Polymodal,
-  readLlmError,
   TimeoutError,
   ValidationError,
 } from '../src/index.js';

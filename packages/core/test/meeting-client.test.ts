@@ -7,20 +7,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMeetingClient } from '../src/clients.js';
+import { createHttpClient, type HttpClient } from '../src/http.js';
 import {
   createFileAccess,
-  createHttpClient,
-  createJobEngine,
-  createJobLedger,
-  createMeetingClient,
   createPolymodal,
-  type HttpClient,
   JobFailedError,
-  type JobLedger,
   type MeetingClient,
   NotFoundError,
   ValidationError,
 } from '../src/index.js';
+import { createJobEngine, createJobLedger, type JobLedger } from '../src/jobs.js';
 import { type FakeMeetingServer, startFakeMeetingServer } from './helpers/fake-meeting-server.js';
 import { wav } from './helpers/wav.js';
 

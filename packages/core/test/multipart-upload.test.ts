@@ -11,15 +11,10 @@ import path from 'node:path';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import {
-  createHttpClient,
-  createMultipartFileBody,
-  type HttpClient,
-  type MultipartBody,
-  type OpenedFile,
-  openRegularFile,
-  ValidationError,
-} from '../src/index.js';
+import { type OpenedFile, openRegularFile } from '../src/files.js';
+import { createHttpClient, type HttpClient, type MultipartBody } from '../src/http.js';
+import { ValidationError } from '../src/index.js';
+import { createMultipartFileBody } from '../src/media.js';
 import { FILE_CHUNK_BYTES } from '../src/upload/multipart-file-stream.js';
 import { sendJson, startServer, type TestServer } from './helpers/start-server.js';
 

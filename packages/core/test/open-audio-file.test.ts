@@ -10,7 +10,8 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openAudioFile, ValidationError, wavHeader } from '../src/index.js';
+import { openAudioFile, wavHeader } from '../src/audio.js';
+import { ValidationError } from '../src/index.js';
 import { toneWav } from './helpers/make-wav.js';
 
 let dir: string;

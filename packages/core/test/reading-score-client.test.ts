@@ -7,10 +7,10 @@ import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isNoSpeechResult } from '../src/contracts.js';
 import {
   createFileAccess,
   createPolymodal,
-  isNoSpeechResult,
   JobFailedError,
   type Polymodal,
   type ReadingScoreOptions,

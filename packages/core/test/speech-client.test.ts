@@ -9,20 +9,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseWav } from '../src/audio.js';
+import { createSpeechClient, splitSpeechText } from '../src/clients.js';
+import { createHttpClient } from '../src/http.js';
 import {
   ConnectionError,
   createFileAccess,
-  createHttpClient,
-  createJobEngine,
-  createJobLedger,
-  createMediaDownloader,
-  createSpeechClient,
-  parseWav,
   type SpeechClient,
-  splitSpeechText,
   UncertainSubmissionError,
   ValidationError,
 } from '../src/index.js';
+import { createJobEngine, createJobLedger } from '../src/jobs.js';
+import { createMediaDownloader } from '../src/net.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
 import { wav } from './helpers/wav.js';
 

@@ -6,7 +6,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { createStreamingSession, StreamingError, TimeoutError } from '../src/index.js';
+import { StreamingError, TimeoutError } from '../src/index.js';
+import { createStreamingSession } from '../src/streaming.js';
 
 const KEY = 'pm_live_streamsecret';
 let server: WebSocketServer | undefined;

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { wavHeader } from '../src/audio.js';
 import {
   ConnectionError,
   createFileAccess,
@@ -22,7 +23,6 @@ import {
   type Polymodal,
   StreamingError,
   ValidationError,
-  wavHeader,
 } from '../src/index.js';
 import { toneWav } from './helpers/make-wav.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { parseWav } from '@polymodal/core';
+import { parseWav } from '@polymodal/core/audio';
 import { readMediaFixture, synthesizeVoice } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { meetingCost } from '@polymodal/core';
+import { meetingCost } from '@polymodal/core/contracts';
 import { layoutMeetingScript } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SHORT_SCRIPT, startHarness } from './harness.js';

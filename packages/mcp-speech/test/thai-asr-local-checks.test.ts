@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { wavHeader } from '@polymodal/core';
+import { wavHeader } from '@polymodal/core/audio';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpeechHarness, startSpeechHarness } from './harness.js';

@@ -12,7 +12,7 @@ import {
   MEETING_SERVICE,
   READING_SCORE_SERVICE,
   SPEECH_SYNTHESIS_SERVICE,
-} from '@polymodal/core';
+} from '@polymodal/core/clients';
 import {
   type ComposedServer,
   composePolymodalServers,

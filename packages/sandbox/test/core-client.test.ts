@@ -8,12 +8,12 @@ import path from 'node:path';
 import {
   ApiError,
   createFileAccess,
-  createJobLedger,
   createPolymodal,
   InsufficientCreditsError,
   NotFoundError,
   type Polymodal,
 } from '@polymodal/core';
+import { createJobLedger } from '@polymodal/core/jobs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createThaiSpeech,

@@ -2,7 +2,7 @@
  * Conformance of streaming Thai recognition: config and session routes, the WebSocket protocol, VAD,
  * partials and finals, limits, and protocol errors.
  */
-import { decodeWavToPcm16 } from '@polymodal/core';
+import { decodeWavToPcm16 } from '@polymodal/core/audio';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { createThaiSpeech, type Sandbox, startSandbox, THAI_PHRASES } from '../src/index.js';

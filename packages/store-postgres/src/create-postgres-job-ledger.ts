@@ -10,16 +10,8 @@
  * every failure surfaces as core's `LedgerError` with the password masked, so the engine refuses paid work
  * before anything is sent. Reconnecting is the pool's: a failed query does not spoil later ones.
  */
-import {
-  ConfigError,
-  type JobLedger,
-  type LedgerClaim,
-  type LedgerEntry,
-  LedgerError,
-  type LedgerPatch,
-  type NewLedgerEntry,
-  ValidationError,
-} from '@polymodal/core';
+import { ConfigError, LedgerError, ValidationError } from '@polymodal/core';
+import type { JobLedger, LedgerClaim, LedgerEntry, LedgerPatch, NewLedgerEntry } from '@polymodal/core/jobs';
 import pg from 'pg';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from './describe-database-url.js';
 import { DEFAULT_SCHEMA, migrate, quoteSchema } from './migrate.js';

@@ -3,7 +3,8 @@
  * replicas: what a paying user notices — how often the paid work runs, which job id each call answers,
  * how often the platform is read, and that nothing is paid while the database is down.
  */
-import { createJobEngine, type JobLedger, LedgerError, type StartJobOptions } from '@polymodal/core';
+import { LedgerError } from '@polymodal/core';
+import { createJobEngine, type JobLedger, type StartJobOptions } from '@polymodal/core/jobs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, type PostgresJobLedger } from '../src/index.js';
 import { freePort, startPostgres, type TestPostgres } from './helpers/start-postgres.js';

@@ -3,7 +3,7 @@
  * notices is that its list never shows another's jobs, another tenant's job id is "not found", and an
  * identical request from each tenant is each tenant's own paid job.
  */
-import { createJobEngine } from '@polymodal/core';
+import { createJobEngine } from '@polymodal/core/jobs';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, createPostgresPool, type PostgresJobLedger } from '../src/index.js';

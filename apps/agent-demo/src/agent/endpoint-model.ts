@@ -4,7 +4,9 @@
  * a completion is repeated only when it provably never arrived or after a 429, and the key masked in every
  * error the endpoint's body could echo.
  */
-import { ApiError, type ChatCompletionRequest, createHttpClient, createLlmClient } from '@polymodal/core';
+import { ApiError, type ChatCompletionRequest } from '@polymodal/core';
+import { createLlmClient } from '@polymodal/core/clients';
+import { createHttpClient } from '@polymodal/core/http';
 import type { ChatModel } from './chat-types.js';
 import { createOpenAiModel } from './openai-model.js';
 

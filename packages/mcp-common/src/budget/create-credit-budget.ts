@@ -22,7 +22,7 @@
  * admitted here: their minimum is "not shown" and no price is invented, so they count 0 credits, are
  * never refused, and are still listed by list_jobs.
  */
-import { type JobLedger, type LedgerEntry, type LedgerPatch, NOT_CREATED } from '@polymodal/core';
+import { type JobLedger, type LedgerEntry, type LedgerPatch, NOT_CREATED } from '@polymodal/core/jobs';
 import { BudgetExceededError } from './budget-exceeded-error.js';
 import { type CreditReservation, entryCredits, RESERVATION_FIELD, readReservation } from './entry-credits.js';
 import type { CreditEstimate } from './estimate-meeting-credits.js';

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createJobLedger, type JobLedger, LedgerError } from '@polymodal/core';
+import { LedgerError } from '@polymodal/core';
+import { createJobLedger, type JobLedger } from '@polymodal/core/jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
 

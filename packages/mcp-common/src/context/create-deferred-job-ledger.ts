@@ -3,7 +3,8 @@
  * start fast, so a store with a heavy driver (PostgreSQL: `pg` and a pool) is loaded only when a call
  * first needs the ledger; its location is known at once, for messages.
  */
-import { type JobLedger, LedgerError } from '@polymodal/core';
+import { LedgerError } from '@polymodal/core';
+import type { JobLedger } from '@polymodal/core/jobs';
 
 export interface ClosableJobLedger extends JobLedger {
   /** Resolves once the store is open and answers (its own `ready()`, when it has one); rejects otherwise. */

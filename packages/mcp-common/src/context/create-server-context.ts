@@ -22,17 +22,15 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   ConfigError,
-  classifyAddress,
   createFileAccess,
-  createJobLedger,
   createPolymodal,
-  defaultStateDir,
   type FileAccess,
-  type HttpClientOptions,
-  type JobLedger,
   type Polymodal,
   resolveConfig,
 } from '@polymodal/core';
+import type { HttpClientOptions } from '@polymodal/core/http';
+import { createJobLedger, defaultStateDir, type JobLedger } from '@polymodal/core/jobs';
+import { classifyAddress } from '@polymodal/core/net';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from '@polymodal/store-postgres/describe-database-url';
 import { type CreditBudget, createCreditBudget } from '../budget/create-credit-budget.js';
 import { CREDITS_PER_DAY_VARIABLE, readCreditsPerDay } from '../budget/read-credits-per-day.js';

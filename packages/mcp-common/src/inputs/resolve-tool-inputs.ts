@@ -5,7 +5,7 @@
  * a local file, with every check a local file gets. `release()` at the end of the call removes the
  * downloads (an identical URL given twice in the call is downloaded once).
  */
-import { createRemoteInputs, type RemoteInputs, type RemoteInputsOptions } from '@polymodal/core';
+import { createRemoteInputs, type RemoteInputs, type RemoteInputsOptions } from '@polymodal/core/net';
 import type { ToolContext } from '../server/create-polymodal-server.js';
 
 /** Tests only: how downloads reach a loopback server. Never read from configuration. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createJobLedger, type JobLedger } from '@polymodal/core';
+import { createJobLedger, type JobLedger } from '@polymodal/core/jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BudgetLimit, createCreditBudget } from '../budget/create-credit-budget.js';
 import { registerListJobsTool } from './register-list-jobs-tool.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createJobLedger } from '@polymodal/core';
+import { createJobLedger } from '@polymodal/core/jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerListJobsTool } from './register-list-jobs-tool.js';
 

@@ -6,7 +6,7 @@
  * what is left of it — per tenant, since each tenant has a ledger of its own.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { JobLedger, LedgerEntry } from '@polymodal/core';
+import type { JobLedger, LedgerEntry } from '@polymodal/core/jobs';
 import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
 import { entryCredits } from '../budget/entry-credits.js';

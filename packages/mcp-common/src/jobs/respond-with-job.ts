@@ -12,7 +12,7 @@
  * for calls that could not do their work (bad input, the platform refusing or unreachable).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PollOutcome } from '@polymodal/core';
+import type { PollOutcome } from '@polymodal/core/jobs';
 import { drainSignal } from '../deadline/tool-deadline.js';
 import { keepWaitingHint } from './job-handle.js';
 import {

@@ -13,7 +13,7 @@
  * A valid token is enough by itself, since a browser cannot be made to send it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { classifyAddress } from '@polymodal/core';
+import { classifyAddress } from '@polymodal/core/net';
 
 export const METRICS_TOKEN_VARIABLE = 'POLYMODAL_METRICS_TOKEN';
 

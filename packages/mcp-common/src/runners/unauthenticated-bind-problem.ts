@@ -3,7 +3,7 @@
  * owner's credits and read or delete the owner's jobs. Only a loopback address (or `localhost`) may serve
  * without a tenants file or OAuth; every other name or address, wildcards included, needs one of them.
  */
-import { classifyAddress } from '@polymodal/core';
+import { classifyAddress } from '@polymodal/core/net';
 
 export function isLoopbackHost(host: string): boolean {
   const bare = host.trim().toLowerCase();

@@ -18,7 +18,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { API_KEY_VARIABLE, ConfigError, defaultStateDir, resolveConfig } from '@polymodal/core';
+import { API_KEY_VARIABLE, ConfigError, resolveConfig } from '@polymodal/core';
+import { defaultStateDir } from '@polymodal/core/jobs';
 import {
   createServerContext,
   type ServerContext,

@@ -3,7 +3,8 @@
  * YouTube / public direct video URL.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type FlashcardOptions, LEARNING_DIRECTIONS } from '@polymodal/core';
+import type { FlashcardOptions } from '@polymodal/core';
+import { LEARNING_DIRECTIONS } from '@polymodal/core/contracts';
 import {
   createProgressReporter,
   createWaitSecondsSchema,

@@ -4,7 +4,8 @@
  * failed or cancelled job is `done: true` with its outcome and reason, as on every server.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type FlashcardJob, type FlashcardResult, jobErrorText } from '@polymodal/core';
+import type { FlashcardJob, FlashcardResult } from '@polymodal/core';
+import { jobErrorText } from '@polymodal/core/contracts';
 import {
   createToolDeadline,
   type JobView,

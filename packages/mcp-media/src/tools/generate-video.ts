@@ -3,7 +3,8 @@
  * anything is sent; local image/video/audio files are sent inline (data URLs), URLs as they are.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CATALOG_VIDEO_SERVICE, type CatalogVideoRequest } from '@polymodal/core';
+import type { CatalogVideoRequest } from '@polymodal/core';
+import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/clients';
 import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';

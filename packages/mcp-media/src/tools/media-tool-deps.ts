@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
-import { type MediaKind, readMediaAsDataUrl } from '@polymodal/core';
+import { type MediaKind, readMediaAsDataUrl } from '@polymodal/core/media';
 import { outputLink, type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
 import type { SpeechJobs } from './speech-jobs.js';
 

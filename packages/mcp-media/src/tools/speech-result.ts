@@ -10,8 +10,9 @@
  * only follows the batch until it stops, the call's wait is over, or the call is cancelled.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PollOutcome, TextSynthesisProgress } from '@polymodal/core';
+import type { TextSynthesisProgress } from '@polymodal/core';
 import { JobFailedError } from '@polymodal/core';
+import type { PollOutcome } from '@polymodal/core/jobs';
 import {
   createToolDeadline,
   type JobPollRequest,

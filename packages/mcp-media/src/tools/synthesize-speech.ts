@@ -5,13 +5,9 @@
  * the call follows it through the long-job contract (speech-result.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  fingerprint,
-  type SpeechRequest,
-  TTS_LANGUAGES,
-  TTS_MODEL_A_EXPRESSIONS,
-  TTS_MODELS,
-} from '@polymodal/core';
+import type { SpeechRequest } from '@polymodal/core';
+import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/contracts';
+import { fingerprint } from '@polymodal/core/jobs';
 import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { registerGetSpeech } from './get-speech.js';

@@ -5,13 +5,9 @@
  * Shared by generate_video, image_to_video and get_video_job.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CATALOG_VIDEO_SERVICE,
-  type IMAGE_TO_VIDEO_SERVICE,
-  jobErrorText,
-  type VideoJob,
-  videoProgressPercent,
-} from '@polymodal/core';
+import type { IMAGE_TO_VIDEO_SERVICE, VideoJob } from '@polymodal/core';
+import { CATALOG_VIDEO_SERVICE, videoProgressPercent } from '@polymodal/core/clients';
+import { jobErrorText } from '@polymodal/core/contracts';
 import {
   createToolDeadline,
   type JobView,

@@ -1,4 +1,4 @@
-import { MeetingJob } from '@polymodal/core';
+import { MeetingJob } from '@polymodal/core/contracts';
 import { describe, expect, it } from 'vitest';
 import { pageSegments, presentSummary } from './present-job.js';
 import { renderSummaryMarkdown, renderTranscript } from './render-export.js';

@@ -1,4 +1,4 @@
-import { MeetingJob } from '@polymodal/core';
+import { MeetingJob } from '@polymodal/core/contracts';
 import { describe, expect, it } from 'vitest';
 import { exportFileName } from './export-meeting.js';
 

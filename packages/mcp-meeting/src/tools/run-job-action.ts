@@ -9,7 +9,9 @@
  * for a job this server did not start, the platform's `credits` for it, or the most a recording can cost.
  * Resummarize and retranslate act on a job already charged once and are not counted again.
  */
-import { isMeetingTerminal, MEETING_SERVICE, type MeetingJob, type MeetingLanguage } from '@polymodal/core';
+import type { MeetingJob, MeetingLanguage } from '@polymodal/core';
+import { MEETING_SERVICE } from '@polymodal/core/clients';
+import { isMeetingTerminal } from '@polymodal/core/contracts';
 import {
   BudgetExceededError,
   budgetToolError,

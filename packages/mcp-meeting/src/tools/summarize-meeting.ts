@@ -3,14 +3,8 @@
  * same file and options), and wait up to `waitSeconds` for transcript, translation and summary.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  MEETING_LANGUAGES,
-  MeetingAsrEngine,
-  type MeetingClient,
-  type MeetingJob,
-  MeetingLanguage,
-  SubmissionInProgressError,
-} from '@polymodal/core';
+import { type MeetingClient, type MeetingJob, SubmissionInProgressError } from '@polymodal/core';
+import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '@polymodal/core/contracts';
 import {
   BudgetExceededError,
   budgetToolError,

@@ -5,7 +5,8 @@
  * task instead of being scored and paid for again; newJob=true scores anew.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { READING_SCORE_MAX_UPLOAD_BYTES, type ReadingScoreTask, ValidationError } from '@polymodal/core';
+import { type ReadingScoreTask, ValidationError } from '@polymodal/core';
+import { READING_SCORE_MAX_UPLOAD_BYTES } from '@polymodal/core/clients';
 import {
   createToolDeadline,
   createWaitSecondsSchema,

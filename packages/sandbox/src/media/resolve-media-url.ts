@@ -5,7 +5,7 @@
  * the configured `media.publicMedia` table only.
  */
 
-import { isPrivateAddress, isPrivateHostname } from '@polymodal/core';
+import { isPrivateAddress, isPrivateHostname } from '@polymodal/core/net';
 import { HttpError } from '../framework/http-error.js';
 import type { PublicMediaEntry } from './media-config.js';
 import { readMediaFixture } from './media-fixtures.js';

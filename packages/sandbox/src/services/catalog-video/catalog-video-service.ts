@@ -5,7 +5,8 @@
  * of a playable MP4 once done. The provider credential is the platform's own: callers never send one.
  */
 
-import { CATALOG_VIDEO_API_PATH, isWav, sniffImageType, sniffVideoContainer } from '@polymodal/core';
+import { CATALOG_VIDEO_API_PATH } from '@polymodal/core/contracts';
+import { isWav, sniffImageType, sniffVideoContainer } from '@polymodal/core/media';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';
 import type { Router } from '../../framework/router.js';

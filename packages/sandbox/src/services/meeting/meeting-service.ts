@@ -6,14 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { MeetingState } from '@polymodal/core';
 import {
   MEETING_API_PATH,
   MEETING_CREDITS_PER_STARTED_MINUTE,
   MEETING_LIST_LIMIT,
   MEETING_RECEIPT_LIFETIME_MS,
-  type MeetingState,
   meetingCost,
-} from '@polymodal/core';
+} from '@polymodal/core/contracts';
 import type { RecordingScript } from '../../fixtures/recording-script.js';
 import type { KeyScheme, Principal } from '../../framework/authenticator.js';
 import { HttpError } from '../../framework/http-error.js';

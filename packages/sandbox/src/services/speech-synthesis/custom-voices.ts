@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { isWav } from '@polymodal/core';
+import { isWav } from '@polymodal/core/media';
 import { parseRecordingScript } from '../../fixtures/recording-script.js';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';

@@ -5,6 +5,7 @@
  * with consent for public HTTPS references, and clone_text rules.
  */
 
+import type { TtsLanguage, TtsModel } from '@polymodal/core';
 import {
   TTS_LEGACY_MODEL as LEGACY_MODEL,
   MAX_TTS_TEXT_CHARACTERS as MAX_TEXT_CHARACTERS,
@@ -13,9 +14,7 @@ import {
   MODEL_D_LANGUAGES,
   TTS_LANGUAGES,
   TTS_MODELS,
-  type TtsLanguage,
-  type TtsModel,
-} from '@polymodal/core';
+} from '@polymodal/core/contracts';
 import { HttpError } from '../../framework/http-error.js';
 import type { PublicMediaEntry } from '../../media/media-config.js';
 import { rejectUnknownFields } from '../../media/media-request.js';

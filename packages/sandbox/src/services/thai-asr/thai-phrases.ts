@@ -4,7 +4,7 @@
  * (`180 + 40 × index` Hz), with silence between phrases. The recogniser finds voiced regions by energy
  * (real VAD) and estimates each region's pitch from zero crossings, which survives resampling and gain.
  */
-import { encodeWav } from '@polymodal/core';
+import { encodeWav } from '@polymodal/core/audio';
 
 export const THAI_PHRASES = [
   'สวัสดีครับ',

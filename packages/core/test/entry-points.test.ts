@@ -1,0 +1,57 @@
+/**
+ * The package's entry points as a user's Node resolves them from the built package (its `exports`): the
+ * root's names, pinned in root-exports.txt, so that a name added to or removed from what users call is a
+ * visible decision; each documented subpath; and a refusal for anything else (internals are not exported).
+ * Run in a child Node from the package directory, where the package resolves itself by name.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const PACKAGE_DIR = path.join(import.meta.dirname, '..');
+
+/** What `import(specifier)` gives a user: the sorted export names, or the error code. */
+function load(specifier: string): { names?: string[]; code?: string } {
+  const script = `try { const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify({ names: Object.keys(m).sort() })); } catch (error) { console.log(JSON.stringify({ code: error.code })); }`;
+  const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: PACKAGE_DIR,
+    encoding: 'utf8',
+  });
+  return JSON.parse(output);
+}
+
+describe('entry points of @polymodal/core', () => {
+  it('the root exports exactly the pinned names: the client, file access, configuration and errors', async () => {
+    const pinned = (await readFile(path.join(import.meta.dirname, 'root-exports.txt'), 'utf8'))
+      .trim()
+      .split('\n');
+    expect(load('@polymodal/core').names).toEqual(pinned);
+  });
+
+  it.each([
+    ['contracts', ['MeetingJob', 'CreateMeetingJobRequest', 'TTS_MODELS']],
+    ['clients', ['createMeetingClient', 'createSpeechClient', 'createThaiAsrClient', 'createLlmClient']],
+    ['jobs', ['createJobEngine', 'createJobLedger', 'fingerprint', 'defaultStateDir']],
+    ['files', ['createFileAccess', 'openVerifiedFile', 'writeFileAtomic']],
+    ['audio', ['parseWav', 'encodeWav', 'concatWav']],
+    ['net', ['assertPublicHttpUrl', 'isPrivateAddress', 'createRemoteInputs']],
+    ['http', ['createHttpClient', 'parseRetryAfter']],
+    ['media', ['sniffImageType', 'inspectRecording']],
+    ['streaming', ['createStreamingSession']],
+    ['telemetry', ['platformServiceOf']],
+  ])('@polymodal/core/%s resolves and exports what it documents', (subpath, expected) => {
+    const names = load(`@polymodal/core/${subpath}`).names ?? [];
+    for (const name of expected) expect(names).toContain(name);
+  });
+
+  it('refuses internals: a helper directory, a built file, a source file', () => {
+    for (const specifier of [
+      '@polymodal/core/util',
+      '@polymodal/core/dist/index.js',
+      '@polymodal/core/src/index.ts',
+    ]) {
+      expect(load(specifier)).toEqual({ code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+    }
+  });
+});
