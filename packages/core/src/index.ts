@@ -7,7 +7,6 @@
  */
 export * from './client/index.js';
 export * from './config/index.js';
-// Types only: requests, results and options of every client, the events observer.
 export type * from './contracts/index.js';
 export * from './errors/index.js';
 export {
@@ -18,6 +17,8 @@ export {
   OUTPUT_DIR_VARIABLE,
 } from './files/index.js';
 export type * from './flashcards/index.js';
+// Types only: the per-call options of every method; requests, results and options of every client; events.
+export type { CallOptions } from './http/index.js';
 // Errors thrown by the job engine, the ledger and the downloader, which callers catch like the others.
 export { SubmissionInProgressError } from './jobs/index.js';
 export { LedgerError } from './ledger/index.js';

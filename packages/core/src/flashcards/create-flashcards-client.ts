@@ -36,7 +36,14 @@ import { jobErrorText } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { JobFailedError, ValidationError } from '../errors/index.js';
 import { type FileAccess, openRegularFile, shareOpenedFile } from '../files/index.js';
-import type { HttpClient } from '../http/index.js';
+import {
+  type CallOptions,
+  type HttpClient,
+  pollCallOptions,
+  requestOptionsOf,
+  startCall,
+  waitTimeoutMs,
+} from '../http/index.js';
 import {
   createJobEngine,
   currentStatus,
@@ -57,8 +64,8 @@ export const FLASHCARDS_WAIT_TIMEOUT_MS = 60 * 60 * 1000;
 
 export type FlashcardSourceType = 'youtube' | 'direct_video_url';
 
-export interface FlashcardStartOptions {
-  signal?: AbortSignal;
+/** `timeout` bounds the whole start like `deadline`; `maxRetries` applies to the start request. */
+export interface FlashcardStartOptions extends CallOptions {
   /** How long to wait for an identical start already running elsewhere (epoch ms). */
   deadline?: number;
   /** Start a new job even if this installation already made the same request. */
@@ -77,14 +84,14 @@ export interface StartedFlashcards {
   joined: boolean;
 }
 
-export interface FlashcardWaitOptions {
-  signal?: AbortSignal;
+/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
+export interface FlashcardWaitOptions extends CallOptions {
   timeoutMs?: number;
   onProgress?: (job: FlashcardJob) => void;
 }
 
-export interface FlashcardPollOptions {
-  signal?: AbortSignal | undefined;
+/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
+export interface FlashcardPollOptions extends CallOptions {
   /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
   deadline: number;
   firstReadDeadline?: number;
@@ -104,7 +111,7 @@ export interface FlashcardsClient {
     options: FlashcardOptions & { source_type?: FlashcardSourceType },
     extra?: FlashcardStartOptions,
   ): Promise<StartedFlashcards>;
-  get(jobId: string, options?: { signal?: AbortSignal }): Promise<FlashcardJob>;
+  get(jobId: string, options?: CallOptions): Promise<FlashcardJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than every 3 s. */
   poll(jobId: string, options: FlashcardPollOptions): Promise<PollOutcome<FlashcardJob>>;
   /** Polls until ready; a failed or cancelled job → JobFailedError. */
@@ -182,9 +189,10 @@ export function createFlashcardsClient(options: {
     givenKey: string | undefined,
     title: string,
     request: Record<string, unknown>,
-    extra: FlashcardStartOptions,
+    options: FlashcardStartOptions,
     send: (idempotencyKey: string, signal: AbortSignal) => Promise<FlashcardStart>,
   ): Promise<StartedFlashcards> {
+    const extra = startCall(options);
     let startLimits: FlashcardLimits | undefined;
     let usedKey: string | undefined;
     const derivedKey = `pm-${fingerprint(extra.forceNew ? { ...identity, nonce: randomUUID() } : identity).slice(0, 48)}`;
@@ -287,6 +295,7 @@ export function createFlashcardsClient(options: {
                   schema: FlashcardStart,
                   idempotent: true,
                   signal,
+                  maxRetries: extra.maxRetries,
                 })
               ).data,
           ),
@@ -334,6 +343,7 @@ export function createFlashcardsClient(options: {
             schema: FlashcardStart,
             idempotent: true,
             signal,
+            maxRetries: extra.maxRetries,
           })
         ).data,
     );
@@ -341,7 +351,7 @@ export function createFlashcardsClient(options: {
 
   async function get(
     jobId: string,
-    request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
+    request: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<FlashcardJob> {
     const path = `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`;
     return engine.observe(
@@ -353,9 +363,7 @@ export function createFlashcardsClient(options: {
           path,
           schema: FlashcardJob,
           idempotent: true,
-          signal: request.signal,
-          deadline: request.deadline,
-          maxRetries: request.maxRetries,
+          ...requestOptionsOf(request),
         });
         return withAbsoluteUrls(response.data, http.baseUrl);
       },
@@ -372,9 +380,8 @@ export function createFlashcardsClient(options: {
       isDone: isFlashcardJobDone,
       status: (job) => job.status,
       intervalMs: options.pollIntervalMs ?? FLASHCARDS_POLL_INTERVAL_MS,
-      deadline: request.deadline,
+      ...pollCallOptions(request),
       ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
-      signal: request.signal,
       ...(request.onProgress ? { onValue: request.onProgress } : {}),
     });
   }
@@ -382,11 +389,15 @@ export function createFlashcardsClient(options: {
   async function wait(jobId: string, request: FlashcardWaitOptions = {}): Promise<FlashcardJob> {
     const job = await waitUntilStopped(
       (pollRequest: FlashcardPollOptions) => poll(jobId, pollRequest),
-      { signal: request.signal, ...(request.onProgress ? { onProgress: request.onProgress } : {}) },
+      {
+        signal: request.signal,
+        maxRetries: request.maxRetries,
+        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+      },
       {
         service: FLASHCARDS_SERVICE,
         id: jobId,
-        timeoutMs: request.timeoutMs ?? FLASHCARDS_WAIT_TIMEOUT_MS,
+        timeoutMs: waitTimeoutMs(request, FLASHCARDS_WAIT_TIMEOUT_MS),
         status: (value) => value.status,
       },
     );

@@ -19,10 +19,10 @@ import {
   LlmModelList,
 } from '../contracts/llm.js';
 import { ApiError, createApiError, TimeoutError, ValidationError } from '../errors/index.js';
-import type { HttpClient } from '../http/index.js';
+import { type CallOptions, callDeadline, type HttpClient } from '../http/index.js';
 
-export interface LlmCallOptions {
-  signal?: AbortSignal;
+/** The per-call options (`signal`, `timeout`, `maxRetries`), with the LLM client's finer controls. */
+export interface LlmCallOptions extends CallOptions {
   /**
    * When the call must be over (epoch ms). The request is cut there (a `TimeoutError` with
    * `deadlineReached`), and no retry starts whose pause would end past it.
@@ -30,11 +30,6 @@ export interface LlmCallOptions {
   deadline?: number | undefined;
   /** Per attempt; default 120 s for a completion, the HTTP client's (60 s) for the model list. */
   timeoutMs?: number | undefined;
-  /**
-   * Retries after the first attempt (default the HTTP client's). A completion is still repeated only when
-   * it provably never arrived or after a 429, whatever this allows.
-   */
-  maxRetries?: number | undefined;
 }
 
 /** What the platform said about a failed LLM call, from either error body shape. */
@@ -138,7 +133,7 @@ export function createLlmClient(options: {
         schema: ChatCompletionResponse,
         idempotent: false,
         timeoutMs: call.timeoutMs ?? CHAT_TIMEOUT_MS,
-        deadline: call.deadline,
+        deadline: callDeadline(call),
         maxRetries: call.maxRetries,
         ...(call.signal ? { signal: call.signal } : {}),
       });
@@ -168,7 +163,7 @@ export function createLlmClient(options: {
           path: `${apiPath}/models`,
           schema: LlmModelList,
           idempotent: true,
-          deadline: call.deadline,
+          deadline: callDeadline(call),
           maxRetries: call.maxRetries,
           ...(call.signal ? { signal: call.signal } : {}),
           ...(call.timeoutMs ? { timeoutMs: call.timeoutMs } : {}),

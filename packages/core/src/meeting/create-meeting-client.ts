@@ -37,7 +37,14 @@ import {
   type SharedFile,
   shareOpenedFile,
 } from '../files/index.js';
-import type { HttpClient } from '../http/index.js';
+import {
+  type CallOptions,
+  type HttpClient,
+  pollCallOptions,
+  requestOptionsOf,
+  startCall,
+  waitTimeoutMs,
+} from '../http/index.js';
 import {
   createJobEngine,
   currentStatus,
@@ -64,17 +71,15 @@ const LIMITS_TTL_MS = 10 * 60 * 1000;
 const NOT_RESUMABLE = new Set(['FAILED', 'CANCELLED', 'DELETED']);
 const RetranslateRequest = z.strictObject({ targetLanguage: MeetingLanguage });
 
-export interface CallOptions {
-  signal?: AbortSignal | undefined;
+/** The per-call options (`signal`, `timeout`, `maxRetries`), with the meeting client's finer controls. */
+export interface MeetingCallOptions extends CallOptions {
   /** When the call must be over (epoch ms): every attempt is cut at it, no retry pause runs past it. */
   deadline?: number | undefined;
   /** Per-attempt timeout (ms). */
   timeoutMs?: number | undefined;
-  /** Retries after the first attempt, where the retry policy allows one. */
-  maxRetries?: number | undefined;
 }
 
-export interface UploadOptions extends CallOptions {
+export interface UploadOptions extends MeetingCallOptions {
   onProgress?: (sentBytes: number, totalBytes: number) => void;
 }
 
@@ -89,7 +94,7 @@ export interface CreateResult {
   created: boolean;
 }
 
-export interface SummarizeOptions {
+export interface SummarizeOptions extends CallOptions {
   /** Recording path; confined to the allowed directories when the client has a FileAccess. */
   file: string;
   sourceLanguage: 'auto' | MeetingLanguage;
@@ -140,15 +145,15 @@ export interface SubmitResult {
   warning?: string;
 }
 
-export interface WaitOptions {
-  signal?: AbortSignal | undefined;
+/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
+export interface WaitOptions extends CallOptions {
   /** Default 4 hours. */
   timeoutMs?: number;
   onProgress?: (job: MeetingJob) => void;
 }
 
-export interface PollOptions {
-  signal?: AbortSignal | undefined;
+/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
+export interface PollOptions extends CallOptions {
   /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
   deadline: number;
   /** With nothing to show yet, the first read may still happen until this time (see the job engine). */
@@ -165,23 +170,23 @@ export type MeetingSummarizeOptions = SummarizeOptions & {
 
 export interface MeetingClient {
   upload(file: string, options?: UploadOptions): Promise<UploadResult>;
-  create(request: CreateMeetingJobRequest, options?: CallOptions): Promise<CreateResult>;
-  list(options?: CallOptions): Promise<MeetingJobList>;
-  retrieve(id: string, options?: CallOptions): Promise<MeetingJob>;
-  cancel(id: string, options?: CallOptions): Promise<SuccessResponse>;
-  retry(id: string, options?: CallOptions): Promise<SuccessResponse>;
-  resummarize(id: string, options?: CallOptions): Promise<SuccessResponse>;
+  create(request: CreateMeetingJobRequest, options?: MeetingCallOptions): Promise<CreateResult>;
+  list(options?: MeetingCallOptions): Promise<MeetingJobList>;
+  retrieve(id: string, options?: MeetingCallOptions): Promise<MeetingJob>;
+  cancel(id: string, options?: MeetingCallOptions): Promise<SuccessResponse>;
+  retry(id: string, options?: MeetingCallOptions): Promise<SuccessResponse>;
+  resummarize(id: string, options?: MeetingCallOptions): Promise<SuccessResponse>;
   retranslate(
     id: string,
     request: { targetLanguage: MeetingLanguage; signal?: AbortSignal },
-    options?: CallOptions,
+    options?: MeetingCallOptions,
   ): Promise<SuccessResponse>;
   update(
     id: string,
     changes: { title?: string; speakerNames?: Record<string, string> },
-    options?: CallOptions,
+    options?: MeetingCallOptions,
   ): Promise<MeetingJob>;
-  delete(id: string, options?: CallOptions): Promise<SuccessResponse>;
+  delete(id: string, options?: MeetingCallOptions): Promise<SuccessResponse>;
   submit(options: SummarizeOptions): Promise<SubmitResult>;
   /** Waits on a job until it stops or `deadline` comes; never reads faster than every 5 s. */
   poll(id: string, options: PollOptions): Promise<PollOutcome<MeetingJob>>;
@@ -238,16 +243,14 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   let limits: { maxUploadBytes: number | undefined; readAt: number } | undefined;
 
   /** The per-call options every request passes to the chokepoint. */
-  function callOptions(call: CallOptions) {
+  function callOptions(call: MeetingCallOptions) {
     return {
-      signal: call.signal,
-      deadline: call.deadline,
-      maxRetries: call.maxRetries,
+      ...requestOptionsOf(call),
       ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
     };
   }
 
-  async function list(call: CallOptions = {}): Promise<MeetingJobList> {
+  async function list(call: MeetingCallOptions = {}): Promise<MeetingJobList> {
     const response = await http.request({
       method: 'GET',
       path: `${api}/jobs`,
@@ -308,12 +311,15 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       idempotent: false,
       retryStatuses: [503],
       signal: call.signal,
+      deadline: call.deadline,
+      maxRetries: call.maxRetries,
       timeoutMs: uploadTimeoutMs(recording.size, 60_000),
     });
     return { uploadReceipt: response.data.uploadReceipt, recording };
   }
 
-  async function upload(file: string, call: UploadOptions = {}): Promise<UploadResult> {
+  async function upload(file: string, options: UploadOptions = {}): Promise<UploadResult> {
+    const call = startCall(options);
     const opened = await openRecording(file);
     try {
       // Inspected before any request: a recording that is bad locally costs nothing, not even the lookup.
@@ -324,7 +330,10 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     }
   }
 
-  async function create(request: CreateMeetingJobRequest, call: CallOptions = {}): Promise<CreateResult> {
+  async function create(
+    request: CreateMeetingJobRequest,
+    call: MeetingCallOptions = {},
+  ): Promise<CreateResult> {
     const parsed = CreateMeetingJobRequest.safeParse(request);
     if (!parsed.success) throw validationError('meeting job request', parsed.error, request);
     const response = await http.request({
@@ -340,7 +349,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   }
 
   /** One GET of the job; every answer (and every Retry-After) is recorded by the engine. */
-  async function retrieve(id: string, call: CallOptions = {}): Promise<MeetingJob> {
+  async function retrieve(id: string, call: MeetingCallOptions = {}): Promise<MeetingJob> {
     const path = `${api}/jobs/${checkId(id)}`;
     return engine.observe(
       MEETING_SERVICE,
@@ -363,7 +372,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     id: string,
     action: MeetingAction,
     extra: Record<string, unknown>,
-    call: CallOptions,
+    call: MeetingCallOptions,
   ): Promise<SuccessResponse> {
     const response = await http.request({
       method: 'POST',
@@ -382,7 +391,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   async function update(
     id: string,
     changes: { title?: string; speakerNames?: Record<string, string> },
-    call: CallOptions = {},
+    call: MeetingCallOptions = {},
   ): Promise<MeetingJob> {
     const encoded = checkId(id);
     const parsed = UpdateMeetingRequest.safeParse(changes);
@@ -404,7 +413,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     return job;
   }
 
-  async function remove(id: string, call: CallOptions = {}): Promise<SuccessResponse> {
+  async function remove(id: string, call: MeetingCallOptions = {}): Promise<SuccessResponse> {
     const encoded = checkId(id);
     let retried = false;
     try {
@@ -446,9 +455,8 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       isDone: call.until ?? ((job) => isMeetingTerminal(job.status)),
       status: (job) => job.status,
       intervalMs: pollIntervalMs,
-      deadline: call.deadline,
+      ...pollCallOptions(call),
       ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
-      signal: call.signal,
       ...(call.onProgress ? { onValue: call.onProgress } : {}),
     });
   }
@@ -456,11 +464,15 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   function wait(id: string, call: WaitOptions = {}): Promise<MeetingJob> {
     return waitUntilStopped(
       (request: PollOptions) => poll(id, request),
-      { signal: call.signal, ...(call.onProgress ? { onProgress: call.onProgress } : {}) },
+      {
+        signal: call.signal,
+        maxRetries: call.maxRetries,
+        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      },
       {
         service: MEETING_SERVICE,
         id,
-        timeoutMs: call.timeoutMs ?? MEETING_WAIT_TIMEOUT_MS,
+        timeoutMs: waitTimeoutMs(call, MEETING_WAIT_TIMEOUT_MS),
         status: (job) => job.status,
       },
     );
@@ -479,7 +491,9 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     }
   }
 
-  async function submit(submitOptions: SummarizeOptions): Promise<SubmitResult> {
+  async function submit(options: SummarizeOptions): Promise<SubmitResult> {
+    // `timeout` bounds the whole call: from here on it is the `deadline`.
+    const submitOptions = startCall(options);
     const { signal } = submitOptions;
     const jobOptions = Object.fromEntries(
       Object.entries({
@@ -562,7 +576,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
           try {
             const { id, created } = await create(
               { ...jobOptions, uploadReceipt: entry.receipt },
-              { signal: shared },
+              { signal: shared, maxRetries: submitOptions.maxRetries },
             );
             createdNew = created;
             return { id, status: 'PENDING' };
@@ -575,6 +589,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
         const uploaded = await recordingFile.use((file) =>
           uploadOpened(file, inspected, {
             signal: shared,
+            maxRetries: submitOptions.maxRetries,
             ...(submitOptions.onUploadProgress ? { onProgress: submitOptions.onUploadProgress } : {}),
           }),
         );
@@ -587,7 +602,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
         });
         const { id, created } = await create(
           { ...jobOptions, uploadReceipt: uploaded.uploadReceipt },
-          { signal: shared },
+          { signal: shared, maxRetries: submitOptions.maxRetries },
         );
         createdNew = created;
         return { id, status: 'PENDING' };
@@ -608,11 +623,16 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     };
   }
 
-  async function summarize(summarizeOptions: MeetingSummarizeOptions): Promise<MeetingJob> {
+  async function summarize(options: MeetingSummarizeOptions): Promise<MeetingJob> {
+    const summarizeOptions = startCall(options);
     const { id } = await submit(summarizeOptions);
     const job = await wait(id, {
       ...(summarizeOptions.signal ? { signal: summarizeOptions.signal } : {}),
-      timeoutMs: summarizeOptions.timeoutMs ?? MEETING_WAIT_TIMEOUT_MS,
+      maxRetries: summarizeOptions.maxRetries,
+      timeoutMs: waitTimeoutMs(
+        { timeoutMs: summarizeOptions.timeoutMs, deadline: summarizeOptions.deadline },
+        MEETING_WAIT_TIMEOUT_MS,
+      ),
       ...(summarizeOptions.onProgress ? { onProgress: summarizeOptions.onProgress } : {}),
     });
     if (job.status === 'FAILED' || job.status === 'CANCELLED') {

@@ -44,7 +44,14 @@ import {
   shareOpenedFile,
 } from '../files/index.js';
 import { readAt } from '../files/open-verified-file.js';
-import type { HttpClient } from '../http/index.js';
+import {
+  type CallOptions,
+  type HttpClient,
+  pollCallOptions,
+  requestOptionsOf,
+  startCall,
+  waitTimeoutMs,
+} from '../http/index.js';
 import {
   createJobEngine,
   currentStatus,
@@ -66,7 +73,8 @@ export const READING_SCORE_SERVICE = 'reading-score';
 export const READING_SCORE_POLL_INTERVAL_MS = 2_000;
 export const READING_SCORE_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
 
-export interface ReadingScoreOptions {
+/** `timeout` bounds the whole submission (like `deadline`); `maxRetries` applies to its requests. */
+export interface ReadingScoreOptions extends CallOptions {
   /** The student's recording (local path). */
   studentAudio: string;
   /** What the student should have read; or give `referenceAudio`. */
@@ -108,14 +116,14 @@ export type ReadingScoreSubmission = (
   joined: boolean;
 };
 
-export interface ReadingScoreWaitOptions {
-  signal?: AbortSignal;
+/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
+export interface ReadingScoreWaitOptions extends CallOptions {
   timeoutMs?: number;
   onProgress?: (task: ReadingScoreTask) => void;
 }
 
-export interface ReadingScorePollOptions {
-  signal?: AbortSignal | undefined;
+/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
+export interface ReadingScorePollOptions extends CallOptions {
   /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest task known. */
   deadline: number;
   firstReadDeadline?: number;
@@ -125,13 +133,13 @@ export interface ReadingScorePollOptions {
 export interface ReadingScoreClient {
   submit(options: ReadingScoreOptions): Promise<ReadingScoreSubmission>;
   /** One look at a queued task (by its `statusPath` or `taskId`). */
-  task(statusPathOrTaskId: string, options?: { signal?: AbortSignal }): Promise<ReadingScoreTask>;
+  task(statusPathOrTaskId: string, options?: CallOptions): Promise<ReadingScoreTask>;
   /** Waits on a queued task until it is ready or `deadline` comes, at most one read per 2 s. */
   poll(statusPathOrTaskId: string, options: ReadingScorePollOptions): Promise<PollOutcome<ReadingScoreTask>>;
   /** Polls a queued task until ready; a failed task → JobFailedError. */
   wait(statusPathOrTaskId: string, options?: ReadingScoreWaitOptions): Promise<ReadingScoreResult>;
   /** submit + wait when queued. */
-  score(options: ReadingScoreOptions & Omit<ReadingScoreWaitOptions, 'signal'>): Promise<ReadingScoreResult>;
+  score(options: ReadingScoreOptions & ReadingScoreWaitOptions): Promise<ReadingScoreResult>;
 }
 
 /**
@@ -295,7 +303,8 @@ export function createReadingScoreClient(options: {
   }
 
   async function submit(input: ReadingScoreOptions): Promise<ReadingScoreSubmission> {
-    const request = withFormFields(input);
+    // `timeout` bounds the whole call: from here on it is the `deadline`.
+    const request = withFormFields(startCall(input));
     const hasText = request.referenceText !== undefined && request.referenceText.trim() !== '';
     if (hasText === (request.referenceAudio !== undefined)) {
       throw new ValidationError(
@@ -440,6 +449,7 @@ export function createReadingScoreClient(options: {
             schema: ReadingScoreAnswer,
             idempotent: false,
             signal,
+            maxRetries: request.maxRetries,
           });
         const response = await student.file.use((studentUpload) =>
           reference
@@ -487,7 +497,7 @@ export function createReadingScoreClient(options: {
 
   async function task(
     statusPathOrTaskId: string,
-    call: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
+    call: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<ReadingScoreTask> {
     const { taskId, path: target } = await pathOf(statusPathOrTaskId);
     return engine.observe(
@@ -500,9 +510,7 @@ export function createReadingScoreClient(options: {
             path: target,
             schema: ReadingScoreTask,
             idempotent: true,
-            signal: call.signal,
-            deadline: call.deadline,
-            maxRetries: call.maxRetries,
+            ...requestOptionsOf(call),
           })
         ).data,
       (current) => ({ status: current.state, body: current }),
@@ -521,9 +529,8 @@ export function createReadingScoreClient(options: {
       isDone: (current) => current.ready,
       status: (current) => current.state,
       intervalMs: options.pollIntervalMs ?? READING_SCORE_POLL_INTERVAL_MS,
-      deadline: call.deadline,
+      ...pollCallOptions(call),
       ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
-      signal: call.signal,
       ...(call.onProgress ? { onValue: call.onProgress } : {}),
     });
   }
@@ -534,11 +541,15 @@ export function createReadingScoreClient(options: {
   ): Promise<ReadingScoreResult> {
     const finished = await waitUntilStopped(
       (pollRequest: ReadingScorePollOptions) => poll(statusPathOrTaskId, pollRequest),
-      { signal: call.signal, ...(call.onProgress ? { onProgress: call.onProgress } : {}) },
+      {
+        signal: call.signal,
+        maxRetries: call.maxRetries,
+        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+      },
       {
         service: READING_SCORE_SERVICE,
         id: statusPathOrTaskId,
-        timeoutMs: call.timeoutMs ?? READING_SCORE_WAIT_TIMEOUT_MS,
+        timeoutMs: waitTimeoutMs(call, READING_SCORE_WAIT_TIMEOUT_MS),
         status: (task) => task.state,
       },
     );
@@ -559,12 +570,14 @@ export function createReadingScoreClient(options: {
     task: (statusPathOrTaskId, call = {}) => task(statusPathOrTaskId, call),
     poll,
     wait,
-    async score(request) {
+    async score(scoreOptions) {
+      const request = startCall(scoreOptions);
       const submitted = await submit(request);
       if (submitted.kind === 'result') return submitted.result;
       return wait(submitted.statusPath, {
         ...(request.signal ? { signal: request.signal } : {}),
-        ...(request.timeoutMs ? { timeoutMs: request.timeoutMs } : {}),
+        maxRetries: request.maxRetries,
+        timeoutMs: waitTimeoutMs(request, READING_SCORE_WAIT_TIMEOUT_MS),
         ...(request.onProgress ? { onProgress: request.onProgress } : {}),
       });
     },

@@ -36,7 +36,16 @@ import type { MediaDownloader } from '../download/index.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ApiError, ConnectionError, JobFailedError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
-import { type HttpClient, parseRetryAfter } from '../http/index.js';
+import {
+  type CallOptions,
+  type HttpClient,
+  parseRetryAfter,
+  pollCallOptions,
+  requestOptionsOf,
+  startCall,
+  waitTimeoutMs,
+  withinDeadline,
+} from '../http/index.js';
 import {
   createJobEngine,
   currentStatus,
@@ -90,7 +99,12 @@ export interface SpeechClientOptions {
   now?: () => number;
 }
 
-export interface SpeechSubmitOptions {
+/**
+ * `timeout` bounds the call: the wait for a free slot and the pauses after 429s; a POST in flight then goes on
+ * and is recorded (the same call resumes it). `maxRetries` is how many times a POST declined with 429 is sent
+ * again (default 5).
+ */
+export interface SpeechSubmitOptions extends CallOptions {
   /**
    * Ends the caller's waiting — for a free slot, or out a 429's pause — with its reason. A POST already sent
    * is not cut: it completes and its task is recorded (a repeat resumes it).
@@ -113,8 +127,8 @@ export interface SubmittedSpeech {
   resumed: boolean;
 }
 
-export interface SpeechPollOptions {
-  signal?: AbortSignal | undefined;
+/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
+export interface SpeechPollOptions extends CallOptions {
   /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest task known. */
   deadline: number;
   /** With nothing to show yet, the first read may still happen until this time. */
@@ -127,8 +141,8 @@ export interface SpeechPollOptions {
   onProgress?: (task: SpeechTask) => void | Promise<void>;
 }
 
-export interface SpeechWaitOptions {
-  signal?: AbortSignal;
+/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
+export interface SpeechWaitOptions extends CallOptions {
   timeoutMs?: number;
   /** First pause (default: the remembered Retry-After of the task, and at least 1 s after its last read). */
   initialDelayMs?: number;
@@ -163,7 +177,12 @@ export interface TextSynthesis {
   durationSeconds: number | undefined;
 }
 
-export interface TextSynthesisOptions {
+/**
+ * `timeout` bounds the whole synthesis: no part is sent after it and the call answers then; parts already
+ * sent finish and are recorded, so the same text again resumes them. `maxRetries` applies to each part as in
+ * `submit`.
+ */
+export interface TextSynthesisOptions extends CallOptions {
   /**
    * Stops the synthesis: parts not yet sent are never sent, and the call rejects at once with the reason.
    * Parts already sent finish on their own and are recorded, so the same text again resumes them.
@@ -174,7 +193,7 @@ export interface TextSynthesisOptions {
   forceNew?: boolean;
 }
 
-export interface RegisterVoiceOptions {
+export interface RegisterVoiceOptions extends CallOptions {
   /** The voice owner authorised cloning; must be true. */
   consent: boolean;
   /** A short WAV of the voice (local path), or give audioUrl. */
@@ -185,7 +204,6 @@ export interface RegisterVoiceOptions {
   model?: 'model_b' | 'model_c' | 'model_d';
   language?: string;
   transcript?: string;
-  signal?: AbortSignal;
 }
 
 export interface RegisteredVoice extends CustomVoiceCreated {
@@ -206,7 +224,7 @@ export interface SpeechClient {
   /** The request with every rule of the service checked; throws ValidationError. */
   validate(request: SpeechRequest): SpeechRequest;
   submit(request: SpeechRequest, options?: SpeechSubmitOptions): Promise<SubmittedSpeech>;
-  get(taskId: string, options?: { signal?: AbortSignal }): Promise<SpeechTaskRead>;
+  get(taskId: string, options?: CallOptions): Promise<SpeechTaskRead>;
   /** Waits until `deadline` at most: `done: false` with the newest task then, never an error for time. */
   poll(taskId: string, options: SpeechPollOptions): Promise<PollOutcome<SpeechTask>>;
   /** Polls until the task is ready; FAILURE → JobFailedError; the time limit → PollingTimeoutError. */
@@ -214,7 +232,7 @@ export interface SpeechClient {
   /** submit + wait; a FAILURE → JobFailedError. */
   synthesize(
     request: SpeechRequest,
-    options?: SpeechSubmitOptions & Omit<SpeechWaitOptions, 'signal' | 'initialDelayMs'>,
+    options?: SpeechSubmitOptions & Omit<SpeechWaitOptions, 'initialDelayMs'>,
   ): Promise<{ task: SpeechTask; resumed: boolean }>;
   synthesizeText(
     request: Omit<SpeechRequest, 'text'> & { text: string },
@@ -240,6 +258,8 @@ interface PostOptions {
   signal: AbortSignal | undefined;
   onQueued?: ((position: number) => void) | undefined;
   onDequeued?: (() => void) | undefined;
+  /** POSTs declined with 429 sent again at most this often. */
+  maxBusyRounds?: number | undefined;
 }
 
 function statusPathOf(taskId: string): string {
@@ -346,7 +366,11 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
           retryAfterMs: parseRetryAfter(response.headers['retry-after']),
         };
       } catch (error) {
-        if (!(ApiError.isInstance(error) && error.status === 429) || round >= MAX_BUSY_ROUNDS) throw error;
+        if (
+          !(ApiError.isInstance(error) && error.status === 429) ||
+          round >= (extra.maxBusyRounds ?? MAX_BUSY_ROUNDS)
+        )
+          throw error;
         const pausedUntil = now() + busyPause(error);
         // The key is full: this request gives its slot back (it may have been taken before the limit was
         // known, or another client filled the key) and queues, first in line, for a slot of the limit the
@@ -376,8 +400,11 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     }
   }
 
-  async function submit(input: SpeechRequest, extra: SpeechSubmitOptions = {}): Promise<SubmittedSpeech> {
-    return submitRequest(input, { ...extra, stopSending: extra.signal });
+  async function submit(input: SpeechRequest, options: SpeechSubmitOptions = {}): Promise<SubmittedSpeech> {
+    const extra = startCall(options);
+    return withinDeadline(extra, 'The speech request could not be sent', (signal) =>
+      submitRequest(input, { ...extra, signal, stopSending: signal }),
+    );
   }
 
   /**
@@ -429,6 +456,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
               signal: eitherSignal(signal, extra.stopSending),
               onQueued: extra.onQueued,
               onDequeued: extra.onDequeued,
+              maxBusyRounds: extra.maxRetries,
             });
             retryAfterMs = posted.retryAfterMs;
             hold(posted.taskId, lease.slot);
@@ -460,7 +488,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
 
   async function readTask(
     taskId: string,
-    request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
+    request: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<SpeechTaskRead> {
     const response = await engine.observe(
       SPEECH_SYNTHESIS_SERVICE,
@@ -472,9 +500,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
           schema: SpeechTaskSchema,
           idempotent: true,
           retryRateLimited: false,
-          signal: request.signal,
-          deadline: request.deadline,
-          maxRetries: request.maxRetries,
+          ...requestOptionsOf(request),
         }),
       (answer) => {
         const retryAfterMs = parseRetryAfter(answer.headers['retry-after']);
@@ -515,9 +541,8 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
         maxIntervalMs: TTS_MAX_POLL_MS,
         jitter: TTS_POLL_JITTER,
       },
-      deadline: request.deadline,
+      ...pollCallOptions(request),
       ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
-      signal: request.signal,
       ...(request.onProgress ? { onValue: request.onProgress } : {}),
     });
   }
@@ -527,13 +552,14 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
       (pollRequest: SpeechPollOptions) => poll(taskId, pollRequest),
       {
         signal: extra.signal,
+        maxRetries: extra.maxRetries,
         ...(extra.initialDelayMs === undefined ? {} : { initialDelayMs: extra.initialDelayMs }),
         ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),
       },
       {
         service: SPEECH_SYNTHESIS_SERVICE,
         id: taskId,
-        timeoutMs: extra.timeoutMs ?? TTS_WAIT_TIMEOUT_MS,
+        timeoutMs: waitTimeoutMs(extra, TTS_WAIT_TIMEOUT_MS),
         status: (value) => value.state,
       },
     );
@@ -563,20 +589,31 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
 
   async function synthesize(
     request: SpeechRequest,
-    extra: SpeechSubmitOptions & Omit<SpeechWaitOptions, 'signal' | 'initialDelayMs'> = {},
+    options: SpeechSubmitOptions & Omit<SpeechWaitOptions, 'initialDelayMs'> = {},
   ): Promise<{ task: SpeechTask; resumed: boolean }> {
+    const extra = startCall(options);
     const submitted = await submit(request, extra);
     const task = await waitSubmitted(submitted, {
       ...(extra.signal ? { signal: extra.signal } : {}),
-      ...(extra.timeoutMs === undefined ? {} : { timeoutMs: extra.timeoutMs }),
+      timeoutMs: waitTimeoutMs(extra, TTS_WAIT_TIMEOUT_MS),
       ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),
     });
     return { task, resumed: submitted.resumed };
   }
 
-  async function synthesizeText(
+  function synthesizeText(
     request: Omit<SpeechRequest, 'text'> & { text: string },
-    extra: TextSynthesisOptions = {},
+    options: TextSynthesisOptions = {},
+  ): Promise<TextSynthesis> {
+    const call = startCall(options);
+    return withinDeadline(call, 'The text could not be synthesised', (signal) =>
+      synthesizeTextWithin(request, { ...call, signal }),
+    );
+  }
+
+  async function synthesizeTextWithin(
+    request: Omit<SpeechRequest, 'text'> & { text: string },
+    extra: TextSynthesisOptions,
   ): Promise<TextSynthesis> {
     if (!options.downloader)
       throw new TypeError('synthesizeText needs a media downloader (createPolymodal provides one).');
@@ -617,6 +654,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
       };
       const submitted = await submitRequest(body, {
         ...partOptions,
+        maxRetries: extra.maxRetries,
         ...queued,
         ...(extra.forceNew ? { forceNew: true } : {}),
       });
@@ -771,7 +809,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
       multipart: build,
       schema: CustomVoiceCreated,
       idempotent: false,
-      ...(input.signal ? { signal: input.signal } : {}),
+      ...requestOptionsOf(input),
     });
     const recorded = {
       id: response.data.voice.id,
@@ -802,7 +840,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
   return {
     validate,
     submit,
-    get: (taskId, extra = {}) => readTask(taskId, { signal: extra.signal }),
+    get: (taskId, extra = {}) => readTask(taskId, extra),
     poll,
     wait,
     synthesize,

@@ -36,7 +36,7 @@ import {
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { StreamingError, TimeoutError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
-import type { HttpClient } from '../http/index.js';
+import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
 import {
   createStreamingSession,
   type StreamingSession,
@@ -54,14 +54,17 @@ const FINAL_TIMEOUT_WITHOUT_DEADLINE_MS = 30_000;
 /** With a deadline, audio stops this long before it so that the `final` can still come (see finalReserveMs). */
 const DEFAULT_FINAL_RESERVE_MS = 3_000;
 
-/** Per-call options of the HTTP routes. */
-export interface ThaiAsrCallOptions {
-  signal?: AbortSignal;
+/** Per-call options of the HTTP routes: `signal`, `timeout`, `maxRetries`, and an epoch-ms `deadline`. */
+export interface ThaiAsrCallOptions extends CallOptions {
   /** When the call must be over (epoch ms); the request is cut there and no retry starts past it. */
   deadline?: number | undefined;
 }
 
-export interface TranscribeOptions {
+/**
+ * `timeout` bounds the whole transcription (requests, streaming and the wait for `final`) like `deadline`;
+ * `maxRetries` applies to the config and session requests.
+ */
+export interface TranscribeOptions extends CallOptions {
   /**
    * Local audio file: WAV of any rate/depth/channels, or anything ffmpeg reads when it is installed. It is
    * opened once (through the client's FileAccess when it has one), checked before any request, and
@@ -143,8 +146,11 @@ export interface TranscribeResult {
   final: ThaiAsrEvent | undefined;
 }
 
-export interface ThaiAsrConnectOptions {
-  signal?: AbortSignal;
+/**
+ * `timeout` bounds the wait for `ready` and every later wait of the session, like `deadline`; `maxRetries`
+ * does not apply (a WebSocket connection is not retried: it would take another of the key's sessions).
+ */
+export interface ThaiAsrConnectOptions extends CallOptions {
   /** Bounds the wait for `ready` and every later wait of the session (epoch ms). */
   deadline?: number | undefined;
   readyTimeoutMs?: number;
@@ -188,8 +194,7 @@ export function createThaiAsrClient(options: {
       path: `${THAI_ASR_API_PATH}/config`,
       schema: ThaiAsrConfig,
       idempotent: true,
-      deadline: call.deadline,
-      ...(call.signal ? { signal: call.signal } : {}),
+      ...requestOptionsOf(call),
     });
     return response.data;
   }
@@ -206,13 +211,16 @@ export function createThaiAsrClient(options: {
       // not say when an unused one is released. A creation that may have arrived is not sent again; one
       // that provably never arrived (refused, DNS) or was declined with a 429 is.
       idempotent: false,
-      deadline: call.deadline,
-      ...(call.signal ? { signal: call.signal } : {}),
+      ...requestOptionsOf(call),
     });
     return response.data;
   }
 
-  function connect(session: ThaiAsrSession, call: ThaiAsrConnectOptions = {}): Promise<StreamingSession> {
+  function connect(
+    session: ThaiAsrSession,
+    connectOptions: ThaiAsrConnectOptions = {},
+  ): Promise<StreamingSession> {
+    const call = startCall(connectOptions);
     const base = new URL(http.baseUrl);
     const wsUrl = new URL(session.ws_url, `${base.protocol === 'https:' ? 'wss:' : 'ws:'}//${base.host}`);
     // The key travels in the WebSocket URL: never to another host than the platform's.
@@ -233,7 +241,9 @@ export function createThaiAsrClient(options: {
     });
   }
 
-  async function transcribe(request: TranscribeOptions): Promise<TranscribeResult> {
+  async function transcribe(transcribeOptions: TranscribeOptions): Promise<TranscribeResult> {
+    // `timeout` bounds the whole call: from here on it is the `deadline`.
+    const request = startCall(transcribeOptions);
     if ((request.file === undefined) === (request.samples === undefined)) {
       throw new ValidationError('Give either file or samples to transcribe (exactly one).', [
         { path: 'file', message: 'exactly one of file and samples' },
@@ -266,7 +276,7 @@ export function createThaiAsrClient(options: {
     }
     const { deadline } = request;
     const signalOption = request.signal ? { signal: request.signal } : {};
-    const callOptions = { ...signalOption, deadline };
+    const callOptions = { ...signalOption, deadline, maxRetries: request.maxRetries };
 
     // Everything about the input is checked before the first request: a bad or too long file costs nothing.
     const audio = request.file === undefined ? undefined : await openBeforeDeadline(request.file);

@@ -16,7 +16,7 @@ import {
 } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
-import type { HttpClient } from '../http/index.js';
+import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
 import type { JobEngine, PollOutcome } from '../jobs/index.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
 import {
@@ -41,14 +41,14 @@ export interface SubmittedVideo {
 }
 
 export interface CatalogVideoClient {
-  models(options?: { signal?: AbortSignal; deadline?: number; refresh?: boolean }): Promise<CatalogModel[]>;
+  models(options?: CallOptions & { deadline?: number; refresh?: boolean }): Promise<CatalogModel[]>;
   /** The catalog entry the request is for; throws ValidationError listing every problem. */
   validate(
     request: CatalogVideoRequest,
-    options?: { signal?: AbortSignal; deadline?: number },
+    options?: CallOptions & { deadline?: number },
   ): Promise<CatalogModel>;
   submit(request: CatalogVideoRequest, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
-  get(requestId: string, options?: { signal?: AbortSignal }): Promise<VideoJob>;
+  get(requestId: string, options?: CallOptions): Promise<VideoJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
   poll(requestId: string, options: VideoPollOptions): Promise<PollOutcome<VideoJob>>;
   wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
@@ -72,7 +72,7 @@ export function createCatalogVideoClient(options: {
   });
 
   async function models(
-    request: { signal?: AbortSignal; deadline?: number; refresh?: boolean } = {},
+    request: CallOptions & { deadline?: number | undefined; refresh?: boolean } = {},
   ): Promise<CatalogModel[]> {
     if (cache && !request.refresh && now() - cache.at < CATALOG_CACHE_MS) return cache.models;
     const response = await http.request({
@@ -80,8 +80,7 @@ export function createCatalogVideoClient(options: {
       path: `${CATALOG_VIDEO_API_PATH}/models`,
       schema: CatalogEnvelope,
       idempotent: true,
-      ...(request.signal ? { signal: request.signal } : {}),
-      deadline: request.deadline,
+      ...requestOptionsOf(request),
     });
     cache = { at: now(), models: response.data.data };
     return cache.models;
@@ -89,7 +88,7 @@ export function createCatalogVideoClient(options: {
 
   async function validate(
     request: CatalogVideoRequest,
-    extra: { signal?: AbortSignal; deadline?: number } = {},
+    extra: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<CatalogModel> {
     const shape = CatalogVideoRequest.safeParse(request);
     if (!shape.success) {
@@ -124,8 +123,10 @@ export function createCatalogVideoClient(options: {
 
   async function submit(
     request: CatalogVideoRequest,
-    extra: VideoSubmitOptions = {},
+    options: VideoSubmitOptions = {},
   ): Promise<SubmittedVideo> {
+    // `timeout` bounds the whole call (the catalog read and the start): from here on it is the `deadline`.
+    const extra = startCall(options);
     const model = await validate(request, extra);
     const body: CatalogVideoRequest = { ...request, model: model.id };
     const started = await jobs.start(body, request.prompt ? request.prompt.slice(0, 80) : model.title, extra);

@@ -9,7 +9,7 @@
 import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
-import type { HttpClient } from '../http/index.js';
+import type { CallOptions, HttpClient } from '../http/index.js';
 import type { JobEngine, PollOutcome } from '../jobs/index.js';
 import { checkImageDataUrl } from '../media/check-image-data-url.js';
 import type { SubmittedVideo } from './create-catalog-video-client.js';
@@ -28,7 +28,7 @@ export type ImageToVideoInput = ImageToVideoRequest & { aspectRatio?: ImageToVid
 
 export interface ImageToVideoClient {
   submit(request: ImageToVideoInput, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
-  get(requestId: string, options?: { signal?: AbortSignal }): Promise<VideoJob>;
+  get(requestId: string, options?: CallOptions): Promise<VideoJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
   poll(requestId: string, options: VideoPollOptions): Promise<PollOutcome<VideoJob>>;
   wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;

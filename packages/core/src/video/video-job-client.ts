@@ -4,7 +4,14 @@
  */
 import { jobErrorText, VIDEO_TERMINAL_STATES, VideoJob } from '../contracts/video.js';
 import { JobFailedError, ValidationError } from '../errors/index.js';
-import type { HttpClient } from '../http/index.js';
+import {
+  type CallOptions,
+  type HttpClient,
+  pollCallOptions,
+  requestOptionsOf,
+  startCall,
+  waitTimeoutMs,
+} from '../http/index.js';
 import {
   createJobEngine,
   currentStatus,
@@ -19,14 +26,14 @@ import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 export const VIDEO_POLL_INTERVAL_MS = 3_000;
 export const VIDEO_WAIT_TIMEOUT_MS = 30 * 60 * 1000;
 
-export interface VideoWaitOptions {
-  signal?: AbortSignal;
+/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
+export interface VideoWaitOptions extends CallOptions {
   timeoutMs?: number;
   onProgress?: (job: VideoJob) => void;
 }
 
-export interface VideoPollOptions {
-  signal?: AbortSignal | undefined;
+/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
+export interface VideoPollOptions extends CallOptions {
   /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
   deadline: number;
   /** With nothing to show yet, the first read may still happen until this time. */
@@ -56,8 +63,8 @@ export function checkJobId(id: string, field = 'jobId'): string {
   return id;
 }
 
-export interface VideoSubmitOptions {
-  signal?: AbortSignal;
+/** `timeout` bounds the whole submission like `deadline`; `maxRetries` applies to the catalog read and the start. */
+export interface VideoSubmitOptions extends CallOptions {
   /** When the call must be over (epoch ms): the catalog read and a wait on an identical start end by it. */
   deadline?: number;
   /**
@@ -102,7 +109,7 @@ export function createVideoJobClient(options: {
 
   async function get(
     requestId: string,
-    request: { signal?: AbortSignal | undefined; deadline?: number; maxRetries?: number } = {},
+    request: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<VideoJob> {
     const path = `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`;
     return engine.observe(
@@ -115,9 +122,7 @@ export function createVideoJobClient(options: {
             path,
             schema: VideoJob,
             idempotent: true,
-            signal: request.signal,
-            deadline: request.deadline,
-            maxRetries: request.maxRetries,
+            ...requestOptionsOf(request),
           })
         ).data,
       (job) => ({ status: job.status, body: job }),
@@ -133,9 +138,8 @@ export function createVideoJobClient(options: {
       isDone: isVideoJobDone,
       status: (job) => job.status,
       intervalMs,
-      deadline: request.deadline,
+      ...pollCallOptions(request),
       ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
-      signal: request.signal,
       ...(request.onProgress ? { onValue: request.onProgress } : {}),
     });
   }
@@ -144,11 +148,15 @@ export function createVideoJobClient(options: {
   async function wait(requestId: string, request: VideoWaitOptions = {}): Promise<VideoJob> {
     const job = await waitUntilStopped(
       (pollRequest: VideoPollOptions) => poll(requestId, pollRequest),
-      { signal: request.signal, ...(request.onProgress ? { onProgress: request.onProgress } : {}) },
+      {
+        signal: request.signal,
+        maxRetries: request.maxRetries,
+        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+      },
       {
         service,
         id: requestId,
-        timeoutMs: request.timeoutMs ?? VIDEO_WAIT_TIMEOUT_MS,
+        timeoutMs: waitTimeoutMs(request, VIDEO_WAIT_TIMEOUT_MS),
         status: (value) => value.status,
       },
     );
@@ -172,8 +180,9 @@ export function createVideoJobClient(options: {
   async function start(
     body: Record<string, unknown>,
     title: string,
-    extra: VideoSubmitOptions,
+    options: VideoSubmitOptions,
   ): Promise<StartedJob> {
+    const extra = startCall(options);
     return engine.start({
       service,
       fingerprint: fingerprint({ service, body }),
@@ -204,6 +213,7 @@ export function createVideoJobClient(options: {
           schema: VideoJob,
           idempotent: false,
           signal,
+          maxRetries: extra.maxRetries,
         });
         await engine.noteRead(service, response.data.request_id, {
           status: response.data.status,
