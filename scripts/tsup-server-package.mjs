@@ -44,6 +44,8 @@ const WORKSPACE_SOURCE = new RegExp(
 );
 const LAUNCHER = fileURLToPath(new URL('./server-bin-launcher.mjs', import.meta.url));
 const BIN_OUTPUTS = ['index.js', 'main.js', 'bin/**', 'migrations/**'];
+/** Written by `tsc -b` (the root's `build:types`, at the same time as tsup): no tsup build cleans them. */
+export const TYPES_OUTPUTS = ['**/*.d.ts', 'tsconfig.build.tsbuildinfo'];
 
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -101,10 +103,11 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
     {
       entry: [library],
       format: ['esm'],
-      dts: { entry: library },
+      // Declarations come from `tsc -b` (the root's `build:types`).
+      dts: false,
       sourcemap: true,
       // Both builds run at once into dist/: each cleans only its own files.
-      clean: BIN_OUTPUTS.map((pattern) => `!${pattern}`),
+      clean: [...BIN_OUTPUTS, ...TYPES_OUTPUTS].map((pattern) => `!${pattern}`),
       target: 'node20',
     },
     {
@@ -120,7 +123,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
       minifySyntax: true,
       sourcemap: false,
       dts: false,
-      clean: ['!server.*', '!**/*.d.ts'],
+      clean: ['server.*', ...TYPES_OUTPUTS].map((pattern) => `!${pattern}`),
       noExternal: [/./],
       // pg's optional native binding; pg falls back to its JavaScript client without it.
       external: ['pg-native'],

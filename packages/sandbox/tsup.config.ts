@@ -3,8 +3,10 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['src/index.ts', 'src/cli.ts'],
   format: ['esm'],
-  dts: { entry: 'src/index.ts' },
+  // Declarations come from `tsc -b` (the root's `build:types`), and tests' typecheck reuses them.
+  dts: false,
   sourcemap: true,
-  clean: true,
+  // Everything but the declarations, which tsc writes at the same time.
+  clean: ['!**/*.d.ts', '!tsconfig.build.tsbuildinfo'],
   target: 'node20',
 });

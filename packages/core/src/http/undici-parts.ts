@@ -17,11 +17,18 @@
 // For every program that compiles this file, the examples' too (they include only what they import).
 /// <reference path="./undici-parts-modules.d.ts" />
 import { EventEmitter } from 'node:events';
-import type { Dispatcher, Agent as UndiciAgent, request as undiciRequest } from 'undici';
+import type {
+  Dispatcher,
+  Agent as UndiciAgent,
+  buildConnector as undiciBuildConnector,
+  request as undiciRequest,
+} from 'undici';
+import connectModule from 'undici/lib/core/connect.js';
 import undiciErrors from 'undici/lib/core/errors.js';
 import undiciUtil from 'undici/lib/core/util.js';
 
-export { default as buildConnector } from 'undici/lib/core/connect.js';
+// Typed by undici's public declaration, so that the emitted types name only undici's root.
+export const buildConnector: typeof undiciBuildConnector = connectModule;
 
 interface LoadedParts {
   Agent: typeof UndiciAgent;

@@ -6,6 +6,7 @@
  * remote address is the one fact that cannot drift, so it is checked last.
  */
 import type { LookupFunction } from 'node:net';
+import type { buildConnector as UndiciBuildConnector } from 'undici';
 import { buildConnector } from '../http/undici-parts.js';
 import { isPublicAddress } from './classify-address.js';
 import { createPublicOnlyLookup, PrivateAddressError } from './public-only-lookup.js';
@@ -22,7 +23,7 @@ export interface PublicOnlyConnectorOptions {
 
 export function createPublicOnlyConnector(
   options: PublicOnlyConnectorOptions = {},
-): buildConnector.connector {
+): UndiciBuildConnector.connector {
   const connect = buildConnector({
     lookup: options.lookup ?? createPublicOnlyLookup(),
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
