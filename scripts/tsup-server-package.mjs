@@ -97,6 +97,27 @@ async function refusePackageJsonInChunks() {
   }
 }
 
+/**
+ * esbuild plugin: zod's `locales` namespace (its error messages in some fifty languages, about 290 KiB that
+ * every start parsed) as an empty one. The servers only ever use English, which zod installs from
+ * `locales/en.js` directly; nothing here calls `z.config()` with another locale. A module that imported a
+ * locale by name from the namespace would fail the build, not the server.
+ */
+const zodEnglishOnly = {
+  name: 'polymodal-zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: 'zod-locales', namespace: 'polymodal-zod-english-only' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'polymodal-zod-english-only' }, () => ({
+      contents: 'export {};',
+      loader: 'js',
+    }));
+  },
+};
+
 /** The two builds of a server package; `entry` is the bin's source, `library` the library entry's. */
 export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/server.ts' } = {}) {
   return [
@@ -131,7 +152,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
       banner: {
         js: "import { createRequire as __polymodalBinCreateRequire } from 'node:module'; const require = __polymodalBinCreateRequire(import.meta.url);",
       },
-      esbuildPlugins: [workspaceSources],
+      esbuildPlugins: [workspaceSources, zodEnglishOnly],
       esbuildOptions(options) {
         options.chunkNames = 'bin/[name]-[hash]';
         options.legalComments = 'eof';

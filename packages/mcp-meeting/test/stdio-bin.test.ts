@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHORT_SCRIPT } from './harness.js';
+import { SHORT_SCRIPT, startHarness } from './harness.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 
@@ -84,4 +84,20 @@ describe('the built bin over stdio', () => {
     for (const id of referenced) expect(ids.has(id), id).toBe(true);
     expect(stderr).not.toContain(sandbox.apiKey);
   }, 45_000);
+
+  it('refuses invalid arguments with the same English message as the server in process', async () => {
+    // The bin is bundled with zod's English messages only (its other locales are left out of the bundle).
+    const args = { path: 42, sourceLanguage: 'xx', waitSeconds: -5 };
+    const bundled = await client.callTool({ name: 'summarize_meeting', arguments: args });
+    const harness = await startHarness();
+    try {
+      const inProcess = await harness.call('summarize_meeting', args);
+      expect(bundled.isError).toBe(true);
+      expect(inProcess.isError).toBe(true);
+      expect(bundled.content).toEqual(inProcess.content);
+      expect(inProcess.text).toMatch(/expected string, received number/i);
+    } finally {
+      await harness.close();
+    }
+  });
 });
