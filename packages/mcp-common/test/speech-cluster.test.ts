@@ -121,6 +121,8 @@ describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
 
     // The same call on another replica: its 3 slots are still leased to the dead replica, so nothing moves
     // until those leases lapse (2/3 of a lease at the soonest, since they were renewed every third of one).
+    // Killed between a status read and its note in the database, the dead replica also leaves that task's
+    // read reserved: the survivor waits out the reservation (10 s, core's READ_RESERVATION_MS), not more.
     const answer = await synthesize(replicas[1]!, text, 45);
     const finishedAt = Date.now();
     expect(answer.isError, answer.text).toBe(false);

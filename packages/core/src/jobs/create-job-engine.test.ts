@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiError, NotFoundError, UncertainSubmissionError } from '../errors/index.js';
 import { createJobLedger, type JobLedger, LedgerError } from '../ledger/create-job-ledger.js';
-import { createJobEngine, SubmissionInProgressError } from './create-job-engine.js';
+import { createJobEngine, READ_RESERVATION_MS, SubmissionInProgressError } from './create-job-engine.js';
 
 interface Job {
   status: string;
@@ -430,6 +430,38 @@ describe('start: claim before paying', () => {
     expect(a.value).toEqual({ status: 'TRANSCRIBING' });
     expect(b.value).toEqual({ status: 'TRANSLATING' });
     expect(reads).toEqual(['first', 'second']);
+  });
+
+  it('a reader that died mid-read holds the others off for one read reservation at most, not their whole wait', async () => {
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PENDING' });
+    const clock = virtualClock();
+    const start = clock.now();
+    const base = {
+      service: 'meeting',
+      id: 'j1',
+      status: (job: Job) => job.status,
+      intervalMs: 2_000,
+      deadline: start + 45_000,
+    };
+    // The dying process reserves its read, sends it, and never answers (killed before it notes the read).
+    const dying = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep });
+    void dying.poll({ ...base, isDone: () => false, read: () => new Promise<Job>(() => undefined) });
+    await until(async () => Boolean((await ledger.findById('meeting', 'j1'))?.readingUntil));
+    const survivor = createJobEngine({
+      ledger: createJobLedger({ dir: path.join(dir, 'jobs') }),
+      now: clock.now,
+      sleep: clock.sleep,
+    });
+    const platform = scriptedReads(clock, [{ status: 'COMPLETED' }]);
+    const outcome = await survivor.poll({
+      ...base,
+      isDone: (job: Job) => job.status === 'COMPLETED',
+      read: platform.read,
+    });
+    expect(outcome).toMatchObject({ done: true, reads: 1 });
+    const waited = platform.times[0]! - start;
+    expect(waited).toBeGreaterThanOrEqual(READ_RESERVATION_MS);
+    expect(waited).toBeLessThanOrEqual(READ_RESERVATION_MS + 1_000);
   });
 
   it('a caller whose time runs out gets SubmissionInProgressError; the submission goes on and is joined', async () => {

@@ -51,8 +51,13 @@ export const NOT_CREATED = 'NOT_CREATED';
 export const DEFAULT_CLAIM_LEASE_MS = 30_000;
 /** How often a caller waiting on another process's claim looks at the ledger again. */
 const CLAIM_CHECK_MS = 250;
-/** A read in flight keeps other processes from reading the same job for at most this long. */
-const READ_RESERVATION_MS = 60_000;
+/**
+ * A read in flight keeps other processes from reading the same job for at most this long. A reservation
+ * has no owner to check, so this is also how long a reader that died mid-read (kill -9, a lost replica)
+ * holds the others off. A status read takes well under a second; one still running past this window may
+ * be met by another process's read of the same job, which costs nothing (a GET is free and idempotent).
+ */
+export const READ_RESERVATION_MS = 10_000;
 /** A job the ledger does not hold is looked up again after this long (another process may record it). */
 const UNRECORDED_MEMORY_MS = 60_000;
 /** How long a resume check may take when the call gives no deadline. */
