@@ -118,6 +118,32 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * esbuild plugin: the SDK server's static import of its Ajv validator (Ajv, ajv-formats and fast-uri, about
+ * 190 KiB evaluated at every start) as a class that refuses to be built. Every Polymodal server passes its
+ * own validator (mcp-common's LazyJsonSchemaValidator), which imports the SDK's Ajv provider with `import()`
+ * before an elicitation is sent, so the SDK's default is never constructed; if it ever were, the call would
+ * fail with this message rather than skip a check.
+ */
+const sdkAjvOnDemand = {
+  name: 'polymodal-sdk-ajv-on-demand',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) =>
+      /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(args.importer)
+        ? { path: 'sdk-ajv-provider', namespace: 'polymodal-sdk-ajv-on-demand' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'polymodal-sdk-ajv-on-demand' }, () => ({
+      contents: `export class AjvJsonSchemaValidator {
+  constructor() {
+    throw new Error('This server was bundled without the SDK default JSON Schema validator: pass jsonSchemaValidator (mcp-common LazyJsonSchemaValidator).');
+  }
+}`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** The two builds of a server package; `entry` is the bin's source, `library` the library entry's. */
 export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/server.ts' } = {}) {
   return [
@@ -152,7 +178,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
       banner: {
         js: "import { createRequire as __polymodalBinCreateRequire } from 'node:module'; const require = __polymodalBinCreateRequire(import.meta.url);",
       },
-      esbuildPlugins: [workspaceSources, zodEnglishOnly],
+      esbuildPlugins: [workspaceSources, zodEnglishOnly, sdkAjvOnDemand],
       esbuildOptions(options) {
         options.chunkNames = 'bin/[name]-[hash]';
         options.legalComments = 'eof';

@@ -1,14 +1,17 @@
 /**
  * The built bin over stdio, as a desktop host runs it: a video and a speech file generated end to end
- * against the sandbox, saved into the output directory, with nothing but protocol on stdout.
+ * against the sandbox, saved into the output directory, with nothing but protocol on stdout; and the
+ * consent question of register_voice, whose answer the bin checks with a JSON Schema validator it loads
+ * only when it asks (the bundle leaves the SDK's own static one out).
  */
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type Sandbox, startSandbox, synthesizeVoice } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
@@ -18,6 +21,8 @@ describe('the built media bin over stdio', () => {
   let root: string;
   let client: Client;
   let stderr = '';
+  /** What the client answers to the bin's next consent questions, in order. */
+  const consentAnswers: { action: 'accept' | 'decline'; content?: Record<string, unknown> }[] = [];
 
   beforeAll(async () => {
     await access(BIN).catch(() => {
@@ -43,7 +48,11 @@ describe('the built media bin over stdio', () => {
     transport.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString('utf8');
     });
-    client = new Client({ name: 'bin-test', version: '1.0.0' });
+    client = new Client({ name: 'bin-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(
+      ElicitRequestSchema,
+      async () => consentAnswers.shift() ?? { action: 'decline' },
+    );
     await client.connect(transport);
   });
 
@@ -79,5 +88,31 @@ describe('the built media bin over stdio', () => {
     const speechPath = (speech.structuredContent as { savedPath: string }).savedPath;
     expect((await readFile(speechPath)).subarray(8, 12).toString('latin1')).toBe('WAVE');
     expect(stderr).not.toContain(sandbox.apiKey);
+  });
+
+  it('checks the consent answer against its schema: a wrong type is refused, a yes registers the voice', async () => {
+    const audioPath = path.join(root, 'owner.wav');
+    await writeFile(audioPath, synthesizeVoice({ text: 'This is my voice.', pitchHz: 180, seed: 7 }));
+    consentAnswers.push({ action: 'accept', content: { ownerConsents: 'yes' } });
+    const refused = await client.callTool({
+      name: 'register_voice',
+      arguments: { audioPath, name: 'Owner' },
+    });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toMatch(/does not match requested schema/);
+    expect(
+      sandbox.control.requests({ path: '/custom-voices' }).filter((r) => r.method === 'POST'),
+    ).toHaveLength(0);
+
+    consentAnswers.push({ action: 'accept', content: { ownerConsents: true } });
+    const registered = await client.callTool({
+      name: 'register_voice',
+      arguments: { audioPath, name: 'Owner' },
+    });
+    expect(registered.isError, JSON.stringify(registered.content)).toBeFalsy();
+    expect((registered.structuredContent as { cloneAudio?: string }).cloneAudio).toBeTruthy();
+    expect(
+      sandbox.control.requests({ path: '/custom-voices' }).filter((r) => r.method === 'POST'),
+    ).toHaveLength(1);
   });
 });

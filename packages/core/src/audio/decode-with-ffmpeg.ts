@@ -7,7 +7,6 @@
  * and checked (passed as fd 3 and named `/dev/fd/3`), not the path again, so a file swapped after the
  * check is not what gets decoded; elsewhere it is given the checked real path.
  */
-import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { ValidationError } from '../errors/index.js';
 
@@ -50,6 +49,8 @@ export async function* decodeWithFfmpeg(
 ): AsyncGenerator<Int16Array, void, undefined> {
   options.signal?.throwIfAborted();
   const source = ffmpegSource(input);
+  // Loaded when a file needs ffmpeg: a server that never decodes one does not load child_process at start.
+  const { spawn } = await import('node:child_process');
   const child = spawn(
     options.ffmpegPath ?? 'ffmpeg',
     [

@@ -2,7 +2,6 @@
  * Asks ffprobe (installed with ffmpeg) what a non-WAV file holds before anything is decoded or sent: its
  * duration and whether it has an audio stream. A file ffprobe cannot read is refused with its words.
  */
-import { spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { ValidationError } from '../errors/index.js';
 import { type FfmpegInput, ffmpegSource } from './decode-with-ffmpeg.js';
@@ -16,11 +15,13 @@ export interface FfprobeResult {
   audioStreams: number;
 }
 
-export function probeWithFfprobe(
+export async function probeWithFfprobe(
   input: FfmpegInput,
   options: { ffprobePath: string; signal?: AbortSignal },
 ): Promise<FfprobeResult> {
   const source = ffmpegSource(input);
+  // Loaded when a file needs ffprobe, not at every start.
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(
       options.ffprobePath,

@@ -23,31 +23,59 @@ import type {
   buildConnector as undiciBuildConnector,
   request as undiciRequest,
 } from 'undici';
-import connectModule from 'undici/lib/core/connect.js';
-import undiciErrors from 'undici/lib/core/errors.js';
-import undiciUtil from 'undici/lib/core/util.js';
-
-// Typed by undici's public declaration, so that the emitted types name only undici's root.
-export const buildConnector: typeof undiciBuildConnector = connectModule;
 
 interface LoadedParts {
   Agent: typeof UndiciAgent;
   runRequest: (this: Dispatcher, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
+  buildConnector: typeof undiciBuildConnector;
+  ClientClosedError: new () => Error;
+  parseURL: (url: string | URL) => URL;
 }
 
 let loaded: LoadedParts | undefined;
 let loading: Promise<LoadedParts> | undefined;
 
+/**
+ * Every part, undici's core helpers included: those load Node's `net`, `tls`, `http`, `assert` and
+ * `querystring` (about 10 ms of a server's start on Node 20), so they wait for the first request too.
+ */
 function loadParts(): Promise<LoadedParts> {
   loading ??= Promise.all([
     import('undici/lib/dispatcher/agent.js'),
     import('undici/lib/api/api-request.js'),
-  ]).then(([agent, api]) => {
-    loaded = { Agent: agent.default, runRequest: api.default };
+    import('undici/lib/core/connect.js'),
+    import('undici/lib/core/errors.js'),
+    import('undici/lib/core/util.js'),
+  ]).then(([agent, api, connect, errors, util]) => {
+    loaded = {
+      Agent: agent.default,
+      runRequest: api.default,
+      buildConnector: connect.default,
+      ClientClosedError: errors.default.ClientClosedError,
+      parseURL: util.default.parseURL,
+    };
     return loaded;
   });
   return loading;
 }
+
+function partsLoaded(): LoadedParts {
+  if (!loaded) throw new Error('undici is not loaded yet: send requests through request() of undici-parts');
+  return loaded;
+}
+
+/**
+ * undici's `buildConnector`, built when the connector first connects: a connector runs only inside an
+ * agent's dispatch, which `request()` reaches after loading undici. Typed by undici's public declaration,
+ * so that the emitted types name only undici's root.
+ */
+export const buildConnector = ((options: undiciBuildConnector.BuildOptions) => {
+  let connect: undiciBuildConnector.connector | undefined;
+  return (target: undiciBuildConnector.Options, callback: undiciBuildConnector.Callback) => {
+    connect ??= partsLoaded().buildConnector(options);
+    return connect(target, callback);
+  };
+}) as unknown as typeof undiciBuildConnector;
 
 /** undici's Agent, made with these options when the first request through it is dispatched. */
 class DeferredAgent extends EventEmitter {
@@ -61,9 +89,9 @@ class DeferredAgent extends EventEmitter {
   }
 
   dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    if (this.#closed && !this.#agent) throw new undiciErrors.ClientClosedError();
-    if (!loaded) throw new Error('undici is not loaded yet: send requests through request() of undici-parts');
-    this.#agent ??= new loaded.Agent(this.#options);
+    const parts = partsLoaded();
+    if (this.#closed && !this.#agent) throw new parts.ClientClosedError();
+    this.#agent ??= new parts.Agent(this.#options);
     return this.#agent.dispatch(options, handler);
   }
 
@@ -85,8 +113,8 @@ export type Agent = UndiciAgent;
 type RequestOptions = NonNullable<Parameters<typeof undiciRequest>[1]> & { dispatcher: Dispatcher };
 
 export async function request(url: string | URL, options: RequestOptions): Promise<Dispatcher.ResponseData> {
-  const target = undiciUtil.parseURL(url);
-  const { runRequest } = loaded ?? (await loadParts());
+  const { runRequest, parseURL } = loaded ?? (await loadParts());
+  const target = parseURL(url);
   const { dispatcher, ...rest } = options;
   return runRequest.call(dispatcher, {
     ...rest,

@@ -19,7 +19,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import lockfile from 'proper-lockfile';
 import { z } from 'zod';
 import { PolymodalError, ValidationError } from '../errors/index.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
@@ -185,6 +184,9 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
   function withEntryLock<T>(file: string, task: () => Promise<T>): Promise<T> {
     return serialize(file, async () => {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Loaded with the first write (with graceful-fs and signal-exit, which patch fs and hook exit signals):
+      // a server that only starts and lists its tools never needs it.
+      const { default: lockfile } = await import('proper-lockfile');
       const release = await lockfile.lock(file, {
         realpath: false,
         stale: LOCK_STALE_MS,

@@ -22,7 +22,7 @@ import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import { cacheToolList } from './cache-tool-list.js';
 import { decorateToolList, registerWithIcons } from './decorate-tool-list.js';
-import { LazyJsonSchemaValidator } from './lazy-json-schema-validator.js';
+import { LazyJsonSchemaValidator, loadBeforeElicitation } from './lazy-json-schema-validator.js';
 import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
 /** What every tool of a Polymodal server receives. */
@@ -102,6 +102,7 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
       jsonSchemaValidator: new LazyJsonSchemaValidator(),
     },
   );
+  loadBeforeElicitation(server.server);
   // Before registration: the SDK installs its tools/list handler with the first tool.
   cacheToolList(server);
   // After the cache, so the cached answer is the one with icons (SDK 1.x's registerTool has none).

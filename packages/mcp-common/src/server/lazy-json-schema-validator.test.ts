@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPolymodalServer } from './create-polymodal-server.js';
-import { LazyJsonSchemaValidator } from './lazy-json-schema-validator.js';
+import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
 
 describe('LazyJsonSchemaValidator', () => {
-  it('builds no Ajv until a schema is checked, then checks as the SDK default does', () => {
+  it('builds no Ajv until a schema is checked, then checks as the SDK default does', async () => {
+    await loadJsonSchemaValidator();
     const validator = new LazyJsonSchemaValidator();
     expect(validator.built).toBe(false);
     const check = validator.getValidator<{ consent: boolean }>({
