@@ -24,7 +24,7 @@
  * The file is readable (granted) only while the call holds it, and removed when the last holder releases
  * it; an identical URL within one call is downloaded once (see `createRemoteInputs`).
  */
-import { createHash, randomBytes } from 'node:crypto';
+
 import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, realpath, rename, unlink, utimes } from 'node:fs/promises';
 import type { LookupFunction, Socket } from 'node:net';
@@ -35,6 +35,7 @@ import type { FileAccess } from '../files/index.js';
 import { Agent, request } from '../http/undici-parts.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { createPublicOnlyConnector } from '../net/public-only-connector.js';
+import { nodeCrypto } from '../util/builtins.js';
 import { discardBody, displayUrl, transferFailure } from './transfer-helpers.js';
 
 export const DEFAULT_REMOTE_INPUT_TIMEOUT_MS = 5 * 60 * 1000;
@@ -190,7 +191,10 @@ export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promis
       await chmod(files.inputsDir, 0o700);
       const directory = await realpath(files.inputsDir);
       await sweepStaleInputs(directory, options.now ?? Date.now);
-      temp = path.join(directory, `.download-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+      temp = path.join(
+        directory,
+        `.download-${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}.tmp`,
+      );
       const { size, digest } = await writeCounted(response.body, temp, { maxBytes, field, url });
       if (Number.isFinite(declared) && declared !== size) {
         throw new ConnectionError(
@@ -253,7 +257,7 @@ async function writeCounted(
   temp: string,
   context: { maxBytes: number; field: string; url: URL },
 ): Promise<{ size: number; digest: string }> {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   let size = 0;
   const handle = await open(temp, CREATE_FLAGS, 0o600);
   try {

@@ -4,10 +4,11 @@
  * pre-existing is ever opened) and is renamed over the target; rename replaces a symlink at the target
  * instead of writing through it.
  */
-import { randomBytes } from 'node:crypto';
+
 import { constants } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { nodeCrypto } from '../util/builtins.js';
 
 export type FileData = string | Uint8Array | AsyncIterable<Uint8Array | string>;
 
@@ -28,7 +29,7 @@ export async function writeFileAtomic(
   const directory = path.dirname(filePath);
   const temp = path.join(
     directory,
-    `.${path.basename(filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+    `.${path.basename(filePath)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`,
   );
   const handle = await open(temp, CREATE_FLAGS, options.mode ?? 0o600);
   let renamed = false;

@@ -19,7 +19,6 @@
  * URL shapes and public hosts for direct video URLs.
  */
 
-import { randomUUID } from 'node:crypto';
 import {
   DIRECTION_LANGUAGES,
   FLASHCARD_TERMINAL_STATES,
@@ -56,6 +55,7 @@ import {
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { createMultipartFileBody, inspectOpenedRecording } from '../upload/index.js';
+import { nodeCrypto } from '../util/builtins.js';
 import { checkJobId } from '../video/video-job-client.js';
 
 export const FLASHCARDS_SERVICE = 'flashcards';
@@ -195,7 +195,7 @@ export function createFlashcardsClient(options: {
     const extra = startCall(options);
     let startLimits: FlashcardLimits | undefined;
     let usedKey: string | undefined;
-    const derivedKey = `pm-${fingerprint(extra.forceNew ? { ...identity, nonce: randomUUID() } : identity).slice(0, 48)}`;
+    const derivedKey = `pm-${fingerprint(extra.forceNew ? { ...identity, nonce: nodeCrypto().randomUUID() } : identity).slice(0, 48)}`;
     const started = await engine.start({
       service: FLASHCARDS_SERVICE,
       fingerprint: fingerprint(identity),

@@ -16,12 +16,13 @@
  *   well-kept library used by npm's own tooling, rather than a lock protocol of our own) while it reads,
  *   compares the revision and renames the new version into place.
  */
-import { createHash, randomBytes } from 'node:crypto';
+
 import { link, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { PolymodalError, ValidationError } from '../errors/index.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
+import { nodeCrypto } from '../util/builtins.js';
 import { createConcurrencyLimit } from '../util/concurrency-limit.js';
 import { defaultStateDir } from './default-state-dir.js';
 
@@ -131,7 +132,7 @@ const SERVICE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LOCK_STALE_MS = 10_000;
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return nodeCrypto().createHash('sha256').update(text).digest('hex');
 }
 
 function checkService(service: string): string {
@@ -324,7 +325,7 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       const temp = path.join(
         path.dirname(file),
-        `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+        `.${path.basename(file)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`,
       );
       await writeFile(temp, serializeEntry(entry), { mode: 0o600, flag: 'wx' });
       try {

@@ -2,7 +2,7 @@
  * Stable identity of a piece of work: the same inputs always give the same fingerprint, whatever the
  * order of object keys, so a repeated request can be recognised and not paid for twice.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../util/builtins.js';
 
 /** JSON with object keys sorted at every level; `undefined` members are dropped as in JSON. */
 export function canonicalJson(value: unknown): string {
@@ -22,5 +22,5 @@ export function canonicalJson(value: unknown): string {
 
 /** sha256 (hex) of the canonical JSON of `parts`. */
 export function fingerprint(parts: Record<string, unknown>): string {
-  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+  return nodeCrypto().createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }

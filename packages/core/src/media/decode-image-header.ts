@@ -5,7 +5,7 @@
  * segments up to a frame header (SOF) with its dimensions, the scans, and the end-of-image marker. WebP: the
  * RIFF size against the file size and the VP8/VP8L/VP8X header with the canvas size.
  */
-import { crc32 } from 'node:zlib';
+import { nodeZlib } from '../util/builtins.js';
 import { type ImageType, sniffImageType } from './sniff-media-type.js';
 
 export interface ImageHeader {
@@ -81,7 +81,10 @@ function decodePng(data: Buffer): ImageHeader | ImageProblem {
     }
     const critical = name.charCodeAt(0) < 0x61;
     // Decoders stop at a bad CRC on a critical chunk (and skip ancillary ones), so that is what is checked.
-    if (critical && crc32(data.subarray(offset + 4, offset + 8 + length)) !== data.readUInt32BE(end - 4)) {
+    if (
+      critical &&
+      nodeZlib().crc32(data.subarray(offset + 4, offset + 8 + length)) !== data.readUInt32BE(end - 4)
+    ) {
       return { problem: `is damaged: the checksum of its "${name}" chunk does not match` };
     }
     if (header === undefined) {

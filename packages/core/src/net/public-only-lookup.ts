@@ -4,9 +4,10 @@
  * Every address of the answer is judged, not just the first: the socket (happy eyeballs) or undici may
  * use any of them. `createPublicOnlyConnector` checks the address actually reached as well.
  */
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { PolymodalError } from '../errors/polymodal-error.js';
+import { nodeDns } from '../util/builtins.js';
 import { isPublicAddress } from './classify-address.js';
 
 /** A connection refused because the address is private, loopback or otherwise not public. */
@@ -36,9 +37,10 @@ export class PrivateAddressError extends PolymodalError {
   }
 }
 
-export function createPublicOnlyLookup(lookup: typeof dns.lookup = dns.lookup): LookupFunction {
+/** `lookup`: how names are resolved (default: Node's `dns.lookup`, loaded with the first lookup). */
+export function createPublicOnlyLookup(lookup?: typeof dns.lookup): LookupFunction {
   return (hostname, options, callback) => {
-    lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    (lookup ?? nodeDns().lookup)(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) {
         callback(error, '', 0);
         return;

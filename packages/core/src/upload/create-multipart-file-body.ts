@@ -8,13 +8,14 @@
  * are those of the file that was checked, whatever happens to the path meanwhile. The body does not close
  * the descriptor: its owner does, when the whole call is over.
  */
-import { randomBytes } from 'node:crypto';
+
 import { statSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { ValidationError } from '../errors/index.js';
 import type { OpenedFile } from '../files/index.js';
 import type { MultipartBody } from '../http/http-client.js';
+import { nodeCrypto } from '../util/builtins.js';
 import { type FileSegment, MultipartFileStream, type StreamSegment } from './multipart-file-stream.js';
 
 /** One file of the form: opened (`file`), or, for callers not yet moved to descriptors, a `path`. */
@@ -58,7 +59,7 @@ function quote(value: string): string {
 }
 
 function newBoundary(): string {
-  return `----polymodal-${randomBytes(16).toString('hex')}`;
+  return `----polymodal-${nodeCrypto().randomBytes(16).toString('hex')}`;
 }
 
 function fieldParts(boundary: string, fields: Record<string, string>): string {

@@ -17,7 +17,6 @@
  * because the real platform asks for its own intervals).
  */
 
-import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -292,7 +291,7 @@ function openStore(options: StoreOptions): OpenedStore {
 
 /** Whether a file can be created in `dir` (created if missing); the reason never holds the path. */
 async function checkWritable(dir: string, log: Logger): Promise<ContextReadiness> {
-  const probe = path.join(dir, `.ready-${process.pid}-${randomUUID()}`);
+  const probe = path.join(dir, `.ready-${process.pid}-${process.getBuiltinModule('node:crypto').randomUUID()}`);
   try {
     await mkdir(dir, { recursive: true });
     await writeFile(probe, '');

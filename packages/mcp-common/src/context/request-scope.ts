@@ -6,7 +6,6 @@
  * (stdio, startup) there is none.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { randomUUID } from 'node:crypto';
 
 export interface RequestScope {
   /** The caller's well-formed `X-Request-Id`, or a fresh UUID. */
@@ -31,5 +30,5 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** The incoming `X-Request-Id` when well-formed (a proxy's id keeps its trace), otherwise a new UUID. */
 export function requestIdFrom(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
-  return value !== undefined && REQUEST_ID.test(value) ? value : randomUUID();
+  return value !== undefined && REQUEST_ID.test(value) ? value : process.getBuiltinModule('node:crypto').randomUUID();
 }

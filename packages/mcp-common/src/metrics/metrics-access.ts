@@ -12,7 +12,6 @@
  * MCP endpoint's DNS-rebinding check): a web page whose name was rebound to 127.0.0.1 must not read them.
  * A valid token is enough by itself, since a browser cannot be made to send it.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { classifyAddress } from '@polymodal/core/net';
 
 export const METRICS_TOKEN_VARIABLE = 'POLYMODAL_METRICS_TOKEN';
@@ -59,6 +58,7 @@ export function isLoopbackPeer(address: string | undefined): boolean {
 
 /** Equal-length digests, so neither the comparison nor the length check tells how much of it matched. */
 function sameSecret(presented: string, expected: string): boolean {
+  const { createHash, timingSafeEqual } = process.getBuiltinModule('node:crypto');
   const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
   return timingSafeEqual(digest(presented), digest(expected));
 }
