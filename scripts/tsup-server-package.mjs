@@ -144,6 +144,32 @@ const sdkAjvOnDemand = {
   },
 };
 
+/**
+ * esbuild plugin: the SDK's support for zod 3 schemas (zod/v3 and zod-to-json-schema, about 100 KiB parsed
+ * and evaluated at every start) as stubs that refuse. The SDK takes that path only for a schema made with zod
+ * 3; every schema of these servers is zod 4 (the SDK's `zod/v4-mini` path), and the bin tests list and call
+ * the tools of each bundle, so a zod 3 schema would fail there with this message, not in a user's host.
+ */
+const sdkWithoutZod3 = {
+  name: 'polymodal-sdk-without-zod3',
+  setup(build) {
+    const sdkServer = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-(?:json-schema-)?compat\.js$/;
+    build.onResolve({ filter: /^(?:zod\/v3|zod-to-json-schema)$/ }, (args) =>
+      sdkServer.test(args.importer) ? { path: args.path, namespace: 'polymodal-sdk-without-zod3' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'polymodal-sdk-without-zod3' }, (args) => {
+      const refuse = `throw new Error('This server was bundled for zod 4 schemas only (${args.path} is left out).');`;
+      return {
+        contents:
+          args.path === 'zod/v3'
+            ? `export function object() { ${refuse} }`
+            : `export function zodToJsonSchema() { ${refuse} }`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
 /** The two builds of a server package; `entry` is the bin's source, `library` the library entry's. */
 export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/server.ts' } = {}) {
   return [
@@ -178,7 +204,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
       banner: {
         js: "import { createRequire as __polymodalBinCreateRequire } from 'node:module'; const require = __polymodalBinCreateRequire(import.meta.url);",
       },
-      esbuildPlugins: [workspaceSources, zodEnglishOnly, sdkAjvOnDemand],
+      esbuildPlugins: [workspaceSources, zodEnglishOnly, sdkAjvOnDemand, sdkWithoutZod3],
       esbuildOptions(options) {
         options.chunkNames = 'bin/[name]-[hash]';
         options.legalComments = 'eof';

@@ -7,7 +7,7 @@
  * that the marks are the right ones.
  */
 import { spawn } from 'node:child_process';
-import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,19 @@ const HTTP_ONLY = [
   { name: 'jose', mark: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED', file: /[\\/]jose[\\/]/ },
   { name: 'prom-client', mark: 'process_cpu_user_seconds_total', file: /[\\/]prom-client[\\/]/ },
 ];
+
+/**
+ * Code a start over stdio does not need, loaded by the first call that does (an elicitation, a write to
+ * the job ledger, a request to the platform): a mark in the code of each. The bundle must hold each mark
+ * (in a chunk of its own), and no file loaded at start may.
+ */
+const FIRST_USE = [
+  { name: 'Ajv (checks elicitation answers)', mark: 'strictTuples' },
+  { name: 'proper-lockfile (locks ledger entries)', mark: 'ECOMPROMISED' },
+  { name: "undici's connector and errors (requests)", mark: 'UND_ERR_CONNECT_TIMEOUT' },
+];
+/** Node modules only those calls need (uploads, downloads, ffmpeg, hashes), never imported at start. */
+const FIRST_USE_BUILTINS = ['http', 'https', 'net', 'tls', 'child_process', 'crypto', 'zlib', 'dns'];
 
 let root: string;
 
@@ -62,9 +75,14 @@ function serverEnv(record: string): Record<string, string> {
   };
 }
 
+/** Every URL the process loaded through the module loader, built-in modules (`node:…`) included. */
+async function loadedUrls(record: string): Promise<string[]> {
+  return [...new Set((await readFile(record, 'utf8')).split('\n').filter((url) => url !== ''))];
+}
+
 /** The files the process loaded, with their code. */
 async function loadedModules(record: string): Promise<{ file: string; code: string }[]> {
-  const urls = [...new Set((await readFile(record, 'utf8')).split('\n').filter((url) => url !== ''))];
+  const urls = await loadedUrls(record);
   return Promise.all(
     urls
       .filter((url) => url.startsWith('file:'))
@@ -103,6 +121,28 @@ describe('a server bin started over stdio', () => {
     expect(files.filter((file) => !file.startsWith(path.join(PACKAGES, folder, 'dist')))).toEqual([]);
     expect(files.length).toBeLessThanOrEqual(10);
     expect(httpOnlyLoaded(modules)).toEqual([]);
+
+    const bundle = await Promise.all(
+      (await readdir(path.join(PACKAGES, folder, 'dist', 'bin'))).map((name) =>
+        readFile(path.join(PACKAGES, folder, 'dist', 'bin', name), 'utf8'),
+      ),
+    );
+    for (const { name, mark } of FIRST_USE) {
+      expect(
+        bundle.some((code) => code.includes(mark)),
+        `${name} is in the bundle`,
+      ).toBe(true);
+    }
+    expect(
+      FIRST_USE.filter(({ mark }) => modules.some((module) => module.code.includes(mark))).map(
+        ({ name }) => name,
+      ),
+    ).toEqual([]);
+    const builtins = (await loadedUrls(record))
+      .filter((url) => url.startsWith('node:'))
+      .map((url) => url.slice('node:'.length));
+    expect(builtins).toContain('fs');
+    expect(builtins.filter((name) => FIRST_USE_BUILTINS.includes(name))).toEqual([]);
   });
 });
 
