@@ -32,7 +32,10 @@ export const TARGETS = {
   maximumToolBytes: 1200,
   listBytesPerTool: 1500,
   warmListMs: 1,
+  invalidCallMs: 10,
 };
+/** Calls with invalid arguments timed per server (after one untimed). */
+const INVALID_CALLS = 20;
 
 /** The bin of a workspace package, by folder: bench depends on the meeting server only. */
 function workspaceBin(folder, binName) {
@@ -109,8 +112,31 @@ async function residentMib(pid) {
   }
 }
 
+/**
+ * A call that its arguments make invalid: the first tool with required arguments, called with none. The
+ * server must refuse it before anything reaches the platform; its median round trip and the requests the
+ * sandbox logged meanwhile (all routes) are returned.
+ */
+async function measureInvalidCalls(client, tools, sandbox) {
+  const tool = tools.find((candidate) => (candidate.inputSchema?.required ?? []).length > 0);
+  if (!tool) return { invalidTool: undefined, invalidMs: undefined, invalidRequests: undefined };
+  const logged = async () => (await sandbox.control.requests({ method: '', path: '' })).length;
+  const before = await logged();
+  const times = [];
+  for (let call = 0; call <= INVALID_CALLS; call++) {
+    const started = performance.now();
+    const result = await client.request(
+      { method: 'tools/call', params: { name: tool.name, arguments: {} } },
+      z.object({ isError: z.boolean().optional() }).passthrough(),
+    );
+    if (call > 0) times.push(performance.now() - started);
+    if (result.isError !== true) throw new Error(`${tool.name} with no arguments was not refused`);
+  }
+  return { invalidTool: tool.name, invalidMs: median(times), invalidRequests: (await logged()) - before };
+}
+
 /** One session: the first tools/list, RSS right after it, the bytes of the list, then warm calls. */
-async function measureSession(bin, env) {
+async function measureSession(bin, env, sandbox, { invalidCalls }) {
   const { client, transport } = await connect(bin, env);
   try {
     const firstStarted = performance.now();
@@ -132,7 +158,9 @@ async function measureSession(bin, env) {
         utf8Bytes(JSON.stringify(tool.inputSchema)),
     }));
     const visible = tools.map((tool) => tool.bytes);
+    const invalid = invalidCalls ? await measureInvalidCalls(client, first.tools, sandbox) : {};
     return {
+      ...invalid,
       toolCount: tools.length,
       firstMs,
       warmMs: median(warm),
@@ -181,7 +209,8 @@ export async function measureToolContext() {
     const floorMs = median(startup.get(floor.label));
     const rows = [];
     for (const server of [floor, ...servers]) {
-      const session = await measureSession(server.bin, env);
+      // The floor's one tool takes no arguments.
+      const session = await measureSession(server.bin, env, sandbox, { invalidCalls: server !== floor });
       const startupMs = median(startup.get(server.label));
       rows.push({ ...server, ...session, startupMs, startupRatio: startupMs / floorMs });
     }
@@ -217,6 +246,9 @@ export function toolContextReport({ rows, floorLabel, runs, floorSpawns }) {
         : `${row.listBytesPerTool.toFixed(0)}${mark(row.listBytesPerTool, TARGETS.listBytesPerTool)}`,
       row.firstMs.toFixed(1),
       `${row.warmMs.toFixed(2)}${mark(row.warmMs, TARGETS.warmListMs)}`,
+      row.invalidMs === undefined
+        ? 'n/a'
+        : `${row.invalidMs.toFixed(1)}${mark(row.invalidMs, TARGETS.invalidCallMs)} (\`${row.invalidTool}\`, ${row.invalidRequests} requests${row.invalidRequests === 0 ? '' : ' ✗'})`,
     ];
   };
   // The combined server lists the same tools again: name each tool once.
@@ -232,11 +264,13 @@ Spawn → initialize is the median of ${runs} spawns per server, each right afte
 floor's median over its ${floorSpawns} spawns); RSS is the server's VmRSS right after its first \`tools/list\`;
 model-visible bytes per tool are the UTF-8 bytes of name + description + JSON of inputSchema; whole
 \`tools/list\` is the JSON result over the tool count; the warm round trip is the median of ${WARM_CALLS} calls
-after the first, client side over stdio (not validated by the client, so close to the server's own time).
+after the first, client side over stdio (not validated by the client, so close to the server's own time);
+the invalid-arguments call is the median of ${INVALID_CALLS} calls (after one) of the server's first tool with
+required arguments, given none, with the requests the sandbox logged meanwhile (target 0).
 ✗ marks a figure over the issue 14 target.
 
-| Server | Tools | Spawn → initialize (ms) | / floor (≤ ${TARGETS.startupRatio}) | RSS after tools/list (MiB, ≤ ${TARGETS.rssMib}) | Model-visible B per tool, average (≤ ${TARGETS.averageToolBytes}) | Largest tool (B, ≤ ${TARGETS.maximumToolBytes}) | Whole tools/list B per tool (≤ ${TARGETS.listBytesPerTool}) | First tools/list (ms) | Warm tools/list (ms, ≤ ${TARGETS.warmListMs}) |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| Server | Tools | Spawn → initialize (ms) | / floor (≤ ${TARGETS.startupRatio}) | RSS after tools/list (MiB, ≤ ${TARGETS.rssMib}) | Model-visible B per tool, average (≤ ${TARGETS.averageToolBytes}) | Largest tool (B, ≤ ${TARGETS.maximumToolBytes}) | Whole tools/list B per tool (≤ ${TARGETS.listBytesPerTool}) | First tools/list (ms) | Warm tools/list (ms, ≤ ${TARGETS.warmListMs}) | Invalid-arguments call (ms, ≤ ${TARGETS.invalidCallMs}; requests) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.map((row) => `| ${format(row).join(' | ')} |`).join('\n')}
 
 Tools over ${TARGETS.maximumToolBytes} model-visible bytes: ${overall.length === 0 ? 'none' : overall.join(', ')}.

@@ -153,9 +153,12 @@ const sdkAjvOnDemand = {
 const sdkWithoutZod3 = {
   name: 'polymodal-sdk-without-zod3',
   setup(build) {
-    const sdkServer = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-(?:json-schema-)?compat\.js$/;
+    const sdkServer =
+      /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-(?:json-schema-)?compat\.js$/;
     build.onResolve({ filter: /^(?:zod\/v3|zod-to-json-schema)$/ }, (args) =>
-      sdkServer.test(args.importer) ? { path: args.path, namespace: 'polymodal-sdk-without-zod3' } : undefined,
+      sdkServer.test(args.importer)
+        ? { path: args.path, namespace: 'polymodal-sdk-without-zod3' }
+        : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'polymodal-sdk-without-zod3' }, (args) => {
       const refuse = `throw new Error('This server was bundled for zod 4 schemas only (${args.path} is left out).');`;

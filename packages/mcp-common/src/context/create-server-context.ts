@@ -291,7 +291,10 @@ function openStore(options: StoreOptions): OpenedStore {
 
 /** Whether a file can be created in `dir` (created if missing); the reason never holds the path. */
 async function checkWritable(dir: string, log: Logger): Promise<ContextReadiness> {
-  const probe = path.join(dir, `.ready-${process.pid}-${process.getBuiltinModule('node:crypto').randomUUID()}`);
+  const probe = path.join(
+    dir,
+    `.ready-${process.pid}-${process.getBuiltinModule('node:crypto').randomUUID()}`,
+  );
   try {
     await mkdir(dir, { recursive: true });
     await writeFile(probe, '');

@@ -30,5 +30,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /** The incoming `X-Request-Id` when well-formed (a proxy's id keeps its trace), otherwise a new UUID. */
 export function requestIdFrom(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
-  return value !== undefined && REQUEST_ID.test(value) ? value : process.getBuiltinModule('node:crypto').randomUUID();
+  return value !== undefined && REQUEST_ID.test(value)
+    ? value
+    : process.getBuiltinModule('node:crypto').randomUUID();
 }
