@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,4 +101,47 @@ describe('the built bin over stdio', () => {
       await harness.close();
     }
   });
+
+  it('exits 0 on SIGTERM after a paid call (whose ledger write loads lock code that hooks signals too)', async () => {
+    const file = path.join(root, 'media', 'sigterm.wav');
+    await writeMeetingRecording(file, { script: SHORT_SCRIPT });
+    const child = spawn(process.execPath, [BIN], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        POLYMODAL_BASE_URL: sandbox.url,
+        POLYMODAL_API_KEY: sandbox.apiKey,
+        POLYMODAL_STATE_DIR: path.join(root, 'state-sigterm'),
+        POLYMODAL_ALLOWED_DIRS: path.join(root, 'media'),
+      },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    let output = '';
+    const answered = new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('"id":2')) resolve();
+      }),
+    );
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sigterm', version: '1' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'summarize_meeting', arguments: { path: file, waitSeconds: 0 } },
+    });
+    await answered;
+    expect(output).toMatch(/"jobId"/);
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+  }, 30_000);
 });

@@ -39,8 +39,6 @@ export async function runStdioServer(factory: ServerFactory, options: RunStdioOp
   const onSignal = () => void stop(0);
   const stop = (code: number) => {
     stopping ??= (async () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       try {
         await instance.cleanup();
         await instance.server.close();
@@ -49,6 +47,9 @@ export async function runStdioServer(factory: ServerFactory, options: RunStdioOp
           `${name}: error while shutting down: ${error instanceof Error ? error.message : String(error)}`,
         );
       } finally {
+        // Only now: removed at the signal itself, they would leave signal-exit alone on it (see below).
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
         exit(code);
       }
     })();
@@ -57,8 +58,11 @@ export async function runStdioServer(factory: ServerFactory, options: RunStdioOp
 
   const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   transport.onerror = (error) => writeError(`${name}: transport error: ${error.message}`);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // `on`, not `once`, and kept until the process exits: a module that hooks signals to clean up on exit
+  // (proper-lockfile's signal-exit, loaded with the first ledger write) kills the process again with the
+  // signal when it finds itself the signal's only listener, which would skip the cleanup and exit code 0.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   stdin.once('end', onSignal);
   stdin.once('close', onSignal);
   try {

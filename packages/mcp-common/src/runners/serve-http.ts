@@ -114,8 +114,11 @@ export async function serveHttp({ name, factory, env, args, settings }: ServeHtt
           () => process.exit(1),
         );
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    // `on`, not `once`: the listeners stay until the process exits. A module that hooks signals to clean up
+    // on exit (proper-lockfile's signal-exit, loaded with the first ledger write) kills the process again
+    // with the signal when it finds itself the signal's only listener, which would cut the drain short.
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   } catch (error) {
     writeError(`${name}: ${describeStartupError(error, env)}`);
     await access?.close().catch(() => {});
