@@ -130,7 +130,11 @@ describe('the built bin over stdio', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sigterm', version: '1' } },
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'sigterm', version: '1' },
+      },
     });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({

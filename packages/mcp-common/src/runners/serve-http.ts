@@ -63,19 +63,6 @@ export async function serveHttp({ name, factory, env, args, settings }: ServeHtt
       log,
       metricsToken: env[METRICS_TOKEN_VARIABLE],
     });
-    const wildcard = ['0.0.0.0', '::', '[::]'].includes(args.host);
-    if (wildcard) {
-      // The Host check refuses the wildcard address itself, so print a name clients can actually use.
-      const hostName = settings.allowedHosts[0] ?? 'localhost';
-      writeError(
-        `${name}: MCP Streamable HTTP endpoint at http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${handle.port}/mcp ` +
-          `(listening on every interface; Host names accepted: ${[...settings.allowedHosts, 'localhost', '127.0.0.1', '[::1]'].join(', ')}; add more with --allowed-host or POLYMODAL_ALLOWED_HOSTS)`,
-      );
-    } else {
-      writeError(`${name}: MCP Streamable HTTP endpoint at ${handle.url}`);
-    }
-    writeError(`${name}: ${describeServing(access, settings, env)}`);
-
     const tenants = access;
     let reloading: Promise<void> = Promise.resolve();
     const reload = () => {
@@ -119,6 +106,20 @@ export async function serveHttp({ name, factory, env, args, settings }: ServeHtt
     // with the signal when it finds itself the signal's only listener, which would cut the drain short.
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // Announced only now, with the listeners in place: a supervisor (or a test) that stops the server as
+    // soon as it reads the address gets a drain and exit code 0, not Node's default death by the signal.
+    const wildcard = ['0.0.0.0', '::', '[::]'].includes(args.host);
+    if (wildcard) {
+      // The Host check refuses the wildcard address itself, so print a name clients can actually use.
+      const hostName = settings.allowedHosts[0] ?? 'localhost';
+      writeError(
+        `${name}: MCP Streamable HTTP endpoint at http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${handle.port}/mcp ` +
+          `(listening on every interface; Host names accepted: ${[...settings.allowedHosts, 'localhost', '127.0.0.1', '[::1]'].join(', ')}; add more with --allowed-host or POLYMODAL_ALLOWED_HOSTS)`,
+      );
+    } else {
+      writeError(`${name}: MCP Streamable HTTP endpoint at ${handle.url}`);
+    }
+    writeError(`${name}: ${describeServing(access, settings, env)}`);
   } catch (error) {
     writeError(`${name}: ${describeStartupError(error, env)}`);
     await access?.close().catch(() => {});
