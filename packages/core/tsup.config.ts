@@ -13,6 +13,7 @@ const ENTRIES = [
   'media',
   'streaming',
   'telemetry',
+  'polymodal',
 ];
 
 export default defineConfig({

@@ -40,6 +40,7 @@ describe('entry points of @polymodal/core', () => {
     ['media', ['sniffImageType', 'inspectRecording']],
     ['streaming', ['createStreamingSession']],
     ['telemetry', ['platformServiceOf']],
+    ['polymodal', ['createPolymodal']],
   ])('@polymodal/core/%s resolves and exports what it documents', (subpath, expected) => {
     const names = load(`@polymodal/core/${subpath}`).names ?? [];
     for (const name of expected) expect(names).toContain(name);

@@ -41,7 +41,12 @@ afterAll(async () => {
  * One replica's context. The process keeps one pool per connection string, so the second replica reaches
  * the same database through an equivalent address: a pool, and a governor, of its own.
  */
-function replica(name: 'a' | 'b', apiKey: string, extra: NodeJS.ProcessEnv = {}): ServerContext {
+/** A replica's context with its platform client built (tool calls build it first; these tests use it directly). */
+async function replica(
+  name: 'a' | 'b',
+  apiKey: string,
+  extra: NodeJS.ProcessEnv = {},
+): Promise<ServerContext> {
   const context = createServerContext({
     env: {
       POLYMODAL_BASE_URL: sandbox.url,
@@ -54,6 +59,7 @@ function replica(name: 'a' | 'b', apiKey: string, extra: NodeJS.ProcessEnv = {})
     },
   });
   contexts.push(context);
+  await context.loadPolymodal();
   return context;
 }
 
@@ -71,15 +77,15 @@ async function serverConnections(): Promise<number> {
 
 describe('the speech governor shared by replicas through PostgreSQL', () => {
   it('a context that never synthesises speech never connects to the database', async () => {
-    const context = replica('a', sandbox.apiKey);
+    const context = await replica('a', sandbox.apiKey);
     expect(context.polymodal.speech.governor.limit).toBeUndefined();
     expect(await serverConnections()).toBe(0);
   });
 
   it('two replicas learning the limit: 14 parts, never more than 3 unfinished, at most one 429', async () => {
     const user = sandbox.users[0]!.id;
-    const first = replica('a', sandbox.apiKey);
-    const second = replica('b', sandbox.apiKey);
+    const first = await replica('a', sandbox.apiKey);
+    const second = await replica('b', sandbox.apiKey);
     // The first round is held at the sandbox, so the 4th part meets 3 busy slots and its 429 teaches the
     // limit. Unheld, a task that finished at the sandbox before the 4th POST (but was not read yet) lets it
     // in: 4 unfinished as the replicas see them until a later 429 (docs/deploy.md, limits learned).
@@ -109,8 +115,8 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
   it('two replicas told POLYMODAL_TTS_CONCURRENT_SESSIONS=3: 14 parts, never more than 3 unfinished, no 429', async () => {
     const user = sandbox.users[1]!.id;
     const known = { POLYMODAL_TTS_CONCURRENT_SESSIONS: '3' };
-    const first = replica('a', sandbox.apiKey2, known);
-    const second = replica('b', sandbox.apiKey2, known);
+    const first = await replica('a', sandbox.apiKey2, known);
+    const second = await replica('b', sandbox.apiKey2, known);
     await Promise.all([
       first.polymodal.speech.synthesizeText({ text: textOfParts(7, 'hiring') }),
       second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'roadmap') }),

@@ -19,6 +19,7 @@
  * URL shapes and public hosts for direct video URLs.
  */
 
+import { FLASHCARDS_SERVICE } from '../client/service-names.js';
 import {
   DIRECTION_LANGUAGES,
   FLASHCARD_TERMINAL_STATES,
@@ -58,7 +59,7 @@ import { createMultipartFileBody, inspectOpenedRecording } from '../upload/index
 import { nodeCrypto } from '../util/builtins.js';
 import { checkJobId } from '../video/video-job-client.js';
 
-export const FLASHCARDS_SERVICE = 'flashcards';
+export { FLASHCARDS_SERVICE };
 export const FLASHCARDS_POLL_INTERVAL_MS = 3_000;
 export const FLASHCARDS_WAIT_TIMEOUT_MS = 60 * 60 * 1000;
 

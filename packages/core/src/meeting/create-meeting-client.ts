@@ -11,6 +11,7 @@
  *   created from a recorded receipt answers 200 with the existing job instead of creating a second one.
  */
 import { z } from 'zod';
+import { MEETING_SERVICE } from '../client/service-names.js';
 import {
   CreateJobResponse,
   CreateMeetingJobRequest,
@@ -60,7 +61,7 @@ import {
   type RecordingInfo,
 } from '../upload/index.js';
 
-export const MEETING_SERVICE = 'meeting';
+export { MEETING_SERVICE };
 /** The reference client gives up waiting after 4 hours (the job keeps running). */
 export const MEETING_WAIT_TIMEOUT_MS = 4 * 60 * 60 * 1000;
 /** A recorded receipt is reused only while it has this much life left. */

@@ -23,6 +23,7 @@
  * never at a path rebuilt from the id.
  */
 import path from 'node:path';
+import { READING_SCORE_SERVICE } from '../client/service-names.js';
 import {
   canonicalReadingScoreField,
   LEGACY_READING_SCORE_API_PATH,
@@ -69,7 +70,7 @@ import {
 } from '../upload/index.js';
 import { validateRecordingContent } from '../upload/validate-recording-content.js';
 
-export const READING_SCORE_SERVICE = 'reading-score';
+export { READING_SCORE_SERVICE };
 export const READING_SCORE_POLL_INTERVAL_MS = 2_000;
 export const READING_SCORE_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -142,12 +143,9 @@ export interface ReadingScoreClient {
   score(options: ReadingScoreOptions & ReadingScoreWaitOptions): Promise<ReadingScoreResult>;
 }
 
-/**
- * Largest student or reference recording sent. The spec shows no limit ("not shown"), so this one is ours
- * and conservative: a read-aloud attempt is short (50 MiB is 27 minutes of 16 kHz mono WAV, 5 minutes of
- * CD-quality stereo), and a file of gigabytes must never be streamed to the platform to be refused there.
- */
-export const READING_SCORE_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+import { READING_SCORE_MAX_UPLOAD_BYTES } from './reading-score-limits.js';
+
+export { READING_SCORE_MAX_UPLOAD_BYTES };
 
 /** Content types sent for the audio containers recognised by content (WebM as audio here). */
 const READING_AUDIO_TYPES: Partial<Record<RecordingContainer, string>> = {

@@ -20,6 +20,7 @@
  */
 import path from 'node:path';
 import { concatWav } from '../audio/concat-wav.js';
+import { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE } from '../client/service-names.js';
 import {
   CustomVoiceCreated,
   isTruthyConsent,
@@ -63,8 +64,7 @@ import { checkJobId } from '../video/video-job-client.js';
 import { ConcurrencyGovernor, type Slot, type SpeechGovernor } from './concurrency-governor.js';
 import { splitSpeechText } from './split-speech-text.js';
 
-export const SPEECH_SYNTHESIS_SERVICE = 'speech-synthesis';
-export const CUSTOM_VOICE_SERVICE = 'custom-voice';
+export { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE };
 export const TTS_MIN_POLL_MS = 1_000;
 export const TTS_MAX_POLL_MS = 15_000;
 export const TTS_WAIT_TIMEOUT_MS = 10 * 60 * 1000;

@@ -7,6 +7,8 @@
  * as its `hub:` id; the POST is retried only when it provably never arrived or after an explicit 429 (the
  * service offers no idempotency key); status is polled every 3 s.
  */
+
+import { CATALOG_VIDEO_SERVICE } from '../client/service-names.js';
 import {
   CATALOG_VIDEO_API_PATH,
   CatalogEnvelope,
@@ -27,7 +29,8 @@ import {
   type VideoWaitOptions,
 } from './video-job-client.js';
 
-export const CATALOG_VIDEO_SERVICE = 'catalog-video';
+export { CATALOG_VIDEO_SERVICE };
+
 const CATALOG_CACHE_MS = 5 * 60 * 1000;
 
 export interface SubmittedVideo {

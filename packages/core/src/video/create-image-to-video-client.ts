@@ -6,6 +6,8 @@
  * `aspectRatio` is accepted as an alias and sent as `aspect_ratio`. A remote image URL must name a public
  * host; a local image is turned into a data URL by the caller (see `readMediaAsDataUrl`).
  */
+
+import { IMAGE_TO_VIDEO_SERVICE } from '../client/service-names.js';
 import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
@@ -21,7 +23,7 @@ import {
   type VideoWaitOptions,
 } from './video-job-client.js';
 
-export const IMAGE_TO_VIDEO_SERVICE = 'image-to-video';
+export { IMAGE_TO_VIDEO_SERVICE };
 export const IMAGE_TO_VIDEO_DEFAULT_MODEL = 'imgvid-standard';
 
 export type ImageToVideoInput = ImageToVideoRequest & { aspectRatio?: ImageToVideoRequest['aspect_ratio'] };

@@ -45,12 +45,9 @@ export function isVideoJobDone(job: VideoJob): boolean {
   return VIDEO_TERMINAL_STATES.includes(job.status);
 }
 
-/** A percentage from the best-effort progress object, when it carries one. */
-export function videoProgressPercent(job: VideoJob): number | undefined {
-  if (job.status === 'done') return 100;
-  const percent = job.progress?.percent;
-  return typeof percent === 'number' && Number.isFinite(percent) ? percent : undefined;
-}
+import { videoProgressPercent } from './video-progress.js';
+
+export { videoProgressPercent };
 
 const JOB_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 

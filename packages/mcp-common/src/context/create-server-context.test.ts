@@ -32,6 +32,9 @@ describe('createServerContext', () => {
     });
     try {
       expect(context.secrets).toContain(KEY);
+      // The platform client is built on first use: tool calls load it, reading it before says so.
+      expect(() => context.polymodal).toThrow(/loadPolymodal/);
+      expect(await context.loadPolymodal()).toBe(await context.loadPolymodal());
       expect(context.polymodal.config.baseUrl).toBe('http://127.0.0.1:9');
       expect(context.files.outputDir).toBe(path.join(dir, 'out'));
       expect(context.ledger.location.startsWith(path.join(dir, 'state'))).toBe(true);

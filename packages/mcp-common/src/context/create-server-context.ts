@@ -22,7 +22,6 @@ import path from 'node:path';
 import {
   ConfigError,
   createFileAccess,
-  createPolymodal,
   type FileAccess,
   type Polymodal,
   resolveConfig,
@@ -50,7 +49,14 @@ const TENANT_VARIABLES = ['POLYMODAL_TENANTS_FILE', 'POLYMODAL_OAUTH_ISSUER'];
 export type ContextReadiness = { ok: true } | { ok: false; reason: string };
 
 export interface ServerContext {
-  polymodal: Polymodal;
+  /**
+   * The platform client, built by `loadPolymodal()` (every tool call of a Polymodal server awaits it first;
+   * reading it before throws). A server that a host starts and lists but never calls does not load the
+   * clients, their contracts and their HTTP code.
+   */
+  readonly polymodal: Polymodal;
+  /** Loads and builds the platform client, once; resolves with it. */
+  loadPolymodal(): Promise<Polymodal>;
   files: FileAccess;
   ledger: JobLedger;
   /** Values that must never appear in a result, an error or a log line. */
@@ -162,26 +168,46 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     );
     pollIntervalMs = undefined;
   }
-  const polymodal = createPolymodal({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    env,
-    ledger,
-    files,
-    logger: { warn: (message) => log.warning(message) },
-    // Every tenant's context reports into the one process registry (labels never name the tenant).
-    events: (options.metrics ?? processMetricsSink).events,
-    ...(options.http ? { http: options.http } : {}),
-    ...(pollIntervalMs === undefined ? {} : { pollIntervalMs, mediaPollIntervalMs: pollIntervalMs }),
-    ...(speechGovernor
-      ? { speech: { governor: speechGovernor } }
-      : concurrentSessions === undefined
-        ? {}
-        : { speech: { concurrentSessions } }),
-  });
+  let polymodal: Polymodal | undefined;
+  let loading: Promise<Polymodal> | undefined;
   let closed: Promise<void> | undefined;
+  const buildPolymodal = (createPolymodal: typeof import('@polymodal/core/polymodal').createPolymodal) =>
+    createPolymodal({
+      baseUrl: config.baseUrl,
+      apiKey: config.apiKey,
+      env,
+      ledger,
+      files,
+      logger: { warn: (message) => log.warning(message) },
+      // Every tenant's context reports into the one process registry (labels never name the tenant).
+      events: (options.metrics ?? processMetricsSink).events,
+      ...(options.http ? { http: options.http } : {}),
+      ...(pollIntervalMs === undefined ? {} : { pollIntervalMs, mediaPollIntervalMs: pollIntervalMs }),
+      ...(speechGovernor
+        ? { speech: { governor: speechGovernor } }
+        : concurrentSessions === undefined
+          ? {}
+          : { speech: { concurrentSessions } }),
+    });
+  const loadPolymodal = () => {
+    // The module is imported, not the client built, in the background: the build is the caller's turn.
+    loading ??= import('@polymodal/core/polymodal').then(({ createPolymodal }) => {
+      if (closed) throw new Error('This server context is closed: it builds no platform client any more.');
+      polymodal ??= buildPolymodal(createPolymodal);
+      return polymodal;
+    });
+    return loading;
+  };
   return {
-    polymodal,
+    get polymodal(): Polymodal {
+      if (!polymodal) {
+        throw new Error(
+          'The platform client is built on first use: await context.loadPolymodal() before reading context.polymodal (the tool calls of a Polymodal server do).',
+        );
+      }
+      return polymodal;
+    },
+    loadPolymodal,
     files,
     ledger,
     secrets,
@@ -190,8 +216,14 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     budget,
     ready: checkLedger,
     close() {
-      // The platform client first: its tasks give their speech slots back before the store closes.
-      closed ??= polymodal.close().finally(closeStore);
+      // The platform client first (if it was ever built): its tasks give their speech slots back before
+      // the store closes.
+      closed ??= (loading ?? Promise.resolve(undefined))
+        .then(
+          (built) => built?.close(),
+          () => undefined,
+        )
+        .finally(closeStore);
       return closed;
     },
   };

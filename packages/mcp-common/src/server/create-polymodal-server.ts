@@ -23,6 +23,7 @@ import type { ServerInstance } from '../runners/server-instance.js';
 import { cacheToolList } from './cache-tool-list.js';
 import { decorateToolList, registerWithIcons } from './decorate-tool-list.js';
 import { LazyJsonSchemaValidator, loadBeforeElicitation } from './lazy-json-schema-validator.js';
+import { loadPlatformClientFirst } from './load-platform-client-first.js';
 import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
 /** What every tool of a Polymodal server receives. */
@@ -109,6 +110,8 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   decorateToolList(server);
   // Before registration too, so every tool (and every tool a combined server mounts) is measured.
   instrumentTools(server, deps.metrics ?? processMetricsSink);
+  // And every tool call has the platform client, loaded by the first call rather than at start.
+  loadPlatformClientFirst(server, () => context.loadPolymodal());
   const detachLog = context.log.attach(server);
   const roots = ownsContext
     ? syncRoots(server, context.files, { log: context.log })

@@ -1,0 +1,12 @@
+/**
+ * The services' names as the job ledger records them (and metrics label them), apart from the clients:
+ * code that only needs a name (an MCP server's tool list, `list_jobs`) does not load a client, its
+ * contracts and its HTTP code with it. Each client module exports its own name too.
+ */
+export const MEETING_SERVICE = 'meeting';
+export const SPEECH_SYNTHESIS_SERVICE = 'speech-synthesis';
+export const CUSTOM_VOICE_SERVICE = 'custom-voice';
+export const READING_SCORE_SERVICE = 'reading-score';
+export const FLASHCARDS_SERVICE = 'flashcards';
+export const IMAGE_TO_VIDEO_SERVICE = 'image-to-video';
+export const CATALOG_VIDEO_SERVICE = 'catalog-video';
