@@ -14,6 +14,9 @@ const ENTRIES = [
   'streaming',
   'telemetry',
   'polymodal',
+  'constants',
+  'errors',
+  'config',
 ];
 
 export default defineConfig({

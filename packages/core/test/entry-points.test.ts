@@ -41,6 +41,9 @@ describe('entry points of @polymodal/core', () => {
     ['streaming', ['createStreamingSession']],
     ['telemetry', ['platformServiceOf']],
     ['polymodal', ['createPolymodal']],
+    ['constants', ['MEETING_LANGUAGES', 'MEETING_SERVICE', 'TTS_MODELS', 'meetingCost', 'jobErrorText']],
+    ['errors', ['ApiError', 'ConfigError', 'ValidationError', 'LedgerError', 'SubmissionInProgressError']],
+    ['config', ['resolveConfig', 'API_KEY_VARIABLE', 'redactSecrets']],
   ])('@polymodal/core/%s resolves and exports what it documents', (subpath, expected) => {
     const names = load(`@polymodal/core/${subpath}`).names ?? [];
     for (const name of expected) expect(names).toContain(name);

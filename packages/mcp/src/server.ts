@@ -12,7 +12,7 @@ import {
   MEETING_SERVICE,
   READING_SCORE_SERVICE,
   SPEECH_SYNTHESIS_SERVICE,
-} from '@polymodal/core/clients';
+} from '@polymodal/core/constants';
 import {
   type ComposedServer,
   composePolymodalServers,

@@ -10,7 +10,7 @@
  * every failure surfaces as core's `LedgerError` with the password masked, so the engine refuses paid work
  * before anything is sent. Reconnecting is the pool's: a failed query does not spoil later ones.
  */
-import { ConfigError, LedgerError, ValidationError } from '@polymodal/core';
+import { ConfigError, LedgerError, ValidationError } from '@polymodal/core/errors';
 import type { JobLedger, LedgerClaim, LedgerEntry, LedgerPatch, NewLedgerEntry } from '@polymodal/core/jobs';
 import pg from 'pg';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from './describe-database-url.js';

@@ -15,7 +15,8 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type AcquireOptions, LedgerError, type Slot, type SpeechGovernor } from '@polymodal/core';
+import type { AcquireOptions, Slot, SpeechGovernor } from '@polymodal/core';
+import { LedgerError } from '@polymodal/core/errors';
 import type pg from 'pg';
 import { DEFAULT_SCHEMA, migrate, quoteSchema } from './migrate.js';
 

@@ -3,7 +3,7 @@
  * (`postgres://user:***@host:5432/db`) and the secrets in it (the password in every form it can appear in).
  * Free of `pg`, so that a server can check its configuration at start without loading the driver.
  */
-import { ConfigError } from '@polymodal/core';
+import { ConfigError } from '@polymodal/core/errors';
 
 /** The environment variable that selects the PostgreSQL store. */
 export const DATABASE_URL_VARIABLE = 'POLYMODAL_DATABASE_URL';

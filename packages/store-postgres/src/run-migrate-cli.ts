@@ -3,7 +3,7 @@
  * start replicas (the store also does it at start). Everything it says goes to stderr; the exit code is 0
  * when the schema is up to date, 1 when the database failed, 2 when the command or its URL is wrong.
  */
-import { ConfigError, LedgerError } from '@polymodal/core';
+import { ConfigError, LedgerError } from '@polymodal/core/errors';
 import pg from 'pg';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from './describe-database-url.js';
 import { DEFAULT_SCHEMA, migrate, quoteSchema } from './migrate.js';

@@ -2,7 +2,7 @@
  * A driver or database failure as core's `LedgerError`: what failed and what to check, at the redacted
  * location. The job engine turns it into a refusal before anything is paid.
  */
-import { LedgerError } from '@polymodal/core';
+import { LedgerError } from '@polymodal/core/errors';
 import { DATABASE_URL_VARIABLE, redactSecrets } from './describe-database-url.js';
 
 /** Socket-level failures: the database could not be reached (or the connection dropped). */

@@ -5,16 +5,13 @@
  */
 import { z } from 'zod';
 
-export const CATALOG_VIDEO_API_PATH = '/api/modelhub/v1';
-export const IMAGE_TO_VIDEO_API_PATH = '/api/imgvid/v1';
+import {
+  IMAGE_TO_VIDEO_ASPECT_RATIOS,
+  IMAGE_TO_VIDEO_MODELS,
+  IMAGE_TO_VIDEO_RESOLUTIONS,
+} from './video-constants.js';
 
-/** Largest seed sent; the services clamp to a "service-safe range" whose bounds are not published. */
-export const MAX_VIDEO_SEED = 2_147_483_647;
-
-export const VIDEO_JOB_STATES = ['queued', 'processing', 'done', 'failed', 'canceled'] as const;
-export type VideoJobState = (typeof VIDEO_JOB_STATES)[number];
-/** States after which a video job does not change any more. */
-export const VIDEO_TERMINAL_STATES: readonly string[] = ['done', 'failed', 'canceled', 'cancelled'];
+export * from './video-constants.js';
 
 export const CatalogParameter = z.looseObject({
   name: z.string(),
@@ -77,19 +74,6 @@ export const VideoJob = z.looseObject({
 });
 export type VideoJob = z.infer<typeof VideoJob>;
 
-export const IMAGE_TO_VIDEO_MODELS = [
-  'imgvid-standard',
-  'imgvid-standard-fast',
-  'imgvid-standard-quality',
-  'imgvid-standard-full',
-  'imgvid-standard-distilled',
-  'imgvid',
-  'imgvid-2.3',
-] as const;
-export const IMAGE_TO_VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
-export const IMAGE_TO_VIDEO_RESOLUTIONS = ['480p', '720p'] as const;
-export const IMAGE_TO_VIDEO_MAX_IMAGE_BYTES = 25 * 1024 * 1024;
-
 export const ImageToVideoRequest = z.object({
   model: z.enum(IMAGE_TO_VIDEO_MODELS).optional(),
   prompt: z.string().min(1),
@@ -100,14 +84,3 @@ export const ImageToVideoRequest = z.object({
   seed: z.number().int().optional(),
 });
 export type ImageToVideoRequest = z.infer<typeof ImageToVideoRequest>;
-
-/** The failure reason of a job as text, whatever shape the service used. */
-export function jobErrorText(error: unknown): string | null {
-  if (error === undefined || error === null) return null;
-  if (typeof error === 'string') return error;
-  if (typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
-    const { code, message } = error as { code?: unknown; message: string };
-    return typeof code === 'string' ? `${code}: ${message}` : message;
-  }
-  return JSON.stringify(error);
-}

@@ -7,7 +7,7 @@
  * refused call leaves no "unknown outcome" behind and counts nothing. `isInstance` tells it apart from
  * other configuration errors by its own brand.
  */
-import { ConfigError } from '@polymodal/core';
+import { ConfigError } from '@polymodal/core/errors';
 
 const BUDGET_BRAND = Symbol.for('polymodal.budget-exceeded');
 

@@ -3,7 +3,7 @@
  * spent, what the call would cost, when to try again), not a generic "configuration error".
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { redactSecrets } from '@polymodal/core';
+import { redactSecrets } from '@polymodal/core/config';
 import { TOOL_ERROR_META_KEY } from '../errors/tool-error.js';
 import type { BudgetExceededError } from './budget-exceeded-error.js';
 

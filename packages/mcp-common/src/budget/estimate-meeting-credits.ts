@@ -4,7 +4,7 @@
  * per-minute part only; once the job exists the platform reports its real `credits`, which then count
  * instead (see `entryCredits`).
  */
-import { MEETING_CREDITS_PER_STARTED_MINUTE, MEETING_MAX_DURATION_SECONDS } from '@polymodal/core/contracts';
+import { MEETING_CREDITS_PER_STARTED_MINUTE, MEETING_MAX_DURATION_SECONDS } from '@polymodal/core/constants';
 
 export interface CreditEstimate {
   credits: number;

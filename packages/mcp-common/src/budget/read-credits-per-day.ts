@@ -2,7 +2,7 @@
  * The daily credit budget's configuration: `POLYMODAL_CREDITS_PER_DAY` for a server without tenants (and
  * the default of tenants whose entry in the tenants file sets no `budget`). Unset means no limit.
  */
-import { ConfigError } from '@polymodal/core';
+import { ConfigError } from '@polymodal/core/errors';
 
 export const CREDITS_PER_DAY_VARIABLE = 'POLYMODAL_CREDITS_PER_DAY';
 

@@ -3,7 +3,7 @@
  * start fast, so a store with a heavy driver (PostgreSQL: `pg` and a pool) is loaded only when a call
  * first needs the ledger; its location is known at once, for messages.
  */
-import { LedgerError } from '@polymodal/core';
+import { LedgerError } from '@polymodal/core/errors';
 import type { JobLedger } from '@polymodal/core/jobs';
 
 export interface ClosableJobLedger extends JobLedger {

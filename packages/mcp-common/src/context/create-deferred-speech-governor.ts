@@ -4,7 +4,8 @@
  * (PostgreSQL: `pg`, a pool, its migrations) is loaded only when speech first needs a slot; until then it
  * answers from what it was configured with.
  */
-import { type AcquireOptions, LedgerError, type Slot, type SpeechGovernor } from '@polymodal/core';
+import type { AcquireOptions, Slot, SpeechGovernor } from '@polymodal/core';
+import { LedgerError } from '@polymodal/core/errors';
 
 export interface ClosableSpeechGovernor extends SpeechGovernor {
   close(): Promise<void>;

@@ -19,13 +19,10 @@
 
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  ConfigError,
-  createFileAccess,
-  type FileAccess,
-  type Polymodal,
-  resolveConfig,
-} from '@polymodal/core';
+import type { FileAccess, Polymodal } from '@polymodal/core';
+import { resolveConfig } from '@polymodal/core/config';
+import { ConfigError } from '@polymodal/core/errors';
+import { createFileAccess } from '@polymodal/core/files';
 import type { HttpClientOptions } from '@polymodal/core/http';
 import { createJobLedger, defaultStateDir, type JobLedger } from '@polymodal/core/jobs';
 import { classifyAddress } from '@polymodal/core/net';

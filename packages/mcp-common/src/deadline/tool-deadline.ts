@@ -8,7 +8,7 @@
  * A server that shuts down (SIGTERM over HTTP) brings every deadline forward to now: the call answers with
  * what it has (a job's handle) instead of being cut off with the connection (see `drainSignal`).
  */
-import { TimeoutError } from '@polymodal/core';
+import { TimeoutError } from '@polymodal/core/errors';
 import { currentRequestScope } from '../context/request-scope.js';
 
 /** Seconds a tool call may use before it must answer with what it has. */

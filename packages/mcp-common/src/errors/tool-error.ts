@@ -7,6 +7,7 @@
  * kind and status travel in `_meta` instead, for clients that want them.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { redactSecrets } from '@polymodal/core/config';
 import {
   ApiError,
   ConfigError,
@@ -15,10 +16,9 @@ import {
   PollingTimeoutError,
   PolymodalError,
   ResponseValidationError,
-  redactSecrets,
   TimeoutError,
   ValidationError,
-} from '@polymodal/core';
+} from '@polymodal/core/errors';
 
 /** Facts the tool knows that make an error message actionable. */
 export interface ToolErrorHints {

@@ -10,7 +10,7 @@
  * logger made later (one per tenant context) writes alike.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { redactSecrets } from '@polymodal/core';
+import { redactSecrets } from '@polymodal/core/config';
 import { currentRequestScope } from '../context/request-scope.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';

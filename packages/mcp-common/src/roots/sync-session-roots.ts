@@ -23,7 +23,8 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createFileAccess, type FileAccess } from '@polymodal/core';
+import type { FileAccess } from '@polymodal/core';
+import { createFileAccess } from '@polymodal/core/files';
 import type { Logger } from '../logging/create-logger.js';
 import { fileUrisToPaths, type RootsSync } from './sync-roots.js';
 

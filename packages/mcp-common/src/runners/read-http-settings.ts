@@ -4,7 +4,7 @@
  * time (`POLYMODAL_HTTP_SESSION_IDLE_SECONDS`, default 1,800), and the host names clients may use
  * (`--allowed-host`, repeatable, plus `POLYMODAL_ALLOWED_HOSTS`, comma separated).
  */
-import { ConfigError } from '@polymodal/core';
+import { ConfigError } from '@polymodal/core/errors';
 import {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_SESSION_IDLE_MS,

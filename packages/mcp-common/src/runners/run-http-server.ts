@@ -32,7 +32,7 @@ import http from 'node:http';
 import { type AddressInfo, isIPv6 } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { ConfigError } from '@polymodal/core';
+import { ConfigError } from '@polymodal/core/errors';
 import { requestIdFrom, runInRequestScope } from '../context/request-scope.js';
 import type { Logger } from '../logging/create-logger.js';
 import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';

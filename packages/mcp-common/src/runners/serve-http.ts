@@ -4,7 +4,8 @@
  * non-loopback address without a tenants file or OAuth; builds the tenants' access, serves, prints where,
  * re-reads the tenants file on SIGHUP and drains on SIGTERM/SIGINT.
  */
-import { API_KEY_VARIABLE, ConfigError } from '@polymodal/core';
+import { API_KEY_VARIABLE } from '@polymodal/core/config';
+import { ConfigError } from '@polymodal/core/errors';
 import { createLogger, parseLogLevel } from '../logging/create-logger.js';
 import { processMetrics } from '../metrics/create-metrics.js';
 import { METRICS_TOKEN_VARIABLE } from '../metrics/metrics-access.js';

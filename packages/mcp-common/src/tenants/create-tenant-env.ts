@@ -4,7 +4,7 @@
  * files), so one tenant's jobs, `list_jobs` and outputs are never another's.
  */
 import path from 'node:path';
-import { OUTPUT_DIR_VARIABLE } from '@polymodal/core';
+import { OUTPUT_DIR_VARIABLE } from '@polymodal/core/files';
 import { defaultStateDir, expandHome, STATE_DIR_VARIABLE } from '@polymodal/core/jobs';
 import { isSafeTenantId } from './tenant-id.js';
 

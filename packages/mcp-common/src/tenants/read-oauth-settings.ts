@@ -12,7 +12,8 @@
  * - `POLYMODAL_OAUTH_ANY_TENANT=1`: a tenant the tenants file does not list is served with
  *   POLYMODAL_API_KEY instead of being refused (off by default: an unlisted tenant gets 403).
  */
-import { API_KEY_VARIABLE, ConfigError } from '@polymodal/core';
+import { API_KEY_VARIABLE } from '@polymodal/core/config';
+import { ConfigError } from '@polymodal/core/errors';
 import { isLoopbackHost } from '../runners/unauthenticated-bind-problem.js';
 
 export const OAUTH_ISSUER_VARIABLE = 'POLYMODAL_OAUTH_ISSUER';

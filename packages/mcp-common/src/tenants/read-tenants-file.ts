@@ -13,7 +13,7 @@
  * applies, and without either there is no limit.
  */
 import { readFile } from 'node:fs/promises';
-import { ConfigError } from '@polymodal/core';
+import { ConfigError } from '@polymodal/core/errors';
 import { z } from 'zod';
 import { isSafeTenantId } from './tenant-id.js';
 

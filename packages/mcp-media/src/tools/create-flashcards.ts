@@ -4,7 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FlashcardOptions } from '@polymodal/core';
-import { LEARNING_DIRECTIONS } from '@polymodal/core/contracts';
+import { LEARNING_DIRECTIONS } from '@polymodal/core/constants';
 import {
   createProgressReporter,
   createWaitSecondsSchema,

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FlashcardJob, FlashcardResult } from '@polymodal/core';
-import { jobErrorText } from '@polymodal/core/contracts';
+import { jobErrorText } from '@polymodal/core/constants';
 import {
   createToolDeadline,
   type JobView,

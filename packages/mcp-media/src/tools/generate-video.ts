@@ -4,7 +4,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CatalogVideoRequest } from '@polymodal/core';
-import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/clients';
+import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/constants';
 import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';

@@ -4,7 +4,7 @@
  * sends a part.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ValidationError } from '@polymodal/core';
+import { ValidationError } from '@polymodal/core/errors';
 import { createWaitSecondsSchema } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';

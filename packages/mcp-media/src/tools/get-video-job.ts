@@ -3,8 +3,8 @@
  * finished video is saved like generate_video does. The service is found in the job ledger when not given.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ValidationError } from '@polymodal/core';
-import { CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE } from '@polymodal/core/clients';
+import { CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE } from '@polymodal/core/constants';
+import { ValidationError } from '@polymodal/core/errors';
 import { createWaitSecondsSchema } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';

@@ -3,12 +3,12 @@
  * and sent as a data URL; a URL must name a public host.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { IMAGE_TO_VIDEO_SERVICE } from '@polymodal/core/clients';
 import {
   IMAGE_TO_VIDEO_ASPECT_RATIOS,
   IMAGE_TO_VIDEO_MODELS,
   IMAGE_TO_VIDEO_RESOLUTIONS,
-} from '@polymodal/core/contracts';
+  IMAGE_TO_VIDEO_SERVICE,
+} from '@polymodal/core/constants';
 import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { retryFlags } from './generate-video.js';

@@ -7,7 +7,7 @@ import {
   FLASHCARDS_SERVICE,
   IMAGE_TO_VIDEO_SERVICE,
   SPEECH_SYNTHESIS_SERVICE,
-} from '@polymodal/core/clients';
+} from '@polymodal/core/constants';
 import { registerListJobsTool } from '@polymodal/mcp-common';
 import { registerCreateFlashcards } from './create-flashcards.js';
 import { registerGenerateVideo } from './generate-video.js';

@@ -3,7 +3,7 @@
  * generate_video call that passes validation.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { inputSlots } from '@polymodal/core/clients';
+import { inputSlots } from '@polymodal/core/constants';
 import { READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';

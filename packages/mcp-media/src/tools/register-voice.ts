@@ -4,7 +4,8 @@
  * consent=true, and when it is missing and the client supports elicitation, the user is asked directly.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type CustomVoiceCreated, ValidationError } from '@polymodal/core';
+import type { CustomVoiceCreated } from '@polymodal/core';
+import { ValidationError } from '@polymodal/core/errors';
 import { PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { isRemoteReference, type MediaToolDeps, mediaToolError } from './media-tool-deps.js';

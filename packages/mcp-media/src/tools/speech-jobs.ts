@@ -9,7 +9,9 @@
  * cancelled and no other call is following it, it stops sending parts (each costs credits, and nobody is
  * waiting for the result). Parts already sent finish and are recorded, so the same request resumes them.
  */
-import { JobFailedError, type TextSynthesisProgress } from '@polymodal/core';
+
+import type { TextSynthesisProgress } from '@polymodal/core';
+import { JobFailedError } from '@polymodal/core/errors';
 
 export interface SpeechJobOutcome {
   savedPath: string;

@@ -11,7 +11,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TextSynthesisProgress } from '@polymodal/core';
-import { JobFailedError } from '@polymodal/core';
+import { JobFailedError } from '@polymodal/core/errors';
 import type { PollOutcome } from '@polymodal/core/jobs';
 import {
   createToolDeadline,

@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SpeechRequest } from '@polymodal/core';
-import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/contracts';
+import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/constants';
 import { fingerprint } from '@polymodal/core/jobs';
 import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';

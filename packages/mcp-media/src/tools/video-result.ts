@@ -6,8 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { IMAGE_TO_VIDEO_SERVICE, VideoJob } from '@polymodal/core';
-import { CATALOG_VIDEO_SERVICE, videoProgressPercent } from '@polymodal/core/clients';
-import { jobErrorText } from '@polymodal/core/contracts';
+import { CATALOG_VIDEO_SERVICE, jobErrorText, videoProgressPercent } from '@polymodal/core/constants';
 import {
   createToolDeadline,
   type JobView,

@@ -3,7 +3,8 @@
  * returns the saved path and a resource_link — never the file's bytes inside the result.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type MeetingJob, ValidationError } from '@polymodal/core';
+import type { MeetingJob } from '@polymodal/core';
+import { ValidationError } from '@polymodal/core/errors';
 import { outputLink } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import {

@@ -3,7 +3,8 @@
  * a running job (the second half of the long-job contract).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type MeetingJob, ValidationError } from '@polymodal/core';
+import type { MeetingJob } from '@polymodal/core';
+import { ValidationError } from '@polymodal/core/errors';
 import {
   createToolDeadline,
   createWaitSecondsSchema,

@@ -2,7 +2,7 @@
  * Registers every tool of the meeting server.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MEETING_SERVICE } from '@polymodal/core/clients';
+import { MEETING_SERVICE } from '@polymodal/core/constants';
 import { registerListJobsTool } from '@polymodal/mcp-common';
 import { registerCancelMeeting } from './cancel-meeting.js';
 import { registerDeleteMeeting } from './delete-meeting.js';

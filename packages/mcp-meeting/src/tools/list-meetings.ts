@@ -2,7 +2,7 @@
  * list_meetings: the account's newest recordings on the platform, with the upload limit and pricing.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MEETING_LIST_LIMIT } from '@polymodal/core/contracts';
+import { MEETING_LIST_LIMIT } from '@polymodal/core/constants';
 import { z } from 'zod';
 import {
   ANNOTATIONS_READ_ONLY,

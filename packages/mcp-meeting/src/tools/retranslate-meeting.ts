@@ -2,7 +2,7 @@
  * retranslate_meeting: translates the existing transcript into another language, without a new charge.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { MeetingLanguage } from '@polymodal/core/contracts';
+import { MeetingLanguage } from '@polymodal/core/constants';
 import { createWaitSecondsSchema } from '@polymodal/mcp-common';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';

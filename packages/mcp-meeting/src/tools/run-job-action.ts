@@ -10,8 +10,7 @@
  * Resummarize and retranslate act on a job already charged once and are not counted again.
  */
 import type { MeetingJob, MeetingLanguage } from '@polymodal/core';
-import { MEETING_SERVICE } from '@polymodal/core/clients';
-import { isMeetingTerminal } from '@polymodal/core/contracts';
+import { isMeetingTerminal, MEETING_SERVICE } from '@polymodal/core/constants';
 import {
   BudgetExceededError,
   budgetToolError,

@@ -3,8 +3,9 @@
  * same file and options), and wait up to `waitSeconds` for transcript, translation and summary.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type MeetingClient, type MeetingJob, SubmissionInProgressError } from '@polymodal/core';
-import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '@polymodal/core/contracts';
+import type { MeetingClient, MeetingJob } from '@polymodal/core';
+import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '@polymodal/core/constants';
+import { SubmissionInProgressError } from '@polymodal/core/errors';
 import {
   BudgetExceededError,
   budgetToolError,

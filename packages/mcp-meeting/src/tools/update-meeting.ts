@@ -3,7 +3,7 @@
  * before anything is sent, so a typo gets the list of valid ids instead of a bare 409.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ValidationError } from '@polymodal/core';
+import { ValidationError } from '@polymodal/core/errors';
 import { z } from 'zod';
 import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 

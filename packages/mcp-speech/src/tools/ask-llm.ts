@@ -4,7 +4,8 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { NotFoundError, redactSecrets, TimeoutError, ValidationError } from '@polymodal/core';
+import { redactSecrets } from '@polymodal/core/config';
+import { NotFoundError, TimeoutError, ValidationError } from '@polymodal/core/errors';
 import { createToolDeadline, PLATFORM_WORK_ANNOTATIONS, TOOL_ERROR_META_KEY } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';

@@ -2,7 +2,7 @@
  * Registers every tool of the speech server.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { READING_SCORE_SERVICE } from '@polymodal/core/clients';
+import { READING_SCORE_SERVICE } from '@polymodal/core/constants';
 import { registerListJobsTool } from '@polymodal/mcp-common';
 import { registerAskLlm } from './ask-llm.js';
 import { registerGetReadingScore } from './get-reading-score.js';

@@ -12,7 +12,8 @@
  * streams, so a long recording never sits in memory.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { redactSecrets, type TranscribeResult } from '@polymodal/core';
+import type { TranscribeResult } from '@polymodal/core';
+import { redactSecrets } from '@polymodal/core/config';
 import { DEFAULT_DOWNLOAD_LIMITS } from '@polymodal/core/net';
 import {
   createProgressReporter,
