@@ -36,13 +36,18 @@ const HTTP_ONLY = [
 
 /**
  * Code a start over stdio does not need, loaded by the first call that does (an elicitation, a write to
- * the job ledger, a request to the platform): a mark in the code of each. The bundle must hold each mark
+ * the job ledger, a request to the platform, any tool call for the clients): a mark in the code of each. The bundle must hold each mark
  * (in a chunk of its own), and no file loaded at start may.
  */
 const FIRST_USE = [
   { name: 'Ajv (checks elicitation answers)', mark: 'strictTuples' },
   { name: 'proper-lockfile (locks ledger entries)', mark: 'ECOMPROMISED' },
   { name: "undici's connector and errors (requests)", mark: 'UND_ERR_CONNECT_TIMEOUT' },
+  {
+    name: 'the platform clients (built by the first tool call)',
+    mark: 'everyone waiting for it had stopped',
+  },
+  { name: "the contracts' zod schemas", mark: 'MeetingJobEnvelope' },
 ];
 /** Node modules only those calls need (uploads, downloads, ffmpeg, hashes), never imported at start. */
 const FIRST_USE_BUILTINS = ['http', 'https', 'net', 'tls', 'child_process', 'crypto', 'zlib', 'dns'];
