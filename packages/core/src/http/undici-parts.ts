@@ -56,6 +56,10 @@ function loadParts(): Promise<LoadedParts> {
     };
     return loaded;
   });
+  // An import that failed (a file missing for a moment) is tried again by the next request.
+  loading.catch(() => {
+    loading = undefined;
+  });
   return loading;
 }
 

@@ -187,12 +187,18 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
           : { speech: { concurrentSessions } }),
     });
   const loadPolymodal = () => {
-    // The module is imported, not the client built, in the background: the build is the caller's turn.
-    loading ??= import('@polymodal/core/polymodal').then(({ createPolymodal }) => {
-      if (closed) throw new Error('This server context is closed: it builds no platform client any more.');
-      polymodal ??= buildPolymodal(createPolymodal);
-      return polymodal;
-    });
+    // One import and one client for every caller; an import that failed is tried again by the next call.
+    loading ??= import('@polymodal/core/polymodal').then(
+      ({ createPolymodal }) => {
+        if (closed) throw new Error('This server context is closed: it builds no platform client any more.');
+        polymodal ??= buildPolymodal(createPolymodal);
+        return polymodal;
+      },
+      (error: unknown) => {
+        loading = undefined;
+        throw error;
+      },
+    );
     return loading;
   };
   return {

@@ -26,10 +26,17 @@ let loading: Promise<AjvProvider> | undefined;
 
 /** Loads Ajv (once per process); validators can be built once it has resolved. */
 export function loadJsonSchemaValidator(): Promise<void> {
-  loading ??= import('@modelcontextprotocol/sdk/validation/ajv').then((loaded) => {
-    provider = loaded;
-    return loaded;
-  });
+  loading ??= import('@modelcontextprotocol/sdk/validation/ajv').then(
+    (loaded) => {
+      provider = loaded;
+      return loaded;
+    },
+    (error: unknown) => {
+      // Tried again by the next elicitation.
+      loading = undefined;
+      throw error;
+    },
+  );
   return loading.then(() => undefined);
 }
 
