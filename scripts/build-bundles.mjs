@@ -142,6 +142,11 @@ async function bundleServer(packageDirectory, serverDirectory) {
     logLevel: 'error',
   });
   await copyFile(ENTRY_TEMPLATE, path.join(serverDirectory, 'entry.js'));
+  // The tools/list answer its build wrote, beside the code that looks for it (`./tool-list.json`).
+  await copyFile(
+    path.join(packageDirectory, 'dist', 'tool-list.json'),
+    path.join(serverDirectory, 'tool-list.json'),
+  );
 }
 
 /** The tools as the server lists them (names and descriptions for the manifest, never hand-copied). */

@@ -22,7 +22,9 @@
  * The store-postgres migrations are read from `../migrations/` next to the code that applies them, which
  * in a bin is a chunk in dist/bin/: they are copied to dist/migrations/.
  */
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,7 +45,7 @@ const WORKSPACE_SOURCE = new RegExp(
   `^${escapeRegExp(PACKAGES)}[\\\\/](?:core|mcp-common|store-postgres|mcp-meeting|mcp-media|mcp-speech|mcp)[\\\\/]src[\\\\/]`,
 );
 const LAUNCHER = fileURLToPath(new URL('./server-bin-launcher.mjs', import.meta.url));
-const BIN_OUTPUTS = ['index.js', 'main.js', 'bin/**', 'migrations/**'];
+const BIN_OUTPUTS = ['index.js', 'main.js', 'bin/**', 'migrations/**', 'tool-list.json'];
 /** Written by `tsc -b` (the root's `build:types`, at the same time as tsup): no tsup build cleans them. */
 export const TYPES_OUTPUTS = ['**/*.d.ts', 'tsconfig.build.tsbuildinfo'];
 
@@ -94,6 +96,79 @@ async function refusePackageJsonInChunks() {
         `dist/bin/${name} reads ../package.json, which is not the package root from dist/bin/: keep the module that reads it out of code shared with an import().`,
       );
     }
+  }
+}
+
+/**
+ * dist/tool-list.json: the fresh bin's own `tools/list` answer (with its server's name and version), which the
+ * bin serves instead of converting its tools' zod schemas at the first `tools/list` when the tools it lists
+ * then are described alike (mcp-common's precomputed-tool-list.ts). Taken from the bin over stdio, with no
+ * file present (this build's clean removed it), so it is exactly what the SDK answers. Configuration only
+ * to start: the platform address is a closed loopback port and nothing is called.
+ */
+async function writeToolList() {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'polymodal-tool-list-'));
+  try {
+    const child = spawn(process.execPath, [path.join('dist', 'index.js')], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        POLYMODAL_BASE_URL: 'http://127.0.0.1:9',
+        POLYMODAL_API_KEY: 'build-time-tool-list',
+        POLYMODAL_STATE_DIR: path.join(scratch, 'state'),
+        POLYMODAL_ALLOWED_DIRS: scratch,
+        POLYMODAL_OUTPUT_DIR: path.join(scratch, 'out'),
+        POLYMODAL_LOG_LEVEL: 'error',
+      },
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const answers = new Map();
+    let buffered = '';
+    const done = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the bin did not list its tools within 20 s')), 20_000);
+      child.once('exit', (code) => reject(new Error(`the bin exited (${code}) before listing its tools`)));
+      child.stdout.on('data', (chunk) => {
+        buffered += chunk.toString('utf8');
+        let newline = buffered.indexOf('\n');
+        while (newline >= 0) {
+          const message = JSON.parse(buffered.slice(0, newline));
+          buffered = buffered.slice(newline + 1);
+          if (message.id !== undefined) answers.set(message.id, message);
+          newline = buffered.indexOf('\n');
+        }
+        if (answers.has(2)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const send = (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'build', version: '0' },
+      },
+    });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/list' });
+    try {
+      await done;
+    } finally {
+      child.kill();
+    }
+    const { name, version } = answers.get(1)?.result?.serverInfo ?? {};
+    const tools = answers.get(2)?.result?.tools;
+    if (typeof name !== 'string' || typeof version !== 'string' || !Array.isArray(tools)) {
+      throw new Error('the bin did not answer initialize and tools/list as expected');
+    }
+    await writeFile(
+      path.join('dist', 'tool-list.json'),
+      `${JSON.stringify({ server: { name, version }, tools })}\n`,
+    );
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
 }
 
@@ -217,6 +292,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
           recursive: true,
         });
         await refusePackageJsonInChunks();
+        await writeToolList();
       },
     },
   ];

@@ -4,12 +4,14 @@
  * `--http` for Streamable HTTP. Configuration comes from POLYMODAL_* environment variables.
  */
 import { createRequire } from 'node:module';
-import { runServerMain } from '@polymodal/mcp-common';
+import { readPrecomputedToolList, runServerMain } from '@polymodal/mcp-common';
 import { createServer, SERVER_NAME } from './server.js';
 
 const require = createRequire(import.meta.url);
 /** Same file from src/ and dist/: both sit one level below the package root. */
 const { version } = require('../package.json') as { version: string };
+/** The tools/list answer the build wrote beside the bundle (dist/tool-list.json); absent when run from src/. */
+const toolList = readPrecomputedToolList(new URL('./tool-list.json', import.meta.url));
 
 const HELP = `Environment:
   POLYMODAL_BASE_URL      platform address (required)
@@ -28,7 +30,7 @@ void runServerMain({
   name: SERVER_NAME,
   version,
   // Over HTTP the runner passes the caller's tenant context; over stdio none, and the server builds its own.
-  factory: (request) => createServer({ context: request?.context }),
+  factory: (request) => createServer({ context: request?.context, toolList }),
   defaultPort: 3101,
   help: HELP,
 });

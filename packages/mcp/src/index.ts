@@ -5,13 +5,15 @@
  * POLYMODAL_TOOLSETS and POLYMODAL_READ_ONLY.
  */
 import { createRequire } from 'node:module';
-import { readReadOnly, runServerMain } from '@polymodal/mcp-common';
+import { readPrecomputedToolList, readReadOnly, runServerMain } from '@polymodal/mcp-common';
 import { readCombinedArgs } from './read-combined-args.js';
 import { createServer, parseToolsets, SERVER_NAME, TOOLSETS_VARIABLE } from './server.js';
 
 const require = createRequire(import.meta.url);
 /** Same file from src/ and dist/: both sit one level below the package root. */
 const { version } = require('../package.json') as { version: string };
+/** The tools/list answer the build wrote beside the bundle (dist/tool-list.json); absent when run from src/. */
+const toolList = readPrecomputedToolList(new URL('./tool-list.json', import.meta.url));
 
 const HELP = `Choosing tools:
   --toolsets meeting,media,speech   toolsets the model sees (default all; also POLYMODAL_TOOLSETS)
@@ -54,7 +56,7 @@ function main(): void {
     version,
     argv: rest,
     // Over HTTP the runner passes the caller's tenant context; over stdio none, and the server builds its own.
-    factory: (request) => createServer({ context: request?.context, toolsets, readOnly }),
+    factory: (request) => createServer({ context: request?.context, toolsets, readOnly, toolList }),
     defaultPort: 3100,
     help: HELP,
   });

@@ -24,6 +24,7 @@ import { cacheToolList } from './cache-tool-list.js';
 import { decorateToolList, registerWithIcons } from './decorate-tool-list.js';
 import { LazyJsonSchemaValidator, loadBeforeElicitation } from './lazy-json-schema-validator.js';
 import { loadPlatformClientFirst } from './load-platform-client-first.js';
+import { answerFromPrecomputedToolList, type PrecomputedToolList } from './precomputed-tool-list.js';
 import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
 
 /** What every tool of a Polymodal server receives. */
@@ -57,6 +58,8 @@ export interface PolymodalServerDeps {
   mount?: ToolMount;
   /** Where tool calls are counted and timed (default: the process's metrics, served at `/metrics`). */
   metrics?: PolymodalMetrics;
+  /** The bin's `tools/list` answer written at build time (`readPrecomputedToolList`), used when it matches. */
+  toolList?: () => PrecomputedToolList | undefined;
 }
 
 /** Where a server's tools go when it is part of a combined server. */
@@ -104,6 +107,8 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
     },
   );
   loadBeforeElicitation(server.server);
+  // First of the tools/list wrappers, so that its handler is the outermost: the answer written at build time.
+  if (deps.toolList) answerFromPrecomputedToolList(server, deps.toolList);
   // Before registration: the SDK installs its tools/list handler with the first tool.
   cacheToolList(server);
   // After the cache, so the cached answer is the one with icons (SDK 1.x's registerTool has none).

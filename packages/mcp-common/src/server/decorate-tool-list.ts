@@ -94,7 +94,7 @@ function decorateAnswer(answer: unknown, icons: Map<string, readonly Icon[]> | u
   return { ...answer, tools };
 }
 
-function isDefaultExecution(execution: unknown): boolean {
+export function isDefaultExecution(execution: unknown): boolean {
   if (execution === undefined) return true;
   if (!isObject(execution)) return false;
   const entries = Object.entries(execution);
