@@ -6,7 +6,9 @@ let sandbox: Sandbox;
 let client: ReturnType<typeof createClient>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ speed: 1 });
+  // Held: only advance() moves the jobs, so a job's progress read before an action is still its progress
+  // after it (running, a millisecond of real time between two requests could move it).
+  sandbox = await startSandbox({ speed: 1, clock: 'held' });
   client = createClient(sandbox);
 });
 beforeEach(() => sandbox.control.reset());
