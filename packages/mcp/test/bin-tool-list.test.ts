@@ -13,24 +13,13 @@ import type { ServerInstance } from '@polymodal/mcp-common';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ServerEnv,
-  startServerEnv,
-  withInMemoryClient,
-} from '../../mcp-common/test/support/server-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const PACKAGES = path.resolve(import.meta.dirname, '..', '..');
 
-let setup: ServerEnv;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  setup = await startServerEnv({ name: 'mcp-bin-tool-list-', sandbox: false });
-  env = setup.env;
-});
-afterAll(() => setup?.close());
+const { env } = useServerEnv({ name: 'mcp-bin-tool-list-', sandbox: false });
 
 async function binList(folder: string, args: string[] = []): Promise<ListToolsResult> {
   const bin = path.join(PACKAGES, folder, 'dist', 'index.js');

@@ -6,23 +6,11 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ServerEnv,
-  startServerEnv,
-  withInMemoryClient,
-} from '../../mcp-common/test/support/server-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { type CombinedServerDeps, createServer } from '../src/server.js';
 
-let setup: ServerEnv;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  setup = await startServerEnv({ name: 'mcp-combined-', sandbox: true });
-  env = setup.env;
-});
-
-afterAll(() => setup?.close());
+const { env } = useServerEnv({ name: 'mcp-combined-', sandbox: true });
 
 /** Lists the tools a client sees on a server built by `create`, then closes it. */
 function listTools(create: () => ReturnType<typeof createServer>): Promise<Tool[]> {

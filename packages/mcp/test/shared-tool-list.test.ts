@@ -7,24 +7,12 @@ import type { ServerInstance } from '@polymodal/mcp-common';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ServerEnv,
-  startServerEnv,
-  withInMemoryClient,
-} from '../../mcp-common/test/support/server-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
-let setup: ServerEnv;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  // tools/list never calls the platform: a closed loopback port is enough.
-  setup = await startServerEnv({ name: 'mcp-shared-list-', sandbox: false });
-  env = setup.env;
-});
-
-afterAll(() => setup?.close());
+// tools/list never calls the platform: a closed loopback port is enough.
+const { env } = useServerEnv({ name: 'mcp-shared-list-', sandbox: false });
 
 /** The very object a new instance hands its transport as the tools/list answer, and the tools' names. */
 function listOnce(create: () => ServerInstance): Promise<{ answer: unknown; names: string[] }> {

@@ -12,12 +12,8 @@ import type { ServerInstance } from '@polymodal/mcp-common';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ServerEnv,
-  startServerEnv,
-  withInMemoryClient,
-} from '../../mcp-common/test/support/server-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 /** The targets (the same as the bench's). */
@@ -25,16 +21,8 @@ const AVERAGE_TOOL_BYTES = 650;
 const MAXIMUM_TOOL_BYTES = 1200;
 const LIST_BYTES_PER_TOOL = 1500;
 
-let setup: ServerEnv;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  // Listing tools never calls the platform: a closed loopback port proves it.
-  setup = await startServerEnv({ name: 'mcp-tool-context-', sandbox: false });
-  env = setup.env;
-});
-
-afterAll(() => setup?.close());
+// Listing tools never calls the platform: a closed loopback port proves it.
+const { env } = useServerEnv({ name: 'mcp-tool-context-', sandbox: false });
 
 interface Listing {
   serverInfo: Implementation;

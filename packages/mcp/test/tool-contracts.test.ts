@@ -15,23 +15,11 @@ import { type ServerInstance, withoutVacuousKeywords } from '@polymodal/mcp-comm
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ServerEnv,
-  startServerEnv,
-  withInMemoryClient,
-} from '../../mcp-common/test/support/server-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
-let setup: ServerEnv;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  setup = await startServerEnv({ name: 'mcp-contracts-', sandbox: true });
-  env = setup.env;
-});
-
-afterAll(() => setup?.close());
+const { env } = useServerEnv({ name: 'mcp-contracts-', sandbox: true });
 
 /** The tools/list answer a client receives from a server built by `create`, as JSON. */
 function toolList(create: () => ServerInstance): Promise<ListToolsResult> {

@@ -12,7 +12,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox, type SandboxConfig, startSandbox } from '@polymodal/sandbox';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export interface ToolResult {
   isError: boolean;
@@ -142,6 +142,21 @@ export async function startServerEnv(options: { name: string; sandbox: boolean }
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `startServerEnv` for a whole test file: started before its tests, closed after them. The returned `env`
+ * is one object, filled in before the first test, so a file can keep it in a constant.
+ */
+export function useServerEnv(options: { name: string; sandbox: boolean }): { env: Record<string, string> } {
+  const env: Record<string, string> = {};
+  let started: ServerEnv | undefined;
+  beforeAll(async () => {
+    started = await startServerEnv(options);
+    Object.assign(env, started.env);
+  });
+  afterAll(() => started?.close());
+  return { env };
 }
 
 /** Every key the sandbox knows: none may appear in a result. */
