@@ -5,3 +5,4 @@ export * from './run-server-main.js';
 export * from './run-stdio-server.js';
 export * from './server-instance.js';
 export * from './unauthenticated-bind-problem.js';
+export * from './wasm-tiering-budget.js';

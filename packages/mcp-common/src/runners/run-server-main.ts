@@ -28,6 +28,7 @@ import { parseServerArgs } from './parse-server-args.js';
 import { readHttpSettings } from './read-http-settings.js';
 import { runStdioServer } from './run-stdio-server.js';
 import type { ServerFactory } from './server-instance.js';
+import { raiseWasmTieringBudget } from './wasm-tiering-budget.js';
 
 export interface RunServerMainOptions {
   /** Bin name, used in help and log lines. */
@@ -80,6 +81,8 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   }
   // Before any logger is made: every one (the tenants' contexts' too) writes in this format.
   setDefaultLogFormat(logFormat);
+  // Before the first platform call creates the HTTP parser (Node 20 only; see the module).
+  raiseWasmTieringBudget();
   if (args.transport === 'stdio') {
     await runStdioServer(options.factory, { name: options.name });
     return;

@@ -1,0 +1,127 @@
+/**
+ * The bin's first platform request must not compile the HTTP parser with V8's optimizing compiler
+ * (issue 14). undici parses responses with llhttp, WebAssembly; the V8 of Node 20 recompiled it with
+ * TurboFan on the first response it parsed (about 90 ms of CPU and a 29 MB compiler zone), and the bins
+ * raise that V8's tiering budget to the one of later versions (mcp-common's raiseWasmTieringBudget).
+ *
+ * Two bins make the same call against one sandbox, both with V8's `--trace-wasm-compilation-times`, which
+ * prints a line per WebAssembly function compiled, on stdout: so they serve Streamable HTTP, where stdout
+ * is not the protocol channel. The control runs with Node 20's default budget set on its command line
+ * (which the bins keep), so it compiles the parser with TurboFan on every Node version: the test waits for
+ * that line, which shows the call reaches the parser. The bin as users run it must print no such line, in
+ * the same time and then as long again.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
+/** Node 20's default (V8 11.3), given on the command line of the control. */
+const NODE_20_BUDGET = '--wasm-tiering-budget=1800000';
+const TURBOFAN = /using TurboFan/;
+
+interface Started {
+  child: ChildProcess;
+  client: Client;
+  /** What V8 printed. */
+  stdout: () => string;
+}
+
+describe('the first platform request of a bin', () => {
+  let sandbox: Sandbox;
+  let root: string;
+  const started: Started[] = [];
+
+  async function start(v8Flags: string[]): Promise<Started> {
+    const child = spawn(
+      process.execPath,
+      ['--trace-wasm-compilation-times', ...v8Flags, BIN, '--http', '--port', '0'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          POLYMODAL_BASE_URL: sandbox.url,
+          POLYMODAL_API_KEY: sandbox.apiKey,
+          POLYMODAL_STATE_DIR: await mkdtemp(path.join(root, 'state-')),
+          POLYMODAL_ALLOWED_DIRS: root,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    const one: Started = {
+      child,
+      client: new Client({ name: 'tier-up-test', version: '1.0.0' }),
+      stdout: () => stdout,
+    };
+    started.push(one);
+    const endpoint = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString('utf8');
+        const url = /MCP Streamable HTTP endpoint at (http:\/\/\S+\/mcp)/.exec(stderr)?.[1];
+        if (url) resolve(url);
+      });
+      child.once('exit', (code) => reject(new Error(`the bin exited ${code} before serving: ${stderr}`)));
+    });
+    await one.client.connect(new StreamableHTTPClientTransport(new URL(endpoint)));
+    return one;
+  }
+
+  /** One call that sends a request and parses the answer (the platform's 404 for an unknown job). */
+  async function readUnknownJob(client: Client): Promise<string> {
+    const result = await client.callTool({
+      name: 'get_meeting',
+      arguments: { jobId: 'mtg_00000000000000000000' },
+    });
+    expect(result.isError).toBe(true);
+    return JSON.stringify(result.content);
+  }
+
+  beforeAll(async () => {
+    await access(BIN).catch(() => {
+      throw new Error(
+        `${BIN} is missing: build the package first (pnpm turbo run build --filter=@polymodal/mcp-meeting...)`,
+      );
+    });
+    sandbox = await startSandbox();
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-tier-up-'));
+  });
+
+  afterAll(async () => {
+    for (const { client, child } of started) {
+      await client.close();
+      child.kill('SIGTERM');
+    }
+    await sandbox?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('leaves the HTTP parser to the baseline compiler', { timeout: 60_000 }, async () => {
+    const [control, bin] = await Promise.all([start([NODE_20_BUDGET]), start([])]);
+    const requestsBefore = sandbox.control.requests().length;
+    const began = Date.now();
+    const answers = await Promise.all([readUnknownJob(control.client), readUnknownJob(bin.client)]);
+    // Both calls reached the platform and were refused by it, not by the server.
+    expect(sandbox.control.requests().length - requestsBefore).toBe(2);
+    expect(answers[0]).toBe(answers[1]);
+
+    while (!TURBOFAN.test(control.stdout())) {
+      if (Date.now() - began > 30_000) {
+        throw new Error(`the control printed no TurboFan compile in 30 s:\n${control.stdout().slice(-3000)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const controlMs = Date.now() - began;
+    await new Promise((resolve) => setTimeout(resolve, controlMs));
+    expect(bin.stdout()).not.toMatch(TURBOFAN);
+  });
+});
