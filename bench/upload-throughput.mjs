@@ -6,9 +6,14 @@
 //      after one `list_jobs` (the first tool call of a process loads the platform clients; timed apart)
 //      (the call ends once the upload is done and the job is created), the server process's peak RSS from
 //      /proc/<pid>/status VmHWM and its CPU from /proc/<pid>/stat utime+stime before and after the call.
+//      The sandbox's request log (arrival times, same clock) splits the call's wall time: before the upload
+//      request arrives; from its arrival to the job creation's (the bytes sent and the upload answered, as
+//      in curl's run); after (job creation and its first status).
 // Only the client processes' CPU is counted: the sandbox's (busboy, hashing, disk) is the same for all.
 // The three alternate round by round (order rotated) so that noise from other work on the machine hits
-// them alike, and the median of each measure is reported. After every upload the sandbox is reset, so the
+// them alike, and the median of each measure is reported; the ratios to curl are the median of each round's
+// own ratio (curl's run and the other in the same round), which follows drift of the machine less than a
+// ratio of medians. After every upload the sandbox is reset, so the
 // stored file is removed and the created job does not keep the sandbox busy during the next measurement.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
@@ -123,7 +128,7 @@ async function procMemoryMiB(pid) {
 }
 
 /** (c) the meeting MCP server over stdio: a fresh process (and state dir) per round, as a host starts it. */
-async function runMcp({ baseUrl, apiKey, file, scratch, round }) {
+async function runMcp({ baseUrl, apiKey, file, scratch, round, control }) {
   const stateDir = path.join(scratch, `upload-state-${round}`);
   await mkdir(stateDir, { recursive: true });
   const transport = new StdioClientTransport({
@@ -147,12 +152,13 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round }) {
     // The first tool call of a process loads the platform clients (a start only lists tools): list_jobs,
     // which sends nothing to the platform, pays that once, timed apart, as an agent's first look would.
     const firstStarted = performance.now();
-    const first = await client.callTool({ name: 'list_jobs', arguments: {} });
+    const listed = await client.callTool({ name: 'list_jobs', arguments: {} });
     const firstCallMs = performance.now() - firstStarted;
-    if (first.isError) throw new Error('list_jobs failed before the upload');
+    if (listed.isError) throw new Error('list_jobs failed before the upload');
     const before = await procMemoryMiB(pid);
     const cpuBefore = await procCpuSeconds(pid);
     const started = performance.now();
+    const startedAt = Date.now();
     const result = await client.callTool(
       { name: 'summarize_meeting', arguments: { path: file, waitSeconds: 0 } },
       undefined,
@@ -166,7 +172,18 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round }) {
       const text = (result.content ?? []).map((part) => part.text ?? '').join(' ');
       throw new Error(`summarize_meeting did not create a job: ${text.slice(0, 300)}`);
     }
-    return { seconds, cpuSeconds, peakMiB: after.hwmMiB, baseMiB: before.rssMiB, firstCallMs };
+    // Arrival times at the sandbox (Date.now(), the machine's clock, as startedAt).
+    const arrived = async (route) =>
+      (await control.requests({ method: 'POST', path: `^/api/conference-summary/v1/${route}$` })).at(-1)?.at;
+    const uploadAt = await arrived('uploads');
+    const jobAt = await arrived('jobs');
+    if (uploadAt === undefined || jobAt === undefined) throw new Error('the sandbox logged no upload or job');
+    const phases = {
+      beforeMs: uploadAt - startedAt,
+      sendingSeconds: (jobAt - uploadAt) / 1000,
+      afterMs: startedAt + seconds * 1000 - jobAt,
+    };
+    return { seconds, cpuSeconds, peakMiB: after.hwmMiB, baseMiB: before.rssMiB, firstCallMs, ...phases };
   } finally {
     await client.close().catch(() => undefined);
   }
@@ -181,7 +198,13 @@ const KINDS = [
 /** Measures the three ways `BENCH_UPLOAD_ROUNDS` times (default 3) against `sandbox` (a started process). */
 export async function measureUploadThroughput({ sandbox, file, scratch }) {
   const bytes = (await stat(file)).size;
-  const options = { baseUrl: sandbox.baseUrl, apiKey: sandbox.env.POLYMODAL_API_KEY, file, scratch };
+  const options = {
+    baseUrl: sandbox.baseUrl,
+    apiKey: sandbox.env.POLYMODAL_API_KEY,
+    file,
+    scratch,
+    control: sandbox.control,
+  };
   const runs = { curl: [], core: [], mcp: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (let index = 0; index < KINDS.length; index++) {
@@ -193,14 +216,31 @@ export async function measureUploadThroughput({ sandbox, file, scratch }) {
   await rm(path.join(scratch, 'curl-time.txt'), { force: true });
   const summary = {};
   for (const [key, list] of Object.entries(runs)) {
+    // Each round's own ratios to curl's run in that round.
+    const perRound = list.map((run, round) => ({
+      speed: runs.curl[round].seconds / run.seconds,
+      cpu: run.cpuSeconds / runs.curl[round].cpuSeconds,
+    }));
     summary[key] = {
       seconds: median(list.map((run) => run.seconds)),
       cpuSeconds: median(list.map((run) => run.cpuSeconds)),
+      speedRatio: median(perRound.map((ratio) => ratio.speed)),
+      speedRatioMin: Math.min(...perRound.map((ratio) => ratio.speed)),
+      speedRatioMax: Math.max(...perRound.map((ratio) => ratio.speed)),
+      cpuRatio: median(perRound.map((ratio) => ratio.cpu)),
       peakMiB: median(list.map((run) => run.peakMiB)),
       peakMinMiB: Math.min(...list.map((run) => run.peakMiB)),
       peakMaxMiB: Math.max(...list.map((run) => run.peakMiB)),
       baseMiB: list[0].baseMiB,
-      ...(key === 'mcp' ? { firstCallMs: median(list.map((run) => run.firstCallMs)) } : {}),
+      ...(key === 'mcp'
+        ? {
+            firstCallMs: median(list.map((run) => run.firstCallMs)),
+            beforeMs: median(list.map((run) => run.beforeMs)),
+            sendingSeconds: median(list.map((run) => run.sendingSeconds)),
+            sendingRatio: median(list.map((run, round) => runs.curl[round].seconds / run.sendingSeconds)),
+            afterMs: median(list.map((run) => run.afterMs)),
+          }
+        : {}),
     };
   }
   return { bytes, rounds: ROUNDS, ...summary };
@@ -210,12 +250,12 @@ export function uploadThroughputReport(result) {
   const mebibytes = result.bytes / 1024 / 1024;
   const row = (label, run) => {
     const throughput = mebibytes / run.seconds;
-    return `| ${label} | ${run.seconds.toFixed(2)} | ${throughput.toFixed(0)} | ${(result.curl.seconds / run.seconds).toFixed(2)} | ${run.cpuSeconds.toFixed(2)} | ${((run.cpuSeconds * 1e9) / result.bytes).toFixed(2)} | ${(run.cpuSeconds / result.curl.cpuSeconds).toFixed(2)} | ${run.peakMiB.toFixed(0)} (${run.peakMinMiB.toFixed(0)}–${run.peakMaxMiB.toFixed(0)}) |`;
+    return `| ${label} | ${run.seconds.toFixed(2)} | ${throughput.toFixed(0)} | ${run.speedRatio.toFixed(2)} (${run.speedRatioMin.toFixed(2)}–${run.speedRatioMax.toFixed(2)}) | ${run.cpuSeconds.toFixed(2)} | ${((run.cpuSeconds * 1e9) / result.bytes).toFixed(2)} | ${run.cpuRatio.toFixed(2)} | ${run.peakMiB.toFixed(0)} (${run.peakMinMiB.toFixed(0)}–${run.peakMaxMiB.toFixed(0)}) |`;
   };
   const mcp = result.mcp;
   return `### A ${mebibytes.toFixed(0)} MiB recording uploaded beside \`curl -F\` (same sandbox route, median of ${result.rounds} alternated rounds)
 
-| Client | Wall (s) | MiB/s | Throughput / curl | CPU user+sys (s) | CPU ns per byte | CPU / curl | Peak RSS MiB (min–max) |
+| Client | Wall (s) | MiB/s | Throughput / curl (min–max) | CPU user+sys (s) | CPU ns per byte | CPU / curl | Peak RSS MiB (min–max) |
 |---|---:|---:|---:|---:|---:|---:|---:|
 ${[
   ['`curl -F file=@…` (/usr/bin/time)', result.curl],
@@ -226,7 +266,12 @@ ${[
   .join('\n')}
 
 Targets (issue 14), the MCP server: peak RSS **${mcp.peakMiB.toFixed(0)} MiB** (≤ 110), throughput
-**${(result.curl.seconds / mcp.seconds).toFixed(2)}×** curl's (≥ 0.9), CPU per byte **${(mcp.cpuSeconds / result.curl.cpuSeconds).toFixed(2)}×** curl's (≤ 3).
+**${mcp.speedRatio.toFixed(2)}×** curl's (≥ 0.9), CPU per byte **${mcp.cpuRatio.toFixed(2)}×** curl's (≤ 3).
+Ratios to curl are the median of each round's own ratio (min–max over the rounds).
+The MCP call's wall time, from the sandbox's request log: ${mcp.beforeMs.toFixed(0)} ms until the upload request arrives
+(loading the HTTP client, reading the recording's header, the upload limit lookup, the ledger's claim);
+${mcp.sendingSeconds.toFixed(2)} s from there to the job creation's arrival (the bytes sent, the upload answered and recorded:
+${(mebibytes / mcp.sendingSeconds).toFixed(0)} MiB/s, **${mcp.sendingRatio.toFixed(2)}×** curl's whole run); ${mcp.afterMs.toFixed(0)} ms after (the job's creation and first status).
 CPU is the client process's only (the sandbox's is the same for all); the server's peak is its VmHWM over its
 whole life (RSS before the call: ${mcp.baseMiB.toFixed(0)} MiB), core's is the child's maxRSS (before: ${result.core.baseMiB.toFixed(0)} MiB).
 The server's upload is its second tool call: the first, \`list_jobs\` (nothing sent to the platform), loads the
