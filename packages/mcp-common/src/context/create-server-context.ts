@@ -34,6 +34,7 @@ import { createLogger, type Logger, parseLogLevel } from '../logging/create-logg
 import type { PolymodalMetrics } from '../metrics/create-metrics.js';
 import { processMetricsSink } from '../metrics/process-metrics-sink.js';
 import { acquireSharedPostgresPool } from './acquire-shared-postgres-pool.js';
+import { runBeforeFirstPlatformClient } from './before-first-platform-client.js';
 import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
 import {
   type ClosableSpeechGovernor,
@@ -188,6 +189,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     });
   const loadPolymodal = () => {
     // One import and one client for every caller; an import that failed is tried again by the next call.
+    runBeforeFirstPlatformClient();
     loading ??= import('@polymodal/core/polymodal').then(
       ({ createPolymodal }) => {
         if (closed) throw new Error('This server context is closed: it builds no platform client any more.');

@@ -15,6 +15,8 @@
  * stdio does not pay at start for the HTTP server, its authentication (jose), tenants and metrics
  * (prom-client); the bins are code-split bundles, and this import is where they split.
  */
+
+import { beforeFirstPlatformClient } from '../context/before-first-platform-client.js';
 import {
   LOG_FORMAT_VARIABLE,
   type LogFormat,
@@ -81,8 +83,9 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   }
   // Before any logger is made: every one (the tenants' contexts' too) writes in this format.
   setDefaultLogFormat(logFormat);
-  // Before the first platform call creates the HTTP parser (Node 20 only; see the module).
-  raiseWasmTieringBudget();
+  // Before the first platform request creates the HTTP parser (Node 20 only; see the module). Armed for the
+  // first tool call rather than done now: node:v8 would add about 2 ms to every start.
+  beforeFirstPlatformClient(() => raiseWasmTieringBudget());
   if (args.transport === 'stdio') {
     await runStdioServer(options.factory, { name: options.name });
     return;

@@ -11,7 +11,8 @@
  * first response compiles nothing (measured with undici's own parser on Node 20.20, 22.23 and 24.21).
  * The parser is still optimized once it is really hot (many thousands of responses), as on Node 22.
  *
- * Only a process's owner should change V8 flags: the bins call this, the libraries never do. A budget the
+ * Only a process's owner should change V8 flags: the bins call this (runServerMain, at the first tool call,
+ * since loading `node:v8` at start would cost every start about 2 ms), the libraries never do. A budget the
  * user set on the command line (`node --wasm-tiering-budget=…`) is kept. The flag is read when a
  * WebAssembly instance is created, and undici creates its parser's on the first connection, after this.
  */
