@@ -4,7 +4,8 @@
  *  1. peak RSS of a 500 MB recording upload to the sandbox (separate process) through @polymodal/core's
  *     streaming upload, beside Node's fetch + FormData(openAsBlob); then (upload-throughput.mjs, issue 14)
  *     wall time, client CPU and peak RSS of `curl -F`, core's `meeting.upload` and the meeting MCP server's
- *     `summarize_meeting` over stdio, alternated rounds (BENCH_UPLOAD_ROUNDS, default 3);
+ *     `summarize_meeting` over stdio, alternated rounds (BENCH_UPLOAD_ROUNDS, default 3), with sandbox and
+ *     clients sharing the CPUs, then with the sandbox on CPU 0 and the clients on CPU 1 (taskset);
  *  2. spawn → initialize time of the meeting MCP server beside a one-tool server built with the same SDK;
  *  3. client CPU per 20 ms frame of streamed Thai recognition, and the first-partial latency the client
  *     sees beside the latency the sandbox reports;
@@ -47,7 +48,7 @@ import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
 import { measureStoreLatency, storeLatencyReport } from './store-latency.mjs';
 import { buildOneToolFloor, measureToolContext, toolContextReport } from './tool-context.mjs';
-import { measureUploadThroughput, uploadThroughputReport } from './upload-throughput.mjs';
+import { CAN_PIN, measureUploadThroughput, uploadThroughputReport } from './upload-throughput.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UPLOAD_BYTES = 500 * 1024 * 1024;
@@ -150,6 +151,11 @@ try {
     const fetched = await runChild([uploader, 'fetch-blob', sandbox.env.POLYMODAL_BASE_URL, file], uploadEnv);
     parts.push(uploadReport(streamedSmall, streamed, fetched));
     parts.push(uploadThroughputReport(await measureUploadThroughput({ sandbox, file, scratch })));
+    parts.push(
+      CAN_PIN
+        ? uploadThroughputReport(await measureUploadThroughput({ sandbox, file, scratch, pin: true }))
+        : 'The same with the sandbox and the clients on CPUs of their own: not measured (needs 2 CPUs and taskset).\n',
+    );
   }
 
   const serverEnv = {

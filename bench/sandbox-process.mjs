@@ -35,7 +35,13 @@ export async function startSandboxProcess(args = []) {
     await stop();
     throw new Error('the sandbox exited before printing its address and keys');
   }
-  return { env, baseUrl: env.POLYMODAL_BASE_URL, control: createControl(env.POLYMODAL_BASE_URL), stop };
+  return {
+    env,
+    baseUrl: env.POLYMODAL_BASE_URL,
+    control: createControl(env.POLYMODAL_BASE_URL),
+    pid: child.pid,
+    stop,
+  };
 }
 
 /** The control surface over HTTP (unauthenticated, loopback only; never logged nor counted). */

@@ -10,13 +10,17 @@
 //      request arrives; from its arrival to the job creation's (the bytes sent and the upload answered, as
 //      in curl's run); after (job creation and its first status).
 // Only the client processes' CPU is counted: the sandbox's (busboy, hashing, disk) is the same for all.
+// With `pin`, the same rounds run with the sandbox on CPU 0 and each client on CPU 1 (taskset): the sandbox
+// stands in for a platform on other machines, and on 2 cores a client otherwise competes with it for the
+// receiver's CPU (the sandbox is the bottleneck: it parses, hashes and stores what it receives).
 // The three alternate round by round (order rotated) so that noise from other work on the machine hits
 // them alike, and the median of each measure is reported; the ratios to curl are the median of each round's
 // own ratio (curl's run and the other in the same round), which follows drift of the machine less than a
 // ratio of medians. After every upload the sandbox is reset, so the
 // stored file is removed and the created job does not keep the sandbox busy during the next measurement.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,6 +39,13 @@ const CLOCK_TICKS = (() => {
     return 100;
   }
 })();
+
+/** Pinning needs two CPUs and util-linux's taskset. */
+export const CAN_PIN =
+  os.availableParallelism() >= 2 && spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+/** The command and arguments that run `command args` on CPU 1 when pinned. */
+const onClientCpu = (pin, command, args) =>
+  pin ? ['taskset', ['-c', '1', command, ...args]] : [command, args];
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -60,11 +71,10 @@ function exitOf(child, label, limitMs = UPLOAD_LIMIT_MS) {
 }
 
 /** (a) curl -F, timed by GNU time; the key goes through curl's config on stdin, not the command line. */
-async function runCurl({ baseUrl, apiKey, file, scratch }) {
+async function runCurl({ baseUrl, apiKey, file, scratch, pin }) {
   const timeFile = path.join(scratch, 'curl-time.txt');
   const child = spawn(
-    '/usr/bin/time',
-    [
+    ...onClientCpu(pin, '/usr/bin/time', [
       '-o',
       timeFile,
       '-f',
@@ -80,7 +90,7 @@ async function runCurl({ baseUrl, apiKey, file, scratch }) {
       '--form',
       `file=@${file};type=audio/wav`,
       `${baseUrl}${ROUTE}`,
-    ],
+    ]),
     { stdio: ['pipe', 'ignore', 'inherit'] },
   );
   child.stdin.end(`header = "Authorization: Bearer ${apiKey}"\n`);
@@ -93,11 +103,11 @@ async function runCurl({ baseUrl, apiKey, file, scratch }) {
 }
 
 /** (b) core's meeting.upload in a child process (upload-rss.mjs reports its own figures). */
-async function runCore({ baseUrl, apiKey, file }) {
-  const child = spawn(process.execPath, [path.join(here, 'upload-rss.mjs'), 'stream', baseUrl, file], {
-    env: { ...process.env, POLYMODAL_API_KEY: apiKey },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function runCore({ baseUrl, apiKey, file, pin }) {
+  const child = spawn(
+    ...onClientCpu(pin, process.execPath, [path.join(here, 'upload-rss.mjs'), 'stream', baseUrl, file]),
+    { env: { ...process.env, POLYMODAL_API_KEY: apiKey }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (chunk) => {
     out += chunk;
@@ -128,12 +138,16 @@ async function procMemoryMiB(pid) {
 }
 
 /** (c) the meeting MCP server over stdio: a fresh process (and state dir) per round, as a host starts it. */
-async function runMcp({ baseUrl, apiKey, file, scratch, round, control }) {
-  const stateDir = path.join(scratch, `upload-state-${round}`);
+async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
+  const stateDir = path.join(scratch, `upload-state-${round}${pin ? '-pinned' : ''}`);
   await mkdir(stateDir, { recursive: true });
+  // taskset execs the server: the transport's pid is the server's.
+  const [command, args] = onClientCpu(pin, process.execPath, [
+    binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting'),
+  ]);
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting')],
+    command,
+    args,
     env: {
       PATH: process.env.PATH ?? '',
       POLYMODAL_BASE_URL: baseUrl,
@@ -195,8 +209,22 @@ const KINDS = [
   { key: 'mcp', run: runMcp },
 ];
 
-/** Measures the three ways `BENCH_UPLOAD_ROUNDS` times (default 3) against `sandbox` (a started process). */
-export async function measureUploadThroughput({ sandbox, file, scratch }) {
+/**
+ * Measures the three ways `BENCH_UPLOAD_ROUNDS` times (default 3) against `sandbox` (a started process); with
+ * `pin` (see CAN_PIN), the sandbox on CPU 0 and the clients on CPU 1, the sandbox unpinned again after.
+ */
+export async function measureUploadThroughput({ sandbox, file, scratch, pin = false }) {
+  if (!pin) return measureRounds({ sandbox, file, scratch, pin });
+  const allCpus = `0-${os.availableParallelism() - 1}`;
+  execFileSync('taskset', ['-a', '-cp', '0', String(sandbox.pid)], { stdio: 'ignore' });
+  try {
+    return await measureRounds({ sandbox, file, scratch, pin });
+  } finally {
+    execFileSync('taskset', ['-a', '-cp', allCpus, String(sandbox.pid)], { stdio: 'ignore' });
+  }
+}
+
+async function measureRounds({ sandbox, file, scratch, pin }) {
   const bytes = (await stat(file)).size;
   const options = {
     baseUrl: sandbox.baseUrl,
@@ -204,6 +232,7 @@ export async function measureUploadThroughput({ sandbox, file, scratch }) {
     file,
     scratch,
     control: sandbox.control,
+    pin,
   };
   const runs = { curl: [], core: [], mcp: [] };
   for (let round = 0; round < ROUNDS; round++) {
@@ -243,7 +272,7 @@ export async function measureUploadThroughput({ sandbox, file, scratch }) {
         : {}),
     };
   }
-  return { bytes, rounds: ROUNDS, ...summary };
+  return { bytes, rounds: ROUNDS, pin, ...summary };
 }
 
 export function uploadThroughputReport(result) {
@@ -253,7 +282,10 @@ export function uploadThroughputReport(result) {
     return `| ${label} | ${run.seconds.toFixed(2)} | ${throughput.toFixed(0)} | ${run.speedRatio.toFixed(2)} (${run.speedRatioMin.toFixed(2)}–${run.speedRatioMax.toFixed(2)}) | ${run.cpuSeconds.toFixed(2)} | ${((run.cpuSeconds * 1e9) / result.bytes).toFixed(2)} | ${run.cpuRatio.toFixed(2)} | ${run.peakMiB.toFixed(0)} (${run.peakMinMiB.toFixed(0)}–${run.peakMaxMiB.toFixed(0)}) |`;
   };
   const mcp = result.mcp;
-  return `### A ${mebibytes.toFixed(0)} MiB recording uploaded beside \`curl -F\` (same sandbox route, median of ${result.rounds} alternated rounds)
+  const where = result.pin
+    ? ', the sandbox on CPU 0 and each client on CPU 1'
+    : ', sandbox and client sharing both CPUs';
+  return `### A ${mebibytes.toFixed(0)} MiB recording uploaded beside \`curl -F\` (same sandbox route${where}, median of ${result.rounds} alternated rounds)
 
 | Client | Wall (s) | MiB/s | Throughput / curl (min–max) | CPU user+sys (s) | CPU ns per byte | CPU / curl | Peak RSS MiB (min–max) |
 |---|---:|---:|---:|---:|---:|---:|---:|
