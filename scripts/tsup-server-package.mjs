@@ -248,6 +248,29 @@ const sdkWithoutZod3 = {
   },
 };
 
+/**
+ * esbuild plugin: undici's HTTP/2 client (and with it `node:http2`, 7 ms of the first request on Node 20)
+ * loaded by the first connection that negotiates HTTP/2, rather than with undici. Core never allows one
+ * (`allowH2` is never set), so a server never loads it. The replaced text is matched exactly: an undici
+ * release that changes it fails the build here, not a server.
+ */
+const undiciHttp2OnUse = {
+  name: 'polymodal-undici-http2-on-use',
+  setup(build) {
+    const from = "const connectH2 = require('./client-h2.js')";
+    const to = "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)";
+    build.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, async (args) => {
+      const contents = await readFile(args.path, 'utf8');
+      if (contents.split(from).length !== 2) {
+        throw new Error(
+          `${args.path}: expected \`${from}\` once (undici changed: review scripts/tsup-server-package.mjs)`,
+        );
+      }
+      return { contents: contents.replace(from, to), loader: 'js' };
+    });
+  },
+};
+
 /** The two builds of a server package; `entry` is the bin's source, `library` the library entry's. */
 export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/server.ts' } = {}) {
   return [
@@ -282,7 +305,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
       banner: {
         js: "import { createRequire as __polymodalBinCreateRequire } from 'node:module'; const require = __polymodalBinCreateRequire(import.meta.url);",
       },
-      esbuildPlugins: [workspaceSources, zodEnglishOnly, sdkAjvOnDemand, sdkWithoutZod3],
+      esbuildPlugins: [workspaceSources, zodEnglishOnly, sdkAjvOnDemand, sdkWithoutZod3, undiciHttp2OnUse],
       esbuildOptions(options) {
         options.chunkNames = 'bin/[name]-[hash]';
         options.legalComments = 'eof';

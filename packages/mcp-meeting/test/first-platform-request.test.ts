@@ -1,6 +1,11 @@
 /**
- * The bin's first platform request must not compile the HTTP parser with V8's optimizing compiler
- * (issue 14). undici parses responses with llhttp, WebAssembly; the V8 of Node 20 recompiled it with
+ * What the bin's first platform request costs (issue 14).
+ *
+ * It must not load undici's HTTP/2 client and `node:http2`: core never allows HTTP/2, and the bundle loads
+ * that client with the first connection that negotiates it (scripts/tsup-server-package.mjs). The bin runs
+ * over stdio with a preload that writes the built-in modules it loaded when it exits.
+ *
+ * It must not compile the HTTP parser with V8's optimizing compiler. undici parses responses with llhttp, WebAssembly; the V8 of Node 20 recompiled it with
  * TurboFan on the first response it parsed (about 90 ms of CPU and a 29 MB compiler zone), and the bins
  * raise that V8's tiering budget to the one of later versions (mcp-common's raiseWasmTieringBudget).
  *
@@ -12,16 +17,19 @@
  * the same time and then as long again.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.resolve(here, '..', 'dist', 'index.js');
+const RECORD_BUILTINS = path.join(here, 'support', 'record-builtins-on-exit.mjs');
 /** Node 20's default (V8 11.3), given on the command line of the control. */
 const NODE_20_BUDGET = '--wasm-tiering-budget=1800000';
 const TURBOFAN = /using TurboFan/;
@@ -103,6 +111,37 @@ describe('the first platform request of a bin', () => {
     }
     await sandbox?.close();
     if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('loads no HTTP/2 code', async () => {
+    const record = path.join(root, 'builtins.txt');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', RECORD_BUILTINS, BIN],
+      env: {
+        PATH: process.env.PATH ?? '',
+        POLYMODAL_BASE_URL: sandbox.url,
+        POLYMODAL_API_KEY: sandbox.apiKey,
+        POLYMODAL_STATE_DIR: await mkdtemp(path.join(root, 'state-')),
+        POLYMODAL_ALLOWED_DIRS: root,
+        POLYMODAL_TEST_BUILTINS: record,
+      },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'first-request-test', version: '1.0.0' });
+    await client.connect(transport);
+    const requestsBefore = sandbox.control.requests().length;
+    await readUnknownJob(client);
+    expect(sandbox.control.requests().length - requestsBefore).toBe(1);
+    const exited = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    await client.close();
+    await exited;
+    const builtins = (await readFile(record, 'utf8')).split('\n');
+    // The request went out over a socket; nothing of HTTP/2 came with it.
+    expect(builtins).toContain('net');
+    expect(builtins.filter((name) => /http2/.test(name))).toEqual([]);
   });
 
   it('leaves the HTTP parser to the baseline compiler', { timeout: 60_000 }, async () => {
