@@ -46,20 +46,23 @@ describe('the first platform request of a bin', () => {
   let root: string;
   const started: Started[] = [];
 
+  /** A bin's environment: this sandbox, a state directory of its own. */
+  async function binEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+    return {
+      PATH: process.env.PATH ?? '',
+      POLYMODAL_BASE_URL: sandbox.url,
+      POLYMODAL_API_KEY: sandbox.apiKey,
+      POLYMODAL_STATE_DIR: await mkdtemp(path.join(root, 'state-')),
+      POLYMODAL_ALLOWED_DIRS: root,
+      ...extra,
+    };
+  }
+
   async function start(v8Flags: string[]): Promise<Started> {
     const child = spawn(
       process.execPath,
       ['--trace-wasm-compilation-times', ...v8Flags, BIN, '--http', '--port', '0'],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          POLYMODAL_BASE_URL: sandbox.url,
-          POLYMODAL_API_KEY: sandbox.apiKey,
-          POLYMODAL_STATE_DIR: await mkdtemp(path.join(root, 'state-')),
-          POLYMODAL_ALLOWED_DIRS: root,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      { env: await binEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -67,7 +70,7 @@ describe('the first platform request of a bin', () => {
     });
     const one: Started = {
       child,
-      client: new Client({ name: 'tier-up-test', version: '1.0.0' }),
+      client: new Client({ name: 'first-request-test', version: '1.0.0' }),
       stdout: () => stdout,
     };
     started.push(one);
@@ -101,7 +104,7 @@ describe('the first platform request of a bin', () => {
       );
     });
     sandbox = await startSandbox();
-    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-tier-up-'));
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-first-request-'));
   });
 
   afterAll(async () => {
@@ -118,14 +121,7 @@ describe('the first platform request of a bin', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['--import', RECORD_BUILTINS, BIN],
-      env: {
-        PATH: process.env.PATH ?? '',
-        POLYMODAL_BASE_URL: sandbox.url,
-        POLYMODAL_API_KEY: sandbox.apiKey,
-        POLYMODAL_STATE_DIR: await mkdtemp(path.join(root, 'state-')),
-        POLYMODAL_ALLOWED_DIRS: root,
-        POLYMODAL_TEST_BUILTINS: record,
-      },
+      env: await binEnv({ POLYMODAL_TEST_BUILTINS: record }),
       stderr: 'ignore',
     });
     const client = new Client({ name: 'first-request-test', version: '1.0.0' });
