@@ -83,8 +83,8 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   }
   // Before any logger is made: every one (the tenants' contexts' too) writes in this format.
   setDefaultLogFormat(logFormat);
-  // Before the first platform request creates the HTTP parser (Node 20 only; see the module). Armed for the
-  // first tool call rather than done now: node:v8 would add about 2 ms to every start.
+  // Before the first platform request creates the HTTP parser (see the module). Armed for the first tool
+  // call rather than done now: node:v8 would add about 2 ms to every start.
   beforeFirstPlatformClient(() => raiseWasmTieringBudget());
   if (args.transport === 'stdio') {
     await runStdioServer(options.factory, { name: options.name });
