@@ -89,14 +89,17 @@ describe('the first platform request of a bin', () => {
     return one;
   }
 
-  /** One call that sends a request and parses the answer (the platform's 404 for an unknown job). */
-  async function readUnknownJob(client: Client): Promise<string> {
+  /**
+   * One call that sends a request and parses the answer (the platform's 404 for an unknown job). Each call
+   * names another job: a job read again waits out the platform's polling interval.
+   */
+  async function readUnknownJob(client: Client, call: number): Promise<string> {
     const result = await client.callTool({
       name: 'get_meeting',
-      arguments: { jobId: 'mtg_00000000000000000000' },
+      arguments: { jobId: `mtg_${String(call).padStart(20, '0')}` },
     });
     expect(result.isError).toBe(true);
-    return JSON.stringify(result.content);
+    return JSON.stringify(result.content).replaceAll(String(call).padStart(20, '0'), '…');
   }
 
   beforeAll(async () => {
@@ -129,7 +132,7 @@ describe('the first platform request of a bin', () => {
     const client = new Client({ name: 'first-request-test', version: '1.0.0' });
     await client.connect(transport);
     const requestsBefore = sandbox.control.requests().length;
-    await readUnknownJob(client);
+    await readUnknownJob(client, 0);
     expect(sandbox.control.requests().length - requestsBefore).toBe(1);
     const exited = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();
@@ -146,8 +149,11 @@ describe('the first platform request of a bin', () => {
     const [control, bin] = await Promise.all([start([NODE_20_BUDGET]), start([])]);
     const requestsBefore = sandbox.control.requests().length;
     const began = Date.now();
-    for (let call = 0; call < 3; call++) {
-      const answers = await Promise.all([readUnknownJob(control.client), readUnknownJob(bin.client)]);
+    for (let calls = 0; calls < 3; calls++) {
+      const answers = await Promise.all([
+        readUnknownJob(control.client, calls),
+        readUnknownJob(bin.client, calls),
+      ]);
       expect(answers[0]).toBe(answers[1]);
     }
     // Every call reached the platform and was refused by it, not by the server.
