@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { z } from 'zod';
+import { processCpuSeconds } from './proc-stats.mjs';
 import { startSandboxProcess } from './sandbox-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,6 +24,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const esbuild = createRequire(fileURLToPath(import.meta.resolve('tsup')))('esbuild');
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
 const WARM_CALLS = 50;
+/** Calls in a row whose server CPU is read (the clock ticks every 10 ms: 500 calls resolve 0.02 ms). */
+const SERVER_CPU_CALLS = 500;
 
 /** The issue's targets, printed beside the figures. */
 export const TARGETS = {
@@ -93,12 +96,15 @@ async function connect(bin, env) {
   return { client, transport };
 }
 
-async function timeInitialize(bin, env) {
+/** One spawn: the time to the initialize answer, then the RSS right after a first tools/list. */
+async function startOnce(bin, env) {
   const started = performance.now();
-  const { client } = await connect(bin, env);
+  const { client, transport } = await connect(bin, env);
   const elapsed = performance.now() - started;
+  await listTools(client);
+  const rssMib = await residentMib(transport.pid);
   await client.close();
-  return elapsed;
+  return { elapsed, rssMib };
 }
 
 /** VmRSS of a process in MiB (Linux; null elsewhere). */
@@ -154,6 +160,15 @@ async function measureSession(bin, env, sandbox, { invalidCalls }) {
       await client.ping();
       pings.push(performance.now() - pinged);
     }
+    // The server's own cost of an answer (the target is server side): its CPU over many calls in a row,
+    // beside as many pings (reading a request and writing an answer at all).
+    const serverCpuMs = async (call) => {
+      const before = await processCpuSeconds(transport.pid);
+      for (let index = 0; index < SERVER_CPU_CALLS; index++) await call();
+      return (((await processCpuSeconds(transport.pid)) - before) * 1000) / SERVER_CPU_CALLS;
+    };
+    const listCpuMs = await serverCpuMs(() => listTools(client));
+    const pingCpuMs = await serverCpuMs(() => client.ping());
     const tools = first.tools.map((tool) => ({
       name: tool.name,
       // What a host puts into the model's context for the tool: its name, description and input schema.
@@ -170,6 +185,8 @@ async function measureSession(bin, env, sandbox, { invalidCalls }) {
       firstMs,
       warmMs: median(warm),
       pingMs: median(pings),
+      listCpuMs,
+      pingCpuMs,
       rssMib,
       averageBytes: visible.reduce((sum, bytes) => sum + bytes, 0) / Math.max(1, tools.length),
       maximumBytes: Math.max(0, ...visible),
@@ -208,17 +225,29 @@ export async function measureToolContext() {
     // The floor runs between every two servers, so each server's ratio compares neighbouring spawns.
     for (let run = 0; run < STARTUP_RUNS; run++) {
       for (const server of servers) {
-        startup.get(floor.label).push(await timeInitialize(floor.bin, env));
-        startup.get(server.label).push(await timeInitialize(server.bin, env));
+        startup.get(floor.label).push(await startOnce(floor.bin, env));
+        startup.get(server.label).push(await startOnce(server.bin, env));
       }
     }
-    const floorMs = median(startup.get(floor.label));
+    const floorMs = median(startup.get(floor.label).map((spawn) => spawn.elapsed));
     const rows = [];
     for (const server of [floor, ...servers]) {
       // The floor's one tool takes no arguments.
       const session = await measureSession(server.bin, env, sandbox, { invalidCalls: server !== floor });
-      const startupMs = median(startup.get(server.label));
-      rows.push({ ...server, ...session, startupMs, startupRatio: startupMs / floorMs });
+      const spawns = startup.get(server.label);
+      const startupMs = median(spawns.map((spawn) => spawn.elapsed));
+      // RSS right after the first tools/list moves by about 3 MiB from spawn to spawn (whether V8 has
+      // compiled or collected yet): the median over the spawns, with their range.
+      const rss = spawns.map((spawn) => spawn.rssMib).filter((value) => value !== null);
+      rows.push({
+        ...server,
+        ...session,
+        ...(rss.length === 0
+          ? {}
+          : { rssMib: median(rss), rssMinMib: Math.min(...rss), rssMaxMib: Math.max(...rss) }),
+        startupMs,
+        startupRatio: startupMs / floorMs,
+      });
     }
     return { rows, floorLabel: floor.label, runs: STARTUP_RUNS, floorSpawns: STARTUP_RUNS * servers.length };
   } finally {
@@ -236,7 +265,7 @@ export function toolContextReport({ rows, floorLabel, runs, floorSpawns }) {
     const rss =
       row.rssMib === null
         ? 'n/a'
-        : `${row.rssMib.toFixed(1)}${isFloor ? '' : mark(row.rssMib, TARGETS.rssMib)}`;
+        : `${row.rssMib.toFixed(1)}${isFloor ? '' : mark(row.rssMib, TARGETS.rssMib)}${row.rssMinMib === undefined ? '' : ` (${row.rssMinMib.toFixed(1)}–${row.rssMaxMib.toFixed(1)})`}`;
     return [
       name,
       row.toolCount,
@@ -251,7 +280,7 @@ export function toolContextReport({ rows, floorLabel, runs, floorSpawns }) {
         ? row.listBytesPerTool.toFixed(0)
         : `${row.listBytesPerTool.toFixed(0)}${mark(row.listBytesPerTool, TARGETS.listBytesPerTool)}`,
       row.firstMs.toFixed(1),
-      `${row.warmMs.toFixed(2)}${mark(row.warmMs, TARGETS.warmListMs)} (ping ${row.pingMs.toFixed(2)})`,
+      `${row.listCpuMs.toFixed(2)}${mark(row.listCpuMs, TARGETS.warmListMs)} (ping ${row.pingCpuMs.toFixed(2)}); ${row.warmMs.toFixed(2)} (ping ${row.pingMs.toFixed(2)})`,
       row.invalidMs === undefined
         ? 'n/a'
         : `${row.invalidMs.toFixed(1)}${mark(row.invalidMs, TARGETS.invalidCallMs)} (\`${row.invalidTool}\`, ${row.invalidRequests} requests${row.invalidRequests === 0 ? '' : ' ✗'})`,
@@ -267,16 +296,19 @@ export function toolContextReport({ rows, floorLabel, runs, floorSpawns }) {
   return `### Tool context: start-up, memory and what the model sees per tool (sandbox in a separate process)
 
 Spawn → initialize is the median of ${runs} spawns per server, each right after a spawn of the floor (the
-floor's median over its ${floorSpawns} spawns); RSS is the server's VmRSS right after its first \`tools/list\`;
+floor's median over its ${floorSpawns} spawns); RSS is the server's VmRSS right after its first \`tools/list\`,
+the median over the same spawns (min–max);
 model-visible bytes per tool are the UTF-8 bytes of name + description + JSON of inputSchema; whole
-\`tools/list\` is the JSON result over the tool count; the warm round trip is the median of ${WARM_CALLS} calls
-after the first, client side over stdio (not validated by the client), beside a \`ping\` round trip in the same
-session (what stdio and the client add to any answer; the list's own JSON, 15–40 KB, adds its transfer and parse);
+\`tools/list\` is the JSON result over the tool count; a warm \`tools/list\` is given twice: the server's CPU per
+call over ${SERVER_CPU_CALLS} calls in a row (the target: server side), beside its CPU per \`ping\` (reading a request and
+writing an answer at all), then the round trip at the client, the median of ${WARM_CALLS} calls after the first, over
+stdio (not validated by the client), beside a \`ping\` round trip (the list's own JSON, 15–40 KB, adds its
+transfer and the client's parse);
 the invalid-arguments call is the median of ${INVALID_CALLS} calls (after one) of the server's first tool with
 required arguments, given none, with the requests the sandbox logged meanwhile (target 0).
 ✗ marks a figure over the issue 14 target.
 
-| Server | Tools | Spawn → initialize (ms) | / floor (≤ ${TARGETS.startupRatio}) | RSS after tools/list (MiB, ≤ ${TARGETS.rssMib}) | Model-visible B per tool, average (≤ ${TARGETS.averageToolBytes}) | Largest tool (B, ≤ ${TARGETS.maximumToolBytes}) | Whole tools/list B per tool (≤ ${TARGETS.listBytesPerTool}) | First tools/list (ms) | Warm tools/list (ms, ≤ ${TARGETS.warmListMs}) | Invalid-arguments call (ms, ≤ ${TARGETS.invalidCallMs}; requests) |
+| Server | Tools | Spawn → initialize (ms) | / floor (≤ ${TARGETS.startupRatio}) | RSS after tools/list (MiB, ≤ ${TARGETS.rssMib}) | Model-visible B per tool, average (≤ ${TARGETS.averageToolBytes}) | Largest tool (B, ≤ ${TARGETS.maximumToolBytes}) | Whole tools/list B per tool (≤ ${TARGETS.listBytesPerTool}) | First tools/list (ms) | Warm tools/list (ms): server CPU (≤ ${TARGETS.warmListMs}; ping's); round trip (ping's) | Invalid-arguments call (ms, ≤ ${TARGETS.invalidCallMs}; requests) |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.map((row) => `| ${format(row).join(' | ')} |`).join('\n')}
 

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { processCpuSeconds } from './proc-stats.mjs';
 import { binOf } from './sandbox-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,13 +36,6 @@ const ROUNDS = Math.max(1, Math.min(10, Number(process.env.BENCH_UPLOAD_ROUNDS ?
 const SETTLE_MS = 1500;
 /** Bound of one measured upload (500 MB on loopback takes seconds). */
 const UPLOAD_LIMIT_MS = 120_000;
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 /** Pinning needs two CPUs and util-linux's taskset. */
 export const CAN_PIN =
@@ -126,14 +120,6 @@ async function runCore({ baseUrl, apiKey, file, pin }) {
   };
 }
 
-async function procCpuSeconds(pid) {
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // Field 2 (the command) is in parentheses and may hold spaces: count from the last ')'. The rest starts
-  // at field 3, so utime (field 14) and stime (field 15) are at indexes 11 and 12.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
 async function procMemoryMiB(pid) {
   const text = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
@@ -173,7 +159,7 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
     const firstCallMs = performance.now() - firstStarted;
     if (listed.isError) throw new Error('list_jobs failed before the upload');
     const before = await procMemoryMiB(pid);
-    const cpuBefore = await procCpuSeconds(pid);
+    const cpuBefore = await processCpuSeconds(pid);
     const started = performance.now();
     const startedAt = Date.now();
     const result = await client.callTool(
@@ -185,7 +171,7 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
     // Work the call set off on other threads and that ends after its answer (V8 compiling the HTTP parser
     // in the background did, issue 14) counts too: CPU and peak are read once the server has idled a while.
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const cpuSeconds = (await procCpuSeconds(pid)) - cpuBefore;
+    const cpuSeconds = (await processCpuSeconds(pid)) - cpuBefore;
     const after = await procMemoryMiB(pid);
     const structured = result.structuredContent ?? {};
     if (result.isError || typeof structured.jobId !== 'string' || structured.jobId === '') {
