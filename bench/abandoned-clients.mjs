@@ -10,7 +10,7 @@
 // and legacy sessions with a 10 s idle time so the quiet period lets the sweep close them. The sandbox
 // runs as a separate process. Imported by run.mjs; run alone, `node abandoned-clients.mjs` prints its
 // section. BENCH_ABANDONED_CLIENTS changes the number of clients.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,9 +22,9 @@ import {
   initialize,
   keepAliveAgent,
   post,
-  residentMib,
   startHttpServer,
 } from './http-server-process.mjs';
+import { peakMib, residentMib } from './proc-stats.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
 
 export const BUDGET_MIB = 50;
@@ -49,15 +49,6 @@ const MODES = [
     clients: Math.min(CLIENTS, 1_000),
   },
 ];
-
-async function peakMib(pid) {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    return Number(/^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1]) / 1024;
-  } catch {
-    return null;
-  }
-}
 
 /** A real SDK client: connect, list the tools, then close the transport without DELETE (as hosts do). */
 async function sdkClientAbandons(url) {

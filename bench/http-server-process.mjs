@@ -3,7 +3,6 @@
 // clients need no SDK machinery each, only the POSTs an SDK client sends (the sections check a few with
 // the real SDK client too). Also the process's resident memory and latency percentiles.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import readline from 'node:readline';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -54,17 +53,6 @@ export async function startHttpServer(bin, env, args = []) {
     throw new Error(`the HTTP server did not start: ${stderr.slice(-5).join(' | ')}`);
   }
   return { url, pid: child.pid, stop, stderr: () => stderr.join('\n') };
-}
-
-/** VmRSS of a process in MiB (Linux; null elsewhere). */
-export async function residentMib(pid) {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
-    return Number.isFinite(kib) ? kib / 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 /** A keep-alive agent with at most `sockets` connections: one per concurrent client. */

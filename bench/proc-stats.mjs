@@ -1,4 +1,5 @@
-// CPU time of another process, from /proc (Linux), as the benchmarks read it for servers they spawned.
+// CPU time and memory of another process, from /proc (Linux), as the benchmarks read them for the servers
+// they spawn.
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 
@@ -18,3 +19,20 @@ export async function processCpuSeconds(pid) {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
+
+/** A `Vm…:` line of /proc/<pid>/status in MiB (null where there is no such file or line). */
+async function statusMib(pid, field) {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = Number(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1]);
+    return Number.isFinite(kib) ? kib / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** VmRSS of a process in MiB (Linux; null elsewhere). */
+export const residentMib = (pid) => statusMib(pid, 'VmRSS');
+
+/** VmHWM (peak resident set over the process's life) in MiB (Linux; null elsewhere). */
+export const peakMib = (pid) => statusMib(pid, 'VmHWM');

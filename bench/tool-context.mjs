@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { z } from 'zod';
-import { processCpuSeconds } from './proc-stats.mjs';
+import { processCpuSeconds, residentMib } from './proc-stats.mjs';
 import { startSandboxProcess } from './sandbox-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -105,17 +105,6 @@ async function startOnce(bin, env) {
   const rssMib = await residentMib(transport.pid);
   await client.close();
   return { elapsed, rssMib };
-}
-
-/** VmRSS of a process in MiB (Linux; null elsewhere). */
-async function residentMib(pid) {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kib = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
-    return Number.isFinite(kib) ? kib / 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 /**

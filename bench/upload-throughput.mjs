@@ -26,7 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { processCpuSeconds } from './proc-stats.mjs';
+import { peakMib, processCpuSeconds, residentMib } from './proc-stats.mjs';
 import { binOf } from './sandbox-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -120,12 +120,6 @@ async function runCore({ baseUrl, apiKey, file, pin }) {
   };
 }
 
-async function procMemoryMiB(pid) {
-  const text = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? Number.NaN);
-  return { rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
-}
-
 /** (c) the meeting MCP server over stdio: a fresh process (and state dir) per round, as a host starts it. */
 async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
   const stateDir = path.join(scratch, `upload-state-${round}${pin ? '-pinned' : ''}`);
@@ -158,7 +152,7 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
     const listed = await client.callTool({ name: 'list_jobs', arguments: {} });
     const firstCallMs = performance.now() - firstStarted;
     if (listed.isError) throw new Error('list_jobs failed before the upload');
-    const before = await procMemoryMiB(pid);
+    const baseMiB = await residentMib(pid);
     const cpuBefore = await processCpuSeconds(pid);
     const started = performance.now();
     const startedAt = Date.now();
@@ -172,7 +166,7 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
     // in the background did, issue 14) counts too: CPU and peak are read once the server has idled a while.
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     const cpuSeconds = (await processCpuSeconds(pid)) - cpuBefore;
-    const after = await procMemoryMiB(pid);
+    const peakMiB = await peakMib(pid);
     const structured = result.structuredContent ?? {};
     if (result.isError || typeof structured.jobId !== 'string' || structured.jobId === '') {
       const text = (result.content ?? []).map((part) => part.text ?? '').join(' ');
@@ -189,7 +183,7 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
       sendingSeconds: (jobAt - uploadAt) / 1000,
       afterMs: startedAt + seconds * 1000 - jobAt,
     };
-    return { seconds, cpuSeconds, peakMiB: after.hwmMiB, baseMiB: before.rssMiB, firstCallMs, ...phases };
+    return { seconds, cpuSeconds, peakMiB, baseMiB, firstCallMs, ...phases };
   } finally {
     await client.close().catch(() => undefined);
   }
