@@ -235,6 +235,33 @@ describe('poll: one loop, one deadline, one interval', () => {
     expect(outcome).toMatchObject({ done: true, value: { status: 'COMPLETED' }, reads: 1 });
   });
 
+  it('that grace is one attempt: a first read that fails is not retried past the interval, however slow the bookkeeping', async () => {
+    const clock = virtualClock();
+    // Each write to the ledger (noting the failed read) takes longer than the (test-sized) interval, so a
+    // retry could always "start now".
+    const slow: JobLedger = {
+      ...stubLedger(async () => undefined),
+      updateById: async () => {
+        clock.advance(20);
+        return undefined;
+      },
+    };
+    const engine = createJobEngine({ ledger: slow, now: clock.now, sleep: clock.sleep });
+    const platform = scriptedReads(clock, [unavailable()]);
+    const start = clock.now();
+    const outcome = await engine.poll({
+      ...base,
+      read: platform.read,
+      status: (job) => job.status,
+      intervalMs: 5,
+      deadline: start,
+      firstReadDeadline: start + 50_000,
+    });
+    // A handle with the failure, not the sixth 503 in a row thrown at a caller who asked not to wait.
+    expect(outcome).toMatchObject({ done: false, value: undefined, reads: 0, transientErrors: 1 });
+    expect(platform.times).toHaveLength(1);
+  });
+
   it('tolerates and counts transient failures; a non-transient one is thrown', async () => {
     const clock = virtualClock();
     const engine = createJobEngine({ now: clock.now, sleep: clock.sleep });

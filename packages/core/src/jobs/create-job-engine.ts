@@ -606,10 +606,13 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
           ? Math.min(o.firstReadDeadline, Math.max(o.deadline, startedAt + o.intervalMs))
           : o.deadline;
       if (firstRead) {
-        // Waiting is bounded by `limit`; a read that can start now is made while the call has time left
-        // (the bookkeeping before it must not use up a short interval).
+        // Waiting is bounded by `limit`; the first attempt, when it can start now, is made while the call
+        // has time left (the bookkeeping before it must not use up a short interval). That grace is one
+        // attempt: after a failure, noting it may itself outlast a short interval, and a retry that could
+        // always "start now" would keep reading until the failures in a row are thrown.
         const hardEnd = Math.max(o.deadline, o.firstReadDeadline ?? o.deadline);
-        if (nextAt > Math.max(now(), limit) || now() > hardEnd) return outcome(false);
+        const startsBy = transientErrors === 0 ? Math.max(now(), limit) : limit;
+        if (nextAt > startsBy || now() > hardEnd) return outcome(false);
       } else if (nextAt >= o.deadline) {
         // No extra read at the deadline.
         return outcome(false);
