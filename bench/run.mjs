@@ -3,8 +3,8 @@
  * `pnpm bench`: measures, side by side in one run,
  *  1. peak RSS of a 500 MB recording upload to the sandbox (separate process) through @polymodal/core's
  *     streaming upload, beside Node's fetch + FormData(openAsBlob); then (upload-throughput.mjs, issue 14)
- *     wall time, client CPU and peak RSS of `curl -F`, core's `meeting.upload` and the meeting MCP server's
- *     `summarize_meeting` over stdio, alternated rounds (BENCH_UPLOAD_ROUNDS, default 3), with sandbox and
+ *     wall time, client CPU and peak RSS of `curl -F`, a plain Node socket (the floor), core's
+ *     `meeting.upload` and the meeting MCP server's `summarize_meeting` over stdio, alternated rounds (BENCH_UPLOAD_ROUNDS, default 3), with sandbox and
  *     clients sharing the CPUs, then with the sandbox on CPU 0 and the clients on CPU 1 (taskset);
  *  2. spawn → initialize time of the meeting MCP server beside a one-tool server built with the same SDK;
  *  3. client CPU per 20 ms frame of streamed Thai recognition, and the first-partial latency the client

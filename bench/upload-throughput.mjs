@@ -1,8 +1,10 @@
 // Upload speed, CPU and memory beside curl (issue 14), imported by run.mjs's upload section: the same
 // recording to the same sandbox route (`POST /api/conference-summary/v1/uploads`, Bearer key), in one run,
 //  (a) `curl -F file=@<wav>` under /usr/bin/time (its wall time, user+sys CPU and peak RSS);
-//  (b) @polymodal/core's `meeting.upload` in a child process (upload-rss.mjs: wall, CPU, peak RSS);
-//  (c) the real path: the built meeting MCP server over stdio, one `summarize_meeting` with waitSeconds 0
+//  (b) the Node floor (upload-floor.mjs): a Node child sending the same form over a plain `node:net` socket,
+//      the file read synchronously into one reused 2 MiB buffer (what no Node client can undercut);
+//  (c) @polymodal/core's `meeting.upload` in a child process (upload-rss.mjs: wall, CPU, peak RSS);
+//  (d) the real path: the built meeting MCP server over stdio, one `summarize_meeting` with waitSeconds 0
 //      after one `list_jobs` (the first tool call of a process loads the platform clients; timed apart)
 //      (the call ends once the upload is done and the job is created), the server process's peak RSS from
 //      /proc/<pid>/status VmHWM and its CPU from /proc/<pid>/stat utime+stime, before the call and 1.5 s after
@@ -14,7 +16,7 @@
 // With `pin`, the same rounds run with the sandbox on CPU 0 and each client on CPU 1 (taskset): the sandbox
 // stands in for a platform on other machines, and on 2 cores a client otherwise competes with it for the
 // receiver's CPU (the sandbox is the bottleneck: it parses, hashes and stores what it receives).
-// The three alternate round by round (order rotated) so that noise from other work on the machine hits
+// The four alternate round by round (order rotated) so that noise from other work on the machine hits
 // them alike, and the median of each measure is reported; the ratios to curl are the median of each round's
 // own ratio (curl's run and the other in the same round), which follows drift of the machine less than a
 // ratio of medians. After every upload the sandbox is reset, so the
@@ -99,7 +101,7 @@ async function runCurl({ baseUrl, apiKey, file, scratch, pin }) {
   return { seconds, cpuSeconds: user + system, peakMiB: maxRssKb / 1024 };
 }
 
-/** (b) core's meeting.upload in a child process (upload-rss.mjs reports its own figures). */
+/** (c) core's meeting.upload in a child process (upload-rss.mjs reports its own figures). */
 async function runCore({ baseUrl, apiKey, file, pin }) {
   const child = spawn(
     ...onClientCpu(pin, process.execPath, [path.join(here, 'upload-rss.mjs'), 'stream', baseUrl, file]),
@@ -120,7 +122,28 @@ async function runCore({ baseUrl, apiKey, file, pin }) {
   };
 }
 
-/** (c) the meeting MCP server over stdio: a fresh process (and state dir) per round, as a host starts it. */
+/** (b) the Node floor: the same form over a plain socket from a Node child (upload-floor.mjs). */
+async function runFloor({ baseUrl, apiKey, file, pin }) {
+  const child = spawn(
+    ...onClientCpu(pin, process.execPath, [path.join(here, 'upload-floor.mjs'), baseUrl, file]),
+    { env: { ...process.env, POLYMODAL_API_KEY: apiKey }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  const code = await exitOf(child, 'Node floor upload');
+  if (code !== 0) throw new Error(`upload-floor.mjs exited ${code}`);
+  const run = JSON.parse(out.trim());
+  return {
+    seconds: run.uploadSeconds,
+    cpuSeconds: run.cpuSeconds,
+    peakMiB: run.peakMb,
+    baseMiB: run.baselineMb,
+  };
+}
+
+/** (d) the meeting MCP server over stdio: a fresh process (and state dir) per round, as a host starts it. */
 async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
   const stateDir = path.join(scratch, `upload-state-${round}${pin ? '-pinned' : ''}`);
   await mkdir(stateDir, { recursive: true });
@@ -191,12 +214,13 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
 
 const KINDS = [
   { key: 'curl', run: runCurl },
+  { key: 'floor', run: runFloor },
   { key: 'core', run: runCore },
   { key: 'mcp', run: runMcp },
 ];
 
 /**
- * Measures the three ways `BENCH_UPLOAD_ROUNDS` times (default 3) against `sandbox` (a started process); with
+ * Measures the four ways `BENCH_UPLOAD_ROUNDS` times (default 3) against `sandbox` (a started process); with
  * `pin` (see CAN_PIN), the sandbox on CPU 0 and the clients on CPU 1, the sandbox unpinned again after.
  */
 export async function measureUploadThroughput({ sandbox, file, scratch, pin = false }) {
@@ -220,7 +244,7 @@ async function measureRounds({ sandbox, file, scratch, pin }) {
     control: sandbox.control,
     pin,
   };
-  const runs = { curl: [], core: [], mcp: [] };
+  const runs = { curl: [], floor: [], core: [], mcp: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (let index = 0; index < KINDS.length; index++) {
       const kind = KINDS[(index + round) % KINDS.length];
@@ -253,6 +277,10 @@ async function measureRounds({ sandbox, file, scratch, pin }) {
             beforeMs: median(list.map((run) => run.beforeMs)),
             sendingSeconds: median(list.map((run) => run.sendingSeconds)),
             sendingRatio: median(list.map((run, round) => runs.curl[round].seconds / run.sendingSeconds)),
+            floorRatio: median(list.map((run, round) => runs.floor[round].seconds / run.seconds)),
+            sendingFloorRatio: median(
+              list.map((run, round) => runs.floor[round].seconds / run.sendingSeconds),
+            ),
             afterMs: median(list.map((run) => run.afterMs)),
           }
         : {}),
@@ -277,6 +305,10 @@ export function uploadThroughputReport(result) {
 |---|---:|---:|---:|---:|---:|---:|---:|
 ${[
   ['`curl -F file=@…` (/usr/bin/time)', result.curl],
+  [
+    'Node floor: the same form over a plain `node:net` socket, sync 2 MiB reads (child process)',
+    result.floor,
+  ],
   ['@polymodal/core `meeting.upload` (child process)', result.core],
   ['meeting MCP server over stdio, `summarize_meeting` (waitSeconds 0; upload + job creation)', mcp],
 ]
@@ -290,6 +322,8 @@ The MCP call's wall time, from the sandbox's request log: ${mcp.beforeMs.toFixed
 (loading the HTTP client, reading the recording's header, the upload limit lookup, the ledger's claim);
 ${mcp.sendingSeconds.toFixed(2)} s from there to the job creation's arrival (the bytes sent, the upload answered and recorded:
 ${(mebibytes / mcp.sendingSeconds).toFixed(0)} MiB/s, **${mcp.sendingRatio.toFixed(2)}×** curl's whole run); ${mcp.afterMs.toFixed(0)} ms after (the job's creation and first status).
+Beside the Node floor of the same round: the whole call **${mcp.floorRatio.toFixed(2)}×** its speed, the upload alone **${mcp.sendingFloorRatio.toFixed(2)}×**;
+the floor itself runs at **${result.floor.speedRatio.toFixed(2)}×** curl's speed (${result.floor.speedRatioMin.toFixed(2)}–${result.floor.speedRatioMax.toFixed(2)}).
 CPU is the client process's only (the sandbox's is the same for all); the server's CPU and peak (its VmHWM over
 its whole life; RSS before the call: ${mcp.baseMiB.toFixed(0)} MiB) are read ${SETTLE_MS / 1000} s after its answer, core's is the child's maxRSS (before: ${result.core.baseMiB.toFixed(0)} MiB).
 The server's upload is its second tool call: the first, \`list_jobs\` (nothing sent to the platform), loads the
