@@ -101,18 +101,21 @@ async function runCurl({ baseUrl, apiKey, file, scratch, pin }) {
   return { seconds, cpuSeconds: user + system, peakMiB: maxRssKb / 1024 };
 }
 
-/** (c) core's meeting.upload in a child process (upload-rss.mjs reports its own figures). */
-async function runCore({ baseUrl, apiKey, file, pin }) {
-  const child = spawn(
-    ...onClientCpu(pin, process.execPath, [path.join(here, 'upload-rss.mjs'), 'stream', baseUrl, file]),
-    { env: { ...process.env, POLYMODAL_API_KEY: apiKey }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+/**
+ * A Node child that uploads once and prints its own figures as one JSON line (upload-rss.mjs and
+ * upload-floor.mjs: uploadSeconds, cpuSeconds, peakMb, baselineMb), the key in its environment.
+ */
+async function runUploaderChild({ apiKey, pin }, script, args, label) {
+  const child = spawn(...onClientCpu(pin, process.execPath, [path.join(here, script), ...args]), {
+    env: { ...process.env, POLYMODAL_API_KEY: apiKey },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (chunk) => {
     out += chunk;
   });
-  const code = await exitOf(child, 'core upload');
-  if (code !== 0) throw new Error(`upload-rss.mjs exited ${code}`);
+  const code = await exitOf(child, label);
+  if (code !== 0) throw new Error(`${script} exited ${code}`);
   const run = JSON.parse(out.trim());
   return {
     seconds: run.uploadSeconds,
@@ -122,26 +125,13 @@ async function runCore({ baseUrl, apiKey, file, pin }) {
   };
 }
 
-/** (b) the Node floor: the same form over a plain socket from a Node child (upload-floor.mjs). */
-async function runFloor({ baseUrl, apiKey, file, pin }) {
-  const child = spawn(
-    ...onClientCpu(pin, process.execPath, [path.join(here, 'upload-floor.mjs'), baseUrl, file]),
-    { env: { ...process.env, POLYMODAL_API_KEY: apiKey }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let out = '';
-  child.stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  const code = await exitOf(child, 'Node floor upload');
-  if (code !== 0) throw new Error(`upload-floor.mjs exited ${code}`);
-  const run = JSON.parse(out.trim());
-  return {
-    seconds: run.uploadSeconds,
-    cpuSeconds: run.cpuSeconds,
-    peakMiB: run.peakMb,
-    baseMiB: run.baselineMb,
-  };
-}
+/** (b) the Node floor: the same form over a plain socket (upload-floor.mjs). */
+const runFloor = (options) =>
+  runUploaderChild(options, 'upload-floor.mjs', [options.baseUrl, options.file], 'Node floor upload');
+
+/** (c) core's meeting.upload (upload-rss.mjs). */
+const runCore = (options) =>
+  runUploaderChild(options, 'upload-rss.mjs', ['stream', options.baseUrl, options.file], 'core upload');
 
 /** (d) the meeting MCP server over stdio: a fresh process (and state dir) per round, as a host starts it. */
 async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
