@@ -11,7 +11,14 @@
  * before anything is sent. Reconnecting is the pool's: a failed query does not spoil later ones.
  */
 import { ConfigError, LedgerError, ValidationError } from '@polymodal/core/errors';
-import type { JobLedger, LedgerClaim, LedgerEntry, LedgerPatch, NewLedgerEntry } from '@polymodal/core/jobs';
+import {
+  type JobLedger,
+  type LedgerClaim,
+  type LedgerEntry,
+  type LedgerPatch,
+  type NewLedgerEntry,
+  parseUpdatedSince,
+} from '@polymodal/core/jobs';
 import pg from 'pg';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from './describe-database-url.js';
 import { DEFAULT_SCHEMA, migrate, quoteSchema } from './migrate.js';
@@ -246,6 +253,10 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
       if (listOptions.service !== undefined) {
         values.push(checkService(listOptions.service));
         where += ` AND service = $${values.length}`;
+      }
+      if (listOptions.updatedSince !== undefined) {
+        values.push(new Date(parseUpdatedSince(listOptions.updatedSince)));
+        where += ` AND updated_at >= $${values.length}`;
       }
       let limit = '';
       if (listOptions.limit !== undefined) {

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -32,6 +32,31 @@ describe('createJobLedger: the file store', () => {
     await writeFile(path.join(entries, `${'a'.repeat(64)}.json`), '{"service": "meeting", "trunc');
     await writeFile(path.join(entries, `${'b'.repeat(64)}.json`), JSON.stringify({ unrelated: true }));
     expect((await ledger.list()).map((entry) => entry.id)).toEqual(['j1']);
+  });
+
+  it('with updatedSince, skips without reading the files last written long before it', async () => {
+    const ledger = createJobLedger({ dir });
+    const entries = path.join(dir, 'entries', 'meeting');
+    const hour = 60 * 60 * 1000;
+    // Two entries whose files say they were written two days and one minute before `since`, while their
+    // contents say "now": only the file's own time can keep the first from being read.
+    for (const [id, age] of [
+      ['two-days', 48 * hour],
+      ['one-minute', 60_000],
+    ] as const) {
+      const before = new Set(await readdir(entries).catch(() => []));
+      await ledger.insert({ service: 'meeting', fingerprint: id, id, lastStatus: 'PENDING' });
+      const name = (await readdir(entries)).find((file) => !before.has(file)) ?? '';
+      const written = new Date(Date.now() - hour - age);
+      await utimes(path.join(entries, name), written, written);
+    }
+    await ledger.insert({ service: 'meeting', fingerprint: 'now', id: 'now', lastStatus: 'PENDING' });
+    const since = new Date(Date.now() - hour).toISOString();
+    expect((await ledger.list({ updatedSince: since })).map((entry) => entry.id).sort()).toEqual([
+      'now',
+      'one-minute',
+    ]);
+    expect(await ledger.list()).toHaveLength(3);
   });
 
   it('finds an entry by id even when the id index is stale', async () => {

@@ -17,7 +17,7 @@
  *   compares the revision and renames the new version into place.
  */
 
-import { link, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { PolymodalError, ValidationError } from '../errors/index.js';
@@ -67,13 +67,23 @@ export type LedgerPatch = Partial<
   Omit<LedgerEntry, 'service' | 'fingerprint' | 'createdAt' | 'updatedAt' | 'revision'>
 >;
 
+export interface ListLedgerOptions {
+  service?: string;
+  limit?: number;
+  /** Only entries whose `updatedAt` is at or after this ISO time. */
+  updatedSince?: string;
+}
+
 export interface JobLedger {
   /** Where the entries live, for messages (a directory, a database name); never a secret. */
   readonly location: string;
   findByFingerprint(service: string, fingerprint: string): Promise<LedgerEntry | undefined>;
   findById(service: string, id: string): Promise<LedgerEntry | undefined>;
-  /** Newest first (by creation time). */
-  list(options?: { service?: string; limit?: number }): Promise<LedgerEntry[]>;
+  /**
+   * Newest first (by creation time). `updatedSince` (ISO time) keeps only the entries written at or after
+   * it, so that a caller who needs one day (the credit budget) does not read every entry of every day.
+   */
+  list(options?: ListLedgerOptions): Promise<LedgerEntry[]>;
   /** Creates the entry unless one exists; returns the entry that is there afterwards and whether it is ours. */
   insert(entry: NewLedgerEntry): Promise<{ inserted: boolean; entry: LedgerEntry }>;
   /** Applies `patch` only if the entry is still at `revision`; undefined when another write came first. */
@@ -156,6 +166,26 @@ function isMissing(error: unknown): boolean {
  * on libuv's four file-system threads anyway.
  */
 const entryReads = createConcurrencyLimit(64);
+/**
+ * How much older than `updatedSince` an entry file's mtime may be and still be read: the file's mtime comes
+ * from the file system's clock, `updatedAt` from the writer's, and the two may disagree a little (a network
+ * file system, a clock step). Within this, files are read and the entries' own `updatedAt` decides.
+ */
+const MTIME_SLACK_MS = 10 * 60 * 1000;
+
+/**
+ * `ListLedgerOptions.updatedSince` as epoch ms, for every store: a time that cannot be read is refused (a
+ * filter must not silently vanish).
+ */
+export function parseUpdatedSince(value: string): number {
+  const since = Date.parse(value);
+  if (!Number.isFinite(since)) {
+    throw new ValidationError(`updatedSince must be an ISO time, got ${JSON.stringify(value)}.`, [
+      { path: 'updatedSince', message: 'not a time' },
+    ]);
+  }
+  return since;
+}
 
 export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
   const dir = path.resolve(options.dir ?? path.join(defaultStateDir(options.env), 'jobs'));
@@ -232,7 +262,12 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     await writeFileAtomic(index, path.basename(file), { fsync: false });
   }
 
-  async function listService(service: string): Promise<LedgerEntry[]> {
+  /**
+   * The service's entries; with `since` (epoch ms), only those updated at or after it. Every write replaces
+   * an entry's file, so a file last modified more than MTIME_SLACK_MS before `since` holds an older entry and
+   * is not read (a stat instead of a read and a parse); the rest are read and kept by their `updatedAt`.
+   */
+  async function listService(service: string, since?: number): Promise<LedgerEntry[]> {
     const directory = path.join(dir, 'entries', checkService(service));
     let names: string[];
     try {
@@ -244,9 +279,27 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     const entries = await Promise.all(
       names
         .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
-        .map((name) => readEntry(path.join(directory, name))),
+        .map(async (name) => {
+          const file = path.join(directory, name);
+          if (since !== undefined && (await modifiedAt(file)) < since - MTIME_SLACK_MS) return undefined;
+          return readEntry(file);
+        }),
     );
-    return entries.filter((entry): entry is LedgerEntry => entry !== undefined && entry.service === service);
+    return entries.filter(
+      (entry): entry is LedgerEntry =>
+        entry !== undefined &&
+        entry.service === service &&
+        (since === undefined || Date.parse(entry.updatedAt) >= since),
+    );
+  }
+
+  /** The file's last modification (epoch ms); +Infinity when it cannot be told, so that it is read. */
+  async function modifiedAt(file: string): Promise<number> {
+    try {
+      return (await entryReads.run(() => stat(file))).mtimeMs;
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
   }
 
   async function findById(service: string, id: string): Promise<LedgerEntry | undefined> {
@@ -309,7 +362,9 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
           throw error;
         }
       }
-      const entries = (await Promise.all(services.map((service) => listService(service)))).flat();
+      const since =
+        listOptions.updatedSince === undefined ? undefined : parseUpdatedSince(listOptions.updatedSince);
+      const entries = (await Promise.all(services.map((service) => listService(service, since)))).flat();
       entries.sort((a, b) => compareDesc(a.createdAt, b.createdAt) || compareDesc(a.updatedAt, b.updatedAt));
       return listOptions.limit === undefined ? entries : entries.slice(0, Math.max(0, listOptions.limit));
     },

@@ -77,6 +77,30 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
       expect((await ledger.findByFingerprint('meeting', 'fp0'))?.lastStatus).toBe('PENDING');
     });
 
+    it('lists only the entries written at or after updatedSince, in every service', async () => {
+      const ledger = await open();
+      const old = await ledger.insert({
+        service: 'meeting',
+        fingerprint: 'old',
+        id: 'o',
+        lastStatus: 'PENDING',
+      });
+      await ledger.insert({ service: 'speech', fingerprint: 'old', id: 's', lastStatus: 'PENDING' });
+      // A time after those writes: the clock (the store's, which may be a database's) is waited past it.
+      const since = new Date(Date.parse(old.entry.updatedAt) + 5).toISOString();
+      while (Date.now() <= Date.parse(since) + 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      await ledger.insert({ service: 'meeting', fingerprint: 'new', id: 'n', lastStatus: 'PENDING' });
+      // An old entry written again is listed again.
+      await ledger.updateById('speech', 's', { lastStatus: 'COMPLETED' });
+      const listed = await ledger.list({ updatedSince: since });
+      expect(listed.map((entry) => entry.id).sort()).toEqual(['n', 's']);
+      expect((await ledger.list({ service: 'meeting', updatedSince: since })).map((e) => e.id)).toEqual([
+        'n',
+      ]);
+      expect(await ledger.list()).toHaveLength(3);
+      await expect(ledger.list({ updatedSince: 'yesterday' })).rejects.toThrow(/updatedSince/);
+    });
+
     it('insert of an existing entry leaves it alone; of 20 concurrent inserters exactly one wins', async () => {
       const ledger = await open();
       const first = await ledger.insert({

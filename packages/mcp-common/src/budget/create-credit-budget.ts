@@ -52,6 +52,8 @@ export interface CreditRestart {
   what?: string;
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** The ledger status of an entry whose job was asked to restart and has not been read since. */
 export const RESTART_REQUESTED = 'RESTART_REQUESTED';
 
@@ -122,7 +124,10 @@ function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
   }
 
   async function countDay(day: string, except?: LedgerEntry, listed?: readonly LedgerEntry[]) {
-    const entries = listed ?? (await ledger.list());
+    // An entry counts on the day of its reservation, or of its creation: it was written that day or later,
+    // so only entries written since then are read (a day earlier, for writers whose clocks disagree).
+    const entries =
+      listed ?? (await ledger.list({ updatedSince: new Date(Date.parse(day) - DAY_MS).toISOString() }));
     let spent = 0;
     let reserved = 0;
     for (const entry of entries) {
