@@ -140,6 +140,81 @@ describe('daily credit budget, one user (POLYMODAL_CREDITS_PER_DAY)', () => {
   });
 });
 
+/** list_jobs' jobs without the time their entries were last written. */
+function jobsOf(listed: Record<string, unknown>): unknown[] {
+  return (listed.jobs as Record<string, unknown>[]).map(({ updatedAt: _updatedAt, ...job }) => job);
+}
+
+describe('force on a recorded job that fails before its new job exists', () => {
+  it('a force refused by the budget, or whose upload gets 503s, leaves the recorded job listed, counted and resumed', async () => {
+    const { sandbox, mediaDir, env } = await setUp();
+    const context = createServerContext({
+      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '50' },
+      clock: () => NOON,
+    });
+    const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
+    cleanups.push(async () => {
+      await connection.close();
+      await context.close();
+    });
+    const call = connection.call;
+    const file = await writeSixMinuteRecording(mediaDir, 'weekly.wav');
+    const first = await call('summarize_meeting', { path: file, waitSeconds: 0 });
+    expect(first.isError, first.text).toBe(false);
+    const jobId = first.structured.jobId as string;
+    const listedBefore = (await call('list_jobs')).structured;
+    expect(listedBefore.credits).toMatchObject({ reserved: 24, remaining: 26 });
+
+    // 24 for the running job and 24 for a new one would exceed 40: refused before anything is sent.
+    const tight = createServerContext({
+      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '40' },
+      clock: () => NOON,
+    });
+    const tightConnection = await connectInMemory(createServer({ context: tight }), {
+      secrets: [sandbox.apiKey],
+    });
+    cleanups.push(async () => {
+      await tightConnection.close();
+      await tight.close();
+    });
+    const requestsBefore = sandbox.control.requests().length;
+    const refused = await tightConnection.call('summarize_meeting', {
+      path: file,
+      force: true,
+      waitSeconds: 0,
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/Nothing was uploaded or submitted/);
+    expect(sandbox.control.requests().length).toBe(requestsBefore);
+    // The same job, status, receipt and credits (only the entry's write time moved).
+    expect(jobsOf((await call('list_jobs')).structured)).toEqual(jobsOf(listedBefore));
+    expect((await call('list_jobs')).structured.credits).toEqual(listedBefore.credits);
+
+    // Every upload attempt of the forced call answers 503: it fails before a new job exists.
+    sandbox.control.setFaults([{ match: UPLOADS, kind: 'status', status: 503, count: 50 }]);
+    const failed = await call('summarize_meeting', { path: file, force: true, waitSeconds: 0 });
+    expect(failed.isError).toBe(true);
+    expect(failed.text).toMatch(/503/);
+    sandbox.control.clearFaults();
+    const listedAfter = (await call('list_jobs')).structured;
+    expect(jobsOf(listedAfter)).toEqual(jobsOf(listedBefore));
+    // The running job still counts; the failed attempt may only ever count more, never less.
+    const remainingAfter = (listedAfter.credits as { remaining: number }).remaining;
+    expect(remainingAfter).toBeLessThanOrEqual(26);
+
+    // The next plain call resumes the recorded job: nothing uploaded or created again.
+    const again = await call('summarize_meeting', { path: file, waitSeconds: 0 });
+    expect(again.isError, again.text).toBe(false);
+    expect(again.structured).toMatchObject({ jobId, resumed: true });
+    expect(
+      sandbox.control
+        .requests({ ...UPLOADS })
+        .filter((request) => request.status === 200 || request.status === 201),
+    ).toHaveLength(1);
+    expect(sandbox.control.counters().jobsCreated[sandbox.users[0]?.id as string]).toBe(1);
+  });
+});
+
 describe('daily credit budget and retry_meeting', () => {
   it('checks a retry like a new submission, reserves it today, and puts the entry back when the platform refuses', async () => {
     const { sandbox, mediaDir, env } = await setUp();

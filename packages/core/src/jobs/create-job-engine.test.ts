@@ -616,4 +616,144 @@ describe('start: claim before paying', () => {
     expect(again).toMatchObject({ id: first.id, resumed: true });
     expect(work.runs).toBe(1);
   });
+
+  describe('asking for a new job keeps the recorded one until the new one exists', () => {
+    /** The entry as a user of the ledger sees it, without the bookkeeping every write changes. */
+    const recorded = async (fp = 'fp') => {
+      const entry = await ledger.findByFingerprint('meeting', fp);
+      const {
+        revision: _revision,
+        updatedAt: _updatedAt,
+        claim: _claim,
+        pending: _pending,
+        ...rest
+      } = entry ?? {};
+      return rest;
+    };
+
+    async function recordRunningJob(engine: ReturnType<typeof createJobEngine>) {
+      const started = await engine.start({
+        service: 'meeting',
+        fingerprint: 'fp',
+        resendable: true,
+        request: { file: '/rec/weekly.wav', creditReservation: { credits: 24 } },
+        submit: async ({ save }) => {
+          await save({
+            receipt: 'receipt-1',
+            receiptIssuedAt: new Date().toISOString(),
+            lastStatus: 'UPLOADED',
+          });
+          return { id: 'job-1', status: 'PENDING' };
+        },
+      });
+      await engine.record('meeting', started.id, {
+        lastStatus: 'PROCESSING',
+        data: { jobId: 'job-1', credits: 24 },
+      });
+      return started;
+    }
+
+    it.each([
+      ['refused before anything is sent (budget)', () => new LedgerError('refused', { location: 'x' })],
+      [
+        'an upload answered 503',
+        () => createApiError({ status: 503, method: 'POST', url: '/uploads', body: undefined }),
+      ],
+      ['a reset after the create POST', () => new Error('socket hang up')],
+    ])(
+      '%s: the job stays exactly as recorded, and the next plain call resumes it',
+      async (_name, failure) => {
+        const engine = createJobEngine({ ledger });
+        await recordRunningJob(engine);
+        const before = await recorded();
+        let saw: { entry: unknown; previous: unknown } | undefined;
+        await expect(
+          engine.start({
+            service: 'meeting',
+            fingerprint: 'fp',
+            resendable: true,
+            forceNew: true,
+            request: { file: '/rec/weekly.wav' },
+            submit: async ({ entry, previous, save }) => {
+              saw = { entry, previous };
+              await save({
+                receipt: 'receipt-2',
+                receiptIssuedAt: new Date().toISOString(),
+                lastStatus: 'UPLOADED',
+              });
+              throw failure();
+            },
+          }),
+        ).rejects.toThrow();
+        // The replacement saw a job-less entry of its own: no id, not the recorded job's receipt.
+        expect(saw?.entry).toMatchObject({ id: null, receipt: null, lastStatus: 'SUBMITTING' });
+        expect(saw?.previous).toMatchObject({ id: 'job-1' });
+        expect(await recorded()).toEqual(before);
+        expect(await engine.find('meeting', 'job-1')).toMatchObject({
+          id: 'job-1',
+          lastStatus: 'PROCESSING',
+        });
+        expect((await ledger.list()).map((entry) => entry.id)).toEqual(['job-1']);
+
+        let paid = 0;
+        const plain = await engine.start({
+          service: 'meeting',
+          fingerprint: 'fp',
+          resendable: true,
+          current: async () => 'PROCESSING',
+          submit: async () => {
+            paid += 1;
+            return { id: 'job-2', status: 'PENDING' };
+          },
+        });
+        expect(plain).toMatchObject({ id: 'job-1', resumed: true });
+        expect(paid).toBe(0);
+      },
+    );
+
+    it('an interrupted replacement leaves its receipt for the next one, which takes the entry over once its job exists', async () => {
+      const engine = createJobEngine({ ledger });
+      await recordRunningJob(engine);
+      await expect(
+        engine.start({
+          service: 'meeting',
+          fingerprint: 'fp',
+          resendable: true,
+          forceNew: true,
+          submit: async ({ save }) => {
+            await save({
+              receipt: 'receipt-2',
+              receiptIssuedAt: new Date().toISOString(),
+              lastStatus: 'UPLOADED',
+            });
+            throw createApiError({ status: 503, method: 'POST', url: '/jobs', body: undefined });
+          },
+        }),
+      ).rejects.toThrow();
+      const sent: (string | null | undefined)[] = [];
+      const replaced = await engine.start({
+        service: 'meeting',
+        fingerprint: 'fp',
+        resendable: true,
+        forceNew: true,
+        submit: async ({ entry, previous }) => {
+          // Sending the same receipt again yields the job the interrupted attempt may have created.
+          sent.push(entry?.receipt);
+          expect(previous).toMatchObject({ id: null, lastStatus: 'UNKNOWN', receipt: 'receipt-2' });
+          return { id: 'job-2', status: 'PENDING' };
+        },
+      });
+      expect(replaced).toMatchObject({ id: 'job-2', resumed: false });
+      expect(sent).toEqual(['receipt-2']);
+      const entry = await ledger.findByFingerprint('meeting', 'fp');
+      expect(entry).toMatchObject({
+        id: 'job-2',
+        lastStatus: 'PENDING',
+        receipt: 'receipt-2',
+        pending: null,
+      });
+      expect(entry?.lastReadAt ?? null).toBeNull();
+      expect(await engine.find('meeting', 'job-2')).toMatchObject({ id: 'job-2' });
+    });
+  });
 });

@@ -32,6 +32,7 @@ import {
   type LedgerEntry,
   LedgerError,
   type LedgerPatch,
+  type PendingSubmission,
 } from '../ledger/create-job-ledger.js';
 import { guardEvents, type PolymodalEvents } from '../telemetry/polymodal-events.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
@@ -85,15 +86,28 @@ export interface JobEngineOptions {
   events?: PolymodalEvents;
 }
 
+/** What a submission may record about itself before its job exists. */
+export type SubmissionPatch = Pick<
+  LedgerPatch,
+  'lastStatus' | 'receipt' | 'receiptIssuedAt' | 'title' | 'request' | 'data'
+>;
+
 export interface StartJobContext {
-  /** The ledger entry under this call's claim: what an earlier, interrupted attempt left (e.g. a receipt). */
+  /**
+   * The submission under this call's claim: what an earlier, interrupted attempt left (e.g. a receipt).
+   * When it replaces a recorded job, this is the replacement as a job-less entry (the recorded job's own
+   * fields stay in the ledger, untouched, until the new job exists).
+   */
   entry: LedgerEntry | undefined;
-  /** The entry as it was before this call claimed it (its status tells an interrupted attempt). */
+  /**
+   * The entry as it was before this call claimed it: its status tells an interrupted attempt. For a
+   * replacement, an interrupted earlier replacement shows as a job-less entry, else the recorded job.
+   */
   previous: LedgerEntry | undefined;
   /** Aborts when every caller that joined this submission has gone. */
   signal: AbortSignal;
   /** Records progress of the submission (e.g. an upload receipt) before going on; throws if it cannot. */
-  save(patch: LedgerPatch): Promise<void>;
+  save(patch: SubmissionPatch): Promise<void>;
 }
 
 export interface StartJobOptions {
@@ -392,10 +406,11 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         continue;
       }
 
+      // An earlier attempt at this submission (or at replacing its recorded job) that may have sent it.
+      const interrupted = entry?.id === null ? entry.lastStatus : entry?.pending?.lastStatus;
       if (
         entry &&
-        entry.id === null &&
-        (entry.lastStatus === SUBMITTING || entry.lastStatus === UNKNOWN_OUTCOME) &&
+        (interrupted === SUBMITTING || interrupted === UNKNOWN_OUTCOME) &&
         !options.resendable &&
         !options.allowResubmit &&
         // Asking for a new job on purpose accepts that the interrupted one may exist too.
@@ -403,7 +418,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       ) {
         throw new UncertainSubmissionError({
           service,
-          since: entry.updatedAt,
+          since: entry.id === null ? entry.updatedAt : (entry.pending?.since ?? entry.updatedAt),
           resubmitOption: options.resubmitOption ?? 'allowResubmit',
         });
       }
@@ -420,12 +435,30 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
           if (inserted.inserted) return { entry: inserted.entry, previous: undefined };
           continue;
         }
-        // Starting over from a finished or abandoned job: its id and receipt belong to that job.
-        const restart = entry.id !== null;
-        const claimed = await ledger.compareAndSet(service, fingerprint, entry.revision, {
-          ...fresh,
-          ...(restart ? { id: null, receipt: null, receiptIssuedAt: null } : {}),
-        });
+        if (entry.id !== null) {
+          // Replacing a recorded job (asked anew, or gone, or not worth resuming): the job stays recorded
+          // exactly as it is (listed, resumable, counted) until the new one exists. Only a failure that
+          // proves nothing was created forgets the attempt; a receipt an interrupted earlier replacement
+          // left is kept, since sending it again yields the job it may have created.
+          const earlier = entry.pending ?? undefined;
+          const pending: PendingSubmission = {
+            lastStatus: SUBMITTING,
+            since: new Date(now()).toISOString(),
+            ...(earlier?.receipt
+              ? { receipt: earlier.receipt, receiptIssuedAt: earlier.receiptIssuedAt ?? null }
+              : {}),
+            ...(earlier?.data ? { data: earlier.data } : {}),
+            ...(options.title === undefined ? {} : { title: options.title }),
+            ...(options.request ? { request: options.request } : {}),
+          };
+          const claimed = await ledger.compareAndSet(service, fingerprint, entry.revision, {
+            claim: newClaim(),
+            pending,
+          });
+          if (claimed) return { entry: claimed, previous: entry };
+          continue;
+        }
+        const claimed = await ledger.compareAndSet(service, fingerprint, entry.revision, fresh);
         if (claimed) return { entry: claimed, previous: entry };
       } catch (error) {
         throw ledgerRefusal(error);
@@ -451,6 +484,9 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     if ('resumed' in claimed) return claimed.resumed;
     const { service, fingerprint } = options;
     const entry = claimed.entry;
+    /** Set when this submission replaces a recorded job: its progress, kept beside the job until it exists. */
+    let pending = entry?.id !== null ? (entry?.pending ?? undefined) : undefined;
+    const before = claimed.previous?.pending ?? undefined;
 
     const renewal =
       ledger && entry
@@ -463,13 +499,18 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     let started: { id: string; status: string };
     try {
       started = await options.submit({
-        entry,
-        previous: claimed.previous,
+        entry: entry && pending ? asSubmission(entry, pending) : entry,
+        previous: claimed.previous && before ? asSubmission(claimed.previous, before) : claimed.previous,
         signal,
         save: async (patch) => {
           if (!ledger) return;
           try {
-            await ledger.update(service, fingerprint, patch);
+            if (pending) {
+              pending = { ...pending, ...patch };
+              await ledger.update(service, fingerprint, { pending });
+            } else {
+              await ledger.update(service, fingerprint, patch);
+            }
           } catch (error) {
             throw ledgerRefusal(error);
           }
@@ -480,7 +521,17 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       if (ledger && entry) {
         const outcome = provesNotCreated(error) ? NOT_CREATED : UNKNOWN_OUTCOME;
         try {
-          await ledger.update(service, fingerprint, { lastStatus: outcome, claim: null });
+          await ledger.update(
+            service,
+            fingerprint,
+            pending
+              ? {
+                  claim: null,
+                  // Nothing of this attempt can exist: what an earlier, interrupted one left stays.
+                  pending: outcome === NOT_CREATED ? (before ?? null) : { ...pending, lastStatus: outcome },
+                }
+              : { lastStatus: outcome, claim: null },
+          );
         } catch (writeError) {
           warnOnce(`could not release a claim in the job ledger: ${describeError(writeError)}`);
         }
@@ -494,6 +545,20 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
           id: started.id,
           lastStatus: started.status,
           claim: null,
+          ...(pending
+            ? {
+                // The new job takes the entry over: what its submission recorded, and no read of it yet.
+                pending: null,
+                receipt: pending.receipt ?? null,
+                receiptIssuedAt: pending.receiptIssuedAt ?? null,
+                ...(pending.title === undefined ? {} : { title: pending.title }),
+                ...(pending.request ? { request: pending.request } : {}),
+                ...(pending.data ? { data: pending.data } : {}),
+                lastReadAt: null,
+                nextReadAt: null,
+                readingUntil: null,
+              }
+            : {}),
         });
       } catch (error) {
         // The job exists and is paid for: its id is the answer, even if it could not be written down.
@@ -733,6 +798,21 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     record,
     find,
     warn: warnOnce,
+  };
+}
+
+/** A submission replacing `entry`'s recorded job, seen as the job-less entry it will become. */
+function asSubmission(entry: LedgerEntry, pending: PendingSubmission): LedgerEntry {
+  const { pending: _replacing, data: _jobData, ...recorded } = entry;
+  return {
+    ...recorded,
+    id: null,
+    lastStatus: pending.lastStatus,
+    receipt: pending.receipt ?? null,
+    receiptIssuedAt: pending.receiptIssuedAt ?? null,
+    title: pending.title === undefined ? entry.title : pending.title,
+    request: pending.request ?? entry.request,
+    ...(pending.data ? { data: pending.data } : {}),
   };
 }
 

@@ -55,8 +55,28 @@ export interface LedgerEntry {
   nextReadAt?: string | null | undefined;
   /** Set while a process reads the job from the platform (until the read's deadline at most). */
   readingUntil?: string | null | undefined;
+  /**
+   * A submission that is to replace this entry's job (asked anew on purpose, or the job was gone or not
+   * worth resuming) and has not created its job yet. Until it has, every other field still describes the
+   * recorded job, which stays listed, resumable and counted; the submission's own progress (its receipt,
+   * the reservation it made, its state) is kept here. Null or absent when nothing is replacing the job.
+   */
+  pending?: PendingSubmission | null | undefined;
   /** Incremented by every write; `compareAndSet` succeeds only on the revision it was given. */
   revision: number;
+}
+
+/** What a submission replacing a recorded job has done so far (see `LedgerEntry.pending`). */
+export interface PendingSubmission {
+  /** SUBMITTING, a service's own step (e.g. UPLOADED), UNKNOWN or NOT_CREATED once it stopped. */
+  lastStatus: string;
+  /** When the replacement was first claimed (ISO). */
+  since: string;
+  receipt?: string | null | undefined;
+  receiptIssuedAt?: string | null | undefined;
+  title?: string | null | undefined;
+  request?: Record<string, unknown> | undefined;
+  data?: Record<string, unknown> | undefined;
 }
 
 export type NewLedgerEntry = Omit<LedgerEntry, 'createdAt' | 'updatedAt' | 'revision'> &
@@ -133,6 +153,18 @@ const StoredEntry = z.looseObject({
   lastReadAt: z.string().nullable().optional(),
   nextReadAt: z.string().nullable().optional(),
   readingUntil: z.string().nullable().optional(),
+  pending: z
+    .looseObject({
+      lastStatus: z.string(),
+      since: z.string(),
+      receipt: z.string().nullable().optional(),
+      receiptIssuedAt: z.string().nullable().optional(),
+      title: z.string().nullable().optional(),
+      request: z.record(z.string(), z.unknown()).optional(),
+      data: z.record(z.string(), z.unknown()).optional(),
+    })
+    .nullable()
+    .optional(),
   // Entries written before revisions existed start at 0.
   revision: z.number().int().min(0).default(0),
 });

@@ -51,6 +51,7 @@ import {
   currentStatus,
   type JobEngine,
   type PollOutcome,
+  type SubmissionPatch,
   waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint, type LedgerEntry, type LedgerPatch } from '../ledger/index.js';
@@ -128,7 +129,7 @@ export interface SubmissionAdmission {
   entry: LedgerEntry | undefined;
   /** The entry as it was before the claim: an interrupted attempt, or an earlier job being replaced. */
   previous: LedgerEntry | undefined;
-  save(patch: LedgerPatch): Promise<void>;
+  save(patch: SubmissionPatch): Promise<void>;
 }
 
 export interface SubmitResult {

@@ -197,6 +197,30 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
       expect(await ledger.findById('meeting', 'j')).toBeUndefined();
     });
 
+    it('keeps a replacing submission beside the recorded job, and clears it with null', async () => {
+      const ledger = await open();
+      await ledger.insert({
+        service: 'meeting',
+        fingerprint: 'fp',
+        id: 'j',
+        receipt: 'r1',
+        lastStatus: 'PROCESSING',
+      });
+      const pending = {
+        lastStatus: 'UPLOADED',
+        since: '2030-01-01T00:00:00.000Z',
+        receipt: 'r2',
+        receiptIssuedAt: '2030-01-01T00:00:01.000Z',
+        request: { creditReservation: { day: '2030-01-01', credits: 24, basis: 'estimate' } },
+      };
+      const replacing = await ledger.update('meeting', 'fp', { pending });
+      expect(replacing).toMatchObject({ id: 'j', receipt: 'r1', lastStatus: 'PROCESSING', pending });
+      expect(await ledger.findById('meeting', 'j')).toEqual(replacing);
+      const taken = await ledger.update('meeting', 'fp', { id: 'j2', receipt: 'r2', pending: null });
+      expect(taken?.pending ?? null).toBeNull();
+      expect(await ledger.findById('meeting', 'j2')).toMatchObject({ receipt: 'r2' });
+    });
+
     it('keeps every patch of 30 concurrent updates, fields of its own included', async () => {
       const ledger = await open();
       await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: null, lastStatus: 'UPLOADED' });

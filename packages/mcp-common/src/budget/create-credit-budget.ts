@@ -22,9 +22,15 @@
  * admitted here: their minimum is "not shown" and no price is invented, so they count 0 credits, are
  * never refused, and are still listed by list_jobs.
  */
-import { type JobLedger, type LedgerEntry, type LedgerPatch, NOT_CREATED } from '@polymodal/core/jobs';
+import { type JobLedger, type LedgerEntry, NOT_CREATED, type SubmissionPatch } from '@polymodal/core/jobs';
 import { BudgetExceededError } from './budget-exceeded-error.js';
-import { type CreditReservation, entryCredits, RESERVATION_FIELD, readReservation } from './entry-credits.js';
+import {
+  type CreditReservation,
+  entryCredits,
+  pendingCredits,
+  RESERVATION_FIELD,
+  readReservation,
+} from './entry-credits.js';
 import type { CreditEstimate } from './estimate-meeting-credits.js';
 import { utcDay } from './utc-day.js';
 
@@ -41,7 +47,7 @@ export interface CreditAdmission {
   /** The ledger entry this submission has claimed, and the entry as it was before (see core's admit). */
   entry: LedgerEntry | undefined;
   previous: LedgerEntry | undefined;
-  save(patch: LedgerPatch): Promise<void>;
+  save(patch: SubmissionPatch): Promise<void>;
 }
 
 export interface CreditRestart {
@@ -132,10 +138,11 @@ function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
     let reserved = 0;
     for (const entry of entries) {
       if (except && entry.service === except.service && entry.fingerprint === except.fingerprint) continue;
-      const credits = entryCredits(entry);
-      if (credits.day !== day) continue;
-      spent += credits.charged;
-      reserved += credits.reserved;
+      for (const credits of [entryCredits(entry), pendingCredits(entry)]) {
+        if (credits?.day !== day) continue;
+        spent += credits.charged;
+        reserved += credits.reserved;
+      }
     }
     return { spent, reserved };
   }

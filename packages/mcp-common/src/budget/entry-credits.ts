@@ -81,6 +81,19 @@ export function entryCredits(entry: LedgerEntry): EntryCredits {
 }
 
 /**
+ * What a submission replacing the entry's recorded job (`pending`) counts until its job exists: its own
+ * estimate, on the day it was admitted, unless it proved to have sent nothing. The recorded job keeps
+ * counting as `entryCredits` says; the replacement's `earlier` (that job's credits) is not added again.
+ */
+export function pendingCredits(entry: LedgerEntry): EntryCredits | undefined {
+  const pending = entry.pending;
+  if (!pending || pending.lastStatus === 'NOT_CREATED') return undefined;
+  const parsed = reservationSchema.safeParse(pending.request?.[RESERVATION_FIELD]);
+  if (!parsed.success) return undefined;
+  return { day: parsed.data.day, charged: 0, reserved: parsed.data.credits };
+}
+
+/**
  * What restarting the entry's job would cost, from the entry alone: the platform's figure for the job when
  * it reported one, or the estimate recorded at submission, whichever is higher (as `entryCredits` counts
  * them); undefined when the entry holds neither.
