@@ -155,6 +155,38 @@ describe('every wait bounded', () => {
     for (const gap of gaps(reads)) expect(gap).toBeGreaterThanOrEqual(interval);
   });
 
+  it('status answers that ask for a longer pause than the interval (Retry-After on a 200) are waited out, across calls and servers', async () => {
+    const h = await startHarness({ clock: 'held', pollIntervalMs: 50 });
+    harness = h;
+    const file = await h.writeRecording('paced.wav');
+    // Every status read is answered normally, with Retry-After: 1 (twenty intervals).
+    h.sandbox.control.setFaults([
+      {
+        match: { method: 'GET', path: `${API}/jobs/[^/]+$` },
+        kind: 'latency',
+        latencyMs: 0,
+        retryAfter: '1',
+      },
+    ]);
+    const started = await h.call('summarize_meeting', { path: file, waitSeconds: 2 });
+    const jobId = started.structured.jobId as string;
+    expect(started.structured).toMatchObject({ done: false });
+    await h.call('get_meeting', { jobId, waitSeconds: 2 });
+    const restarted = await h.connectAs(h.sandbox.apiKey);
+    try {
+      await restarted.call('get_meeting', { jobId, waitSeconds: 2 });
+    } finally {
+      await restarted.close();
+    }
+    const log = h.sandbox.control.requests({ method: 'GET', path: `${API}/jobs/${jobId}$` });
+    expect(log.length).toBeGreaterThanOrEqual(3);
+    for (let index = 1; index < log.length; index++) {
+      const previous = log[index - 1]!;
+      expect(previous.retryAfterSeconds).toBe(1);
+      expect(log[index]!.at - previous.at).toBeGreaterThanOrEqual(1_000);
+    }
+  });
+
   it('no read of a job before the Retry-After the platform gave', async () => {
     const h = await startHarness({ clock: 'held', pollIntervalMs: 100 });
     harness = h;

@@ -355,21 +355,22 @@ export function createFlashcardsClient(options: {
     request: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<FlashcardJob> {
     const path = `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`;
-    return engine.observe(
+    const response = await engine.observe(
       FLASHCARDS_SERVICE,
       jobId,
       async () => {
-        const response = await http.request({
+        const answer = await http.request({
           method: 'GET',
           path,
           schema: FlashcardJob,
           idempotent: true,
           ...requestOptionsOf(request),
         });
-        return withAbsoluteUrls(response.data, http.baseUrl);
+        return { ...answer, data: withAbsoluteUrls(answer.data, http.baseUrl) };
       },
-      (job) => ({ status: job.status, body: job }),
+      ({ data: job }) => ({ status: job.status, body: job }),
     );
+    return response.data;
   }
 
   function poll(jobId: string, request: FlashcardPollOptions): Promise<PollOutcome<FlashcardJob>> {

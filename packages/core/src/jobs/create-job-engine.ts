@@ -27,6 +27,7 @@ import {
   TimeoutError,
   UncertainSubmissionError,
 } from '../errors/index.js';
+import { parseRetryAfter } from '../http/parse-retry-after.js';
 import {
   type JobLedger,
   type LedgerEntry,
@@ -162,6 +163,11 @@ export interface ObservedRead {
   patch?: LedgerPatch;
 }
 
+/** A response as the chokepoint gives it: lower-case header names. */
+export interface ObservedResponse {
+  headers?: Record<string, string> | undefined;
+}
+
 export interface JobEngine {
   readonly ledger: JobLedger | undefined;
   start(options: StartJobOptions): Promise<StartedJob>;
@@ -169,17 +175,19 @@ export interface JobEngine {
   /** Records a read made outside `poll` (a client's plain `retrieve`). */
   noteRead(service: string, id: string, read: ObservedRead): Promise<void>;
   /**
-   * Runs one read of a job and records what it saw: `seen(value)` on success, the pause the platform asked
-   * for on a refusal (`retryAfter(error)`, default its Retry-After). Every client's status read goes through
-   * here, so the interval and Retry-After hold for every later read of the job, in any call or process.
+   * Runs one read of a job (the platform's response) and records what it saw: `seen(response)` on success,
+   * with the response's own `Retry-After` as the least pause before the next read (a status answer may ask
+   * for longer than the service's interval); the pause the platform asked for on a refusal
+   * (`retryAfter(error)`, default its Retry-After). Every client's status read goes through here, so the
+   * interval and Retry-After hold for every later read of the job, in any call or process.
    */
-  observe<T>(
+  observe<R extends ObservedResponse>(
     service: string,
     id: string,
-    read: () => Promise<T>,
-    seen: (value: T) => ObservedRead,
+    read: () => Promise<R>,
+    seen: (response: R) => ObservedRead,
     retryAfter?: (error: unknown) => number | undefined,
-  ): Promise<T>;
+  ): Promise<R>;
   /** The job was changed (cancel, retry, rename…): a remembered body no longer describes it. */
   invalidate(service: string, id: string): void;
   /** Records a status (or other fields) of a known job; a failure is logged, never thrown. */
@@ -765,8 +773,14 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     },
     poll,
     noteRead,
-    async observe(service, id, read, seen, retryAfter) {
-      let value: Awaited<ReturnType<typeof read>>;
+    async observe<R extends ObservedResponse>(
+      service: string,
+      id: string,
+      read: () => Promise<R>,
+      seen: (response: R) => ObservedRead,
+      retryAfter?: (error: unknown) => number | undefined,
+    ): Promise<R> {
+      let value: R;
       try {
         value = await read();
         events.jobRead({ service });
@@ -781,7 +795,12 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         if (pauseMs !== undefined) await noteRead(service, id, { retryAfterMs: pauseMs });
         throw error;
       }
-      await noteRead(service, id, seen(value));
+      const observed = seen(value);
+      // The platform's Retry-After on a successful read bounds the next one like an interval; a client's own
+      // pause (jittered, or a cadence) may only lengthen it.
+      const asked = parseRetryAfter(value.headers?.['retry-after'], now());
+      const pauseMs = Math.max(observed.retryAfterMs ?? 0, asked ?? 0);
+      await noteRead(service, id, { ...observed, ...(pauseMs > 0 ? { retryAfterMs: pauseMs } : {}) });
       return value;
     },
     invalidate(service, id) {

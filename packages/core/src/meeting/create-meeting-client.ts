@@ -353,21 +353,20 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   /** One GET of the job; every answer (and every Retry-After) is recorded by the engine. */
   async function retrieve(id: string, call: MeetingCallOptions = {}): Promise<MeetingJob> {
     const path = `${api}/jobs/${checkId(id)}`;
-    return engine.observe(
+    const response = await engine.observe(
       MEETING_SERVICE,
       id,
-      async () =>
-        (
-          await http.request({
-            method: 'GET',
-            path,
-            schema: MeetingJobEnvelope,
-            idempotent: true,
-            ...callOptions(call),
-          })
-        ).data.job,
-      (job) => ({ status: job.status, body: job, patch: recordedFields(id, job) }),
+      () =>
+        http.request({
+          method: 'GET',
+          path,
+          schema: MeetingJobEnvelope,
+          idempotent: true,
+          ...callOptions(call),
+        }),
+      ({ data: { job } }) => ({ status: job.status, body: job, patch: recordedFields(id, job) }),
     );
+    return response.data.job;
   }
 
   async function act(

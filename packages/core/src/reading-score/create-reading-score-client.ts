@@ -498,21 +498,20 @@ export function createReadingScoreClient(options: {
     call: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<ReadingScoreTask> {
     const { taskId, path: target } = await pathOf(statusPathOrTaskId);
-    return engine.observe(
+    const response = await engine.observe(
       READING_SCORE_SERVICE,
       taskId,
-      async () =>
-        (
-          await http.request({
-            method: 'GET',
-            path: target,
-            schema: ReadingScoreTask,
-            idempotent: true,
-            ...requestOptionsOf(call),
-          })
-        ).data,
-      (current) => ({ status: current.state, body: current }),
+      () =>
+        http.request({
+          method: 'GET',
+          path: target,
+          schema: ReadingScoreTask,
+          idempotent: true,
+          ...requestOptionsOf(call),
+        }),
+      ({ data: current }) => ({ status: current.state, body: current }),
     );
+    return response.data;
   }
 
   async function poll(

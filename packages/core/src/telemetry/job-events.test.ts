@@ -88,10 +88,10 @@ describe('job engine events', () => {
         },
       },
     });
-    const seen = (job: { status: string }) => ({ status: job.status });
-    expect(await engine.observe('meeting', 'j1', async () => ({ status: 'RUNNING' }), seen)).toEqual({
-      status: 'RUNNING',
-    });
+    const seen = (response: { data: { status: string } }) => ({ status: response.data.status });
+    expect(
+      await engine.observe('meeting', 'j1', async () => ({ headers: {}, data: { status: 'RUNNING' } }), seen),
+    ).toEqual({ headers: {}, data: { status: 'RUNNING' } });
     await expect(
       engine.observe(
         'meeting',

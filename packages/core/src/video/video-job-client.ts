@@ -109,21 +109,20 @@ export function createVideoJobClient(options: {
     request: CallOptions & { deadline?: number | undefined } = {},
   ): Promise<VideoJob> {
     const path = `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`;
-    return engine.observe(
+    const response = await engine.observe(
       service,
       requestId,
-      async () =>
-        (
-          await http.request({
-            method: 'GET',
-            path,
-            schema: VideoJob,
-            idempotent: true,
-            ...requestOptionsOf(request),
-          })
-        ).data,
-      (job) => ({ status: job.status, body: job }),
+      () =>
+        http.request({
+          method: 'GET',
+          path,
+          schema: VideoJob,
+          idempotent: true,
+          ...requestOptionsOf(request),
+        }),
+      ({ data: job }) => ({ status: job.status, body: job }),
     );
+    return response.data;
   }
 
   function poll(requestId: string, request: VideoPollOptions): Promise<PollOutcome<VideoJob>> {

@@ -23,6 +23,17 @@ describe('createFaultEngine', () => {
     expect(faults.decide('PUT', '/y')).toEqual({ latencyMs: 100, terminal: { kind: 'truncate' } });
   });
 
+  it('a latency rule with retryAfter adds the longest Retry-After to the normal answer', () => {
+    const faults = engine();
+    faults.set([
+      { kind: 'latency', latencyMs: 0, retryAfter: '3', match: { method: 'GET' } },
+      { kind: 'latency', latencyMs: 10, retryAfter: '7', match: { path: '^/jobs/' } },
+    ]);
+    expect(faults.decide('GET', '/jobs/1')).toEqual({ latencyMs: 10, terminal: undefined, retryAfter: '7' });
+    expect(faults.decide('GET', '/other')).toEqual({ latencyMs: 0, terminal: undefined, retryAfter: '3' });
+    expect(faults.decide('POST', '/other')).toEqual({ latencyMs: 0, terminal: undefined });
+  });
+
   it('spends counted rules and drops them', () => {
     const faults = engine();
     faults.set([{ kind: 'reset-before', count: 2 }]);

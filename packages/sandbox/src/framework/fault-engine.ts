@@ -20,6 +20,11 @@ export interface FaultDecision {
   latencyMs: number;
   /** The first non-latency rule that fired, if any. */
   terminal: FaultRule | undefined;
+  /**
+   * `Retry-After` that a fired latency rule adds to the normal answer (the longest, in seconds): a platform
+   * pacing its clients more slowly than their own cadence, e.g. on status reads.
+   */
+  retryAfter?: string | undefined;
 }
 
 export interface FaultEngine {
@@ -90,16 +95,22 @@ export function createFaultEngine(options: { random: Prng; counters: CounterRegi
       const request = { method, pathname, webSocket: decideOptions.webSocket ?? false };
       let latencyMs = 0;
       let terminal: FaultRule | undefined;
+      let retryAfter: string | undefined;
       for (const entry of active) {
         if (!matches(entry.rule, entry.pattern, request)) continue;
         if (entry.rule.kind === 'latency') {
-          if (fires(entry)) latencyMs += entry.rule.latencyMs ?? 0;
+          if (!fires(entry)) continue;
+          latencyMs += entry.rule.latencyMs ?? 0;
+          const given = entry.rule.retryAfter;
+          if (given !== undefined && (retryAfter === undefined || Number(given) > Number(retryAfter))) {
+            retryAfter = given;
+          }
         } else if (terminal === undefined && fires(entry)) {
           terminal = entry.rule;
         }
       }
       active = active.filter((entry) => entry.remaining === undefined || entry.remaining > 0);
-      return { latencyMs, terminal };
+      return { latencyMs, terminal, ...(retryAfter === undefined ? {} : { retryAfter }) };
     },
   };
 }

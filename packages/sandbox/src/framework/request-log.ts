@@ -21,6 +21,11 @@ export interface LoggedRequest {
   status: number | undefined;
   /** The user id once the request authenticated. */
   user: string | undefined;
+  /**
+   * The `Retry-After` (seconds) the answer carried, when it carried one: what a client must wait before its
+   * next read of the same thing, so tests can check each read against the last answer before it.
+   */
+  retryAfterSeconds?: number | undefined;
 }
 
 export interface RequestLogFilter {

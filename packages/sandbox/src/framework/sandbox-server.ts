@@ -116,7 +116,13 @@ async function send(
   const { headers, body } = serialize(answer);
   headers['cache-control'] ??= 'no-store';
   response.writeHead(answer.status, headers);
-  if (logged) logged.status = answer.status;
+  if (logged) {
+    logged.status = answer.status;
+    const retryAfter = Number(headers['retry-after']);
+    // Delta-seconds only (what the platform sends); an HTTP date is not recorded.
+    if (headers['retry-after'] !== undefined && Number.isFinite(retryAfter))
+      logged.retryAfterSeconds = retryAfter;
+  }
   if (fault?.kind === 'truncate') {
     // Full Content-Length announced, half the body sent, then the connection drops.
     if (Buffer.isBuffer(body)) {
@@ -202,6 +208,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
     const match = router.match(method, url.pathname);
 
     let fault: FaultRule | undefined;
+    let retryAfter: string | undefined;
     let logged: LoggedRequest | undefined;
     if (!isControl) {
       options.counters.increment('requests', match.routeKey);
@@ -210,6 +217,7 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
       if (decision.latencyMs > 0) await abortableDelay(decision.latencyMs, signal);
       if (signal.aborted) return;
       fault = decision.terminal;
+      retryAfter = decision.retryAfter;
       if (fault?.kind === 'reset-before') {
         resetSocket(request.socket);
         return;
@@ -258,6 +266,9 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
         onError(error);
         answer = errorResponse(new HttpError(500, 'internal error in the sandbox'));
       }
+    }
+    if (retryAfter !== undefined && answer.status < 400) {
+      answer = { ...answer, headers: { ...answer.headers, 'retry-after': retryAfter } };
     }
     if (response.destroyed || request.socket.destroyed) return;
     await send(request, response, answer, fault?.kind === 'auth-unavailable' ? undefined : fault, logged);

@@ -51,6 +51,12 @@ export const SpeechSynthesisLimits = z.strictObject({
   referenceRecognition: z.boolean().default(true),
   /** A status poll of the same task sooner than this (real ms) answers 429; 0 = never. */
   statusMinIntervalMs: z.number().int().min(0).default(0),
+  /**
+   * Every status answer of an unfinished task carries `Retry-After` of at least this many seconds (the spec
+   * sends it "while queued or pending" and does not bound it): a platform that asks for longer pauses than a
+   * client's own cadence. 0 = only the time left in the queued phase, as by default.
+   */
+  statusRetryAfterSeconds: z.number().int().min(0).default(0),
 });
 
 export const FlashcardLimits = z.strictObject({

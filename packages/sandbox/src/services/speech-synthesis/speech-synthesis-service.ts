@@ -283,8 +283,14 @@ export function createSpeechSynthesisService(context: ServiceContext): SandboxSe
     const headers: Record<string, string> = {};
     if (state === 'PENDING') {
       headers['retry-after'] = String(
-        Math.max(1, Math.ceil((task.createdAt + task.phases[0]!.ms - now) / 1000)),
+        Math.max(
+          1,
+          limits.statusRetryAfterSeconds,
+          Math.ceil((task.createdAt + task.phases[0]!.ms - now) / 1000),
+        ),
       );
+    } else if (!ready && limits.statusRetryAfterSeconds > 0) {
+      headers['retry-after'] = String(limits.statusRetryAfterSeconds);
     }
     return json(200, body, headers);
   }
