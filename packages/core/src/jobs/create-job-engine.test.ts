@@ -594,6 +594,64 @@ describe('start: claim before paying', () => {
     expect(work.runs).toBe(0);
   });
 
+  it('a status read that changed nothing is noted once: a reservation and one note, and the ledger still spaces other processes', async () => {
+    const clock = virtualClock(Date.now());
+    let writes = 0;
+    const counted: JobLedger = {
+      ...ledger,
+      location: ledger.location,
+      findByFingerprint: (...args) => ledger.findByFingerprint(...args),
+      findById: (...args) => ledger.findById(...args),
+      list: (...args) => ledger.list(...args),
+      insert: (...args) => {
+        writes += 1;
+        return ledger.insert(...args);
+      },
+      compareAndSet: (...args) => {
+        writes += 1;
+        return ledger.compareAndSet(...args);
+      },
+      update: (...args) => {
+        writes += 1;
+        return ledger.update(...args);
+      },
+      updateById: (...args) => {
+        writes += 1;
+        return ledger.updateById(...args);
+      },
+    };
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const engine = createJobEngine({ ledger: counted, now: clock.now, sleep: clock.sleep });
+    let reads = 0;
+    // Read as every client reads: through observe, with the platform's response.
+    const read = () =>
+      engine.observe(
+        'meeting',
+        'j1',
+        async () => {
+          reads += 1;
+          return { headers: {}, data: { status: 'PROCESSING' } };
+        },
+        (response) => ({ status: response.data.status, body: response.data }),
+      );
+    const outcome = await engine.poll({
+      service: 'meeting',
+      id: 'j1',
+      intervalMs: 5_000,
+      deadline: clock.now() + 19_000,
+      isDone: () => false,
+      status: (job: Job) => job.status,
+      read: async () => (await read()).data,
+    });
+    expect(outcome).toMatchObject({ done: false, reads: 4 });
+    expect(reads).toBe(4);
+    expect(writes).toBeLessThanOrEqual(2 * reads);
+    const entry = await ledger.findById('meeting', 'j1');
+    expect(Date.parse(entry?.nextReadAt ?? '') - Date.parse(entry?.lastReadAt ?? '')).toBeGreaterThanOrEqual(
+      5_000,
+    );
+  });
+
   it('a recorded job the platform cannot confirm right now (503) is resumed, not paid again', async () => {
     const engine = createJobEngine({ ledger });
     const work = slowSubmission();

@@ -259,6 +259,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   const owner = `${hostname()}/${process.pid}/${Math.floor(random() * 2 ** 32).toString(36)}`;
   const flights = createSingleFlight();
   const memory = new Map<string, ReadMemory>();
+  /** Each service's minimum interval between two reads of a job, as the last poll of it was given. */
+  const intervals = new Map<string, number>();
   /** When this process changed a job (cancel, retry, rename…), so that its recorded status is not trusted. */
   const changed = new Map<string, number>();
   const reported = new Set<string>();
@@ -331,9 +333,11 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
 
   async function noteRead(service: string, id: string, read: ObservedRead): Promise<void> {
     const at = now();
-    // A later note of the same read (the loop's interval after a client's Retry-After) must not shorten
-    // the wait that the ledger tells other processes, nor a restarted one.
-    const nextAt = Math.max(at + (read.retryAfterMs ?? 0), memory.get(keyOf(service, id))?.nextAt ?? 0);
+    // The service's interval (as the polling loop knows it) is the least pause after any read, so a read
+    // noted once, where it was made, tells other processes when they may read next. A later note must not
+    // shorten the wait that the ledger tells other processes, nor a restarted one.
+    const pauseMs = Math.max(read.retryAfterMs ?? 0, intervals.get(service) ?? 0);
+    const nextAt = Math.max(at + pauseMs, memory.get(keyOf(service, id))?.nextAt ?? 0);
     remember(service, id, {
       at,
       nextAt,
@@ -628,6 +632,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
 
   async function poll<T>(o: PollJobOptions<T>): Promise<PollOutcome<T>> {
     const { service, id, signal } = o;
+    intervals.set(service, o.intervalMs);
     const maxErrors = o.maxConsecutiveErrors ?? DEFAULT_MAX_CONSECUTIVE_ERRORS;
     const startedAt = now();
     const cadence = o.cadence ?? {};
@@ -703,9 +708,13 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         if (!(await reserve(service, entry, Math.min(readDeadline, now() + READ_RESERVATION_MS)))) {
           return { kind: 'busy' as const };
         }
+        const sentAt = now();
+        // A client's read goes through `observe`, which notes it (with the interval as its least pause);
+        // noting it again would only be a second ledger write of the same read.
+        const noted = () => (memory.get(keyOf(service, id))?.at ?? Number.NEGATIVE_INFINITY) >= sentAt;
         try {
           const read = await o.read({ signal: shared, deadline: readDeadline });
-          await noteRead(service, id, { status: o.status(read), body: read, retryAfterMs: o.intervalMs });
+          if (!noted()) await noteRead(service, id, { status: o.status(read), body: read });
           return { kind: 'value' as const, value: read };
         } catch (error) {
           if (shared.aborted) {
@@ -713,8 +722,10 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
             void record(service, id, { readingUntil: null });
             throw error;
           }
-          const retryAfterMs = ApiError.isInstance(error) ? error.retryAfterMs : undefined;
-          await noteRead(service, id, { retryAfterMs: Math.max(o.intervalMs, retryAfterMs ?? 0) });
+          if (!noted()) {
+            const retryAfterMs = ApiError.isInstance(error) ? error.retryAfterMs : undefined;
+            await noteRead(service, id, retryAfterMs === undefined ? {} : { retryAfterMs });
+          }
           return { kind: 'error' as const, error };
         }
       });
