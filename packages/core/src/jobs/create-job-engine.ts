@@ -12,8 +12,12 @@
  *   left ends the wait), a handle (`done: false`) when time runs out — never an error, never a late answer —
  *   and a per-job minimum interval that holds across tool calls and processes: the last read (time, and in
  *   this process the body) is remembered and reused, or the rest of the interval is waited out.
- * - Every status read is recorded in the ledger here; a ledger write that fails is logged once with the
- *   reason (and never hides the platform's answer), except a claim, whose failure blocks the paid request.
+ * - Every status read is recorded in the ledger here, in one write when it changed nothing: before it is
+ *   sent, a compare-and-set takes the read (its time, and the earliest next one, one interval on), so of
+ *   several processes exactly one reads and the others wait out the interval; after it, the answer is
+ *   written only when it changed the job (status, recorded fields) or asked for a longer pause.
+ *   A ledger write that fails is logged once with the reason (and never hides the platform's answer),
+ *   except a claim, whose failure blocks the paid request.
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -35,6 +39,7 @@ import {
   type LedgerPatch,
   type PendingSubmission,
 } from '../ledger/create-job-ledger.js';
+import { canonicalJson } from '../ledger/fingerprint.js';
 import { guardEvents, type PolymodalEvents } from '../telemetry/polymodal-events.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import {
@@ -53,18 +58,11 @@ export const NOT_CREATED = 'NOT_CREATED';
 export const DEFAULT_CLAIM_LEASE_MS = 30_000;
 /** How often a caller waiting on another process's claim looks at the ledger again. */
 const CLAIM_CHECK_MS = 250;
-/**
- * A read in flight keeps other processes from reading the same job for at most this long. A reservation
- * has no owner to check, so this is also how long a reader that died mid-read (kill -9, a lost replica)
- * holds the others off. A status read takes well under a second; one still running past this window may
- * be met by another process's read of the same job, which costs nothing (a GET is free and idempotent).
- */
-export const READ_RESERVATION_MS = 10_000;
 /** A job the ledger does not hold is looked up again after this long (another process may record it). */
 const UNRECORDED_MEMORY_MS = 60_000;
 /** How long a resume check may take when the call gives no deadline. */
 const RESUME_CHECK_MS = 60_000;
-/** While another process's read is in flight, the ledger is looked at again this often. */
+/** While another process sets the time of the next read, the ledger is looked at again this often. */
 const LEDGER_RECHECK_MS = 1_000;
 /** Remembered bodies older than this are dropped (they are only reused within one interval). */
 const BODY_MEMORY_MS = 120_000;
@@ -261,6 +259,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   const memory = new Map<string, ReadMemory>();
   /** Each service's minimum interval between two reads of a job, as the last poll of it was given. */
   const intervals = new Map<string, number>();
+  /** Reads taken in the ledger and not noted yet: the entry as taken, and the next read time it says. */
+  const taken = new Map<string, { entry: LedgerEntry; nextAt: number }>();
   /** When this process changed a job (cancel, retry, rename…), so that its recorded status is not trusted. */
   const changed = new Map<string, number>();
   const reported = new Set<string>();
@@ -336,13 +336,29 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     // The service's interval (as the polling loop knows it) is the least pause after any read, so a read
     // noted once, where it was made, tells other processes when they may read next. A later note must not
     // shorten the wait that the ledger tells other processes, nor a restarted one.
+    const key = keyOf(service, id);
     const pauseMs = Math.max(read.retryAfterMs ?? 0, intervals.get(service) ?? 0);
-    const nextAt = Math.max(at + pauseMs, memory.get(keyOf(service, id))?.nextAt ?? 0);
+    const nextAt = Math.max(at + pauseMs, memory.get(key)?.nextAt ?? 0);
     remember(service, id, {
       at,
       nextAt,
       ...(read.body === undefined ? {} : { body: read.body, bodyAt: at }),
     });
+    const reservation = taken.get(key);
+    taken.delete(key);
+    // The read was taken in the ledger with its time and the next one's: unless the answer changed the job
+    // or asked for a longer pause, that write already says everything other processes need.
+    if (
+      reservation &&
+      at + (read.retryAfterMs ?? 0) <= reservation.nextAt &&
+      (read.status === undefined || read.status === reservation.entry.lastStatus) &&
+      Object.entries(read.patch ?? {}).every(
+        ([field, value]) =>
+          canonicalJson(value) === canonicalJson(reservation.entry[field as keyof LedgerEntry]),
+      )
+    ) {
+      return;
+    }
     await record(service, id, {
       ...(read.status === undefined ? {} : { lastStatus: read.status }),
       ...read.patch,
@@ -601,28 +617,34 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     const remembered = memory.get(keyOf(service, id));
     const entry = await find(service, id);
     const ledgerNextAt = parseTime(entry?.nextReadAt);
-    const readingUntil = parseTime(entry?.readingUntil);
     return {
       at: Math.max(remembered?.at ?? 0, parseTime(entry?.lastReadAt)),
       nextAt: Math.max(remembered?.nextAt ?? 0, ledgerNextAt),
       entry,
       elsewhere: ledgerNextAt > (remembered?.nextAt ?? 0),
-      /** Another process is reading the job right now (its result will set the next time). */
-      busy: readingUntil > now() && !flights.has(`read\n${keyOf(service, id)}`),
     };
   }
 
   /**
-   * Marks a read as in flight in the ledger (`readingUntil`, at most the read's own deadline), so another
-   * process waits for its result instead of reading the same job meanwhile. False when another write came
-   * first (the caller looks again).
+   * Takes the read about to be sent in the ledger: its time, and the earliest next read one interval on,
+   * written only if no other process wrote the entry since it was looked at. That process may have taken
+   * the read itself: false, and the caller looks again (and waits out the interval it set). A reader that
+   * dies mid-read holds the others off for that one interval only.
    */
-  async function reserve(service: string, entry: LedgerEntry | undefined, until: number): Promise<boolean> {
-    if (!ledger || !entry) return true;
+  async function reserve(
+    service: string,
+    entry: LedgerEntry | undefined,
+    sentAt: number,
+    intervalMs: number,
+  ): Promise<boolean> {
+    if (!ledger || !entry?.id) return true;
+    const nextAt = sentAt + intervalMs;
     try {
       const reserved = await ledger.compareAndSet(service, entry.fingerprint, entry.revision, {
-        readingUntil: new Date(until).toISOString(),
+        lastReadAt: new Date(sentAt).toISOString(),
+        nextReadAt: new Date(nextAt).toISOString(),
       });
+      if (reserved) taken.set(keyOf(service, entry.id), { entry: reserved, nextAt });
       return reserved !== undefined;
     } catch (error) {
       warnOnce(`could not update the job ledger at ${ledger.location}: ${describeError(error)}`);
@@ -660,15 +682,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
 
     for (;;) {
       signal?.throwIfAborted();
-      const { at, nextAt: notBefore, entry, elsewhere, busy } = await gate(service, id);
-      if (busy) {
-        // Another process is reading this job: its answer sets the next time. Wait for it (looking again
-        // now and then) as long as this call may wait at all.
-        const waitLimit = value === undefined ? Math.max(o.deadline, startedAt + o.intervalMs) : o.deadline;
-        if (now() >= waitLimit) return outcome(false);
-        await sleep(Math.min(LEDGER_RECHECK_MS, waitLimit - now()), signal);
-        continue;
-      }
+      const { at, nextAt: notBefore, entry, elsewhere } = await gate(service, id);
       const spacing = pause * (1 + (cadence.jitter ?? 0) * random());
       let nextAt = Math.max(at > 0 ? at + spacing : 0, notBefore, now());
       if (reads === 0 && transientErrors === 0 && cadence.initialDelayMs) {
@@ -697,7 +711,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       }
       if (nextAt > now()) {
         const wait = nextAt - now();
-        // A read reserved by another process may end early: look again soon rather than sleep it out.
+        // Another process sets the time: its read may ask for a longer pause. Look again now and then.
         await sleep(elsewhere ? Math.min(wait, LEDGER_RECHECK_MS) : wait, signal);
         if (elsewhere && wait > LEDGER_RECHECK_MS) continue;
       }
@@ -705,10 +719,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       const readDeadline = firstRead ? Math.max(limit, o.firstReadDeadline ?? limit) : o.deadline;
       // Concurrent waits on one job in this process share one read.
       const attempt = await flights.run(`read\n${keyOf(service, id)}`, signal, async (shared) => {
-        if (!(await reserve(service, entry, Math.min(readDeadline, now() + READ_RESERVATION_MS)))) {
-          return { kind: 'busy' as const };
-        }
         const sentAt = now();
+        if (!(await reserve(service, entry, sentAt, o.intervalMs))) return { kind: 'busy' as const };
         // A client's read goes through `observe`, which notes it (with the interval as its least pause);
         // noting it again would only be a second ledger write of the same read.
         const noted = () => (memory.get(keyOf(service, id))?.at ?? Number.NEGATIVE_INFINITY) >= sentAt;
@@ -718,8 +730,9 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
           return { kind: 'value' as const, value: read };
         } catch (error) {
           if (shared.aborted) {
-            // Nobody waits for this read any more: free the reservation so other processes need not wait.
-            void record(service, id, { readingUntil: null });
+            // Nobody waits for this read any more; it was taken in the ledger all the same (it may have
+            // been sent), so the others keep to the interval it set.
+            taken.delete(keyOf(service, id));
             throw error;
           }
           if (!noted()) {
