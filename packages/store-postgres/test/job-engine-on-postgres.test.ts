@@ -5,6 +5,7 @@
  */
 import { LedgerError } from '@polymodal/core';
 import { createJobEngine, type JobLedger, type StartJobOptions } from '@polymodal/core/jobs';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, type PostgresJobLedger } from '../src/index.js';
 import { freePort, startPostgres, type TestPostgres } from './helpers/start-postgres.js';
@@ -163,6 +164,47 @@ describe('the job engine on PostgreSQL, two replicas', () => {
       expect((times[index] ?? 0) - (times[index - 1] ?? 0)).toBeGreaterThanOrEqual(intervalMs - 2);
     }
     expect((await second?.findById('meeting', 'job-1'))?.lastStatus).toBe('COMPLETED');
+  });
+
+  it('a status read that changed nothing is one modifying statement', async () => {
+    const pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    let modifying = 0;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    (pool as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args) => {
+      if (typeof args[0] === 'string' && /^\s*(UPDATE|INSERT|DELETE)\b/i.test(args[0])) modifying += 1;
+      return query(...args);
+    };
+    const ledger = createPostgresJobLedger({ pool, schema: server.newSchema() });
+    opened.push(ledger);
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'job-1', lastStatus: 'PROCESSING' });
+    modifying = 0;
+    const engine = createJobEngine({ ledger, log: quiet });
+    let reads = 0;
+    const outcome = await engine.poll({
+      service: 'meeting',
+      id: 'job-1',
+      intervalMs: 100,
+      deadline: Date.now() + 1_500,
+      // As every client reads: through observe, with the platform's response.
+      read: async () =>
+        (
+          await engine.observe(
+            'meeting',
+            'job-1',
+            async () => {
+              reads += 1;
+              return { headers: {}, data: { status: 'PROCESSING' } };
+            },
+            (response) => ({ status: response.data.status, body: response.data }),
+          )
+        ).data,
+      isDone: () => false,
+      status: (job) => job.status,
+    });
+    await pool.end();
+    expect(outcome.done).toBe(false);
+    expect(reads).toBeGreaterThanOrEqual(2);
+    expect(modifying).toBe(reads);
   });
 
   it('with the database unreachable, start() refuses with a LedgerError before anything is paid', async () => {

@@ -58,6 +58,12 @@ export const NOT_CREATED = 'NOT_CREATED';
 export const DEFAULT_CLAIM_LEASE_MS = 30_000;
 /** How often a caller waiting on another process's claim looks at the ledger again. */
 const CLAIM_CHECK_MS = 250;
+/**
+ * A read taken in the ledger must be sent within this long, and the next read of any process comes this
+ * much later than one interval after the taking: so the reads of two processes are always at least one
+ * interval apart, however slowly the ledger answered the taking (a read not sent in time is taken again).
+ */
+const TAKE_SLACK_MS = 500;
 /** A job the ledger does not hold is looked up again after this long (another process may record it). */
 const UNRECORDED_MEMORY_MS = 60_000;
 /** How long a resume check may take when the call gives no deadline. */
@@ -626,10 +632,11 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   }
 
   /**
-   * Takes the read about to be sent in the ledger: its time, and the earliest next read one interval on,
-   * written only if no other process wrote the entry since it was looked at. That process may have taken
-   * the read itself: false, and the caller looks again (and waits out the interval it set). A reader that
-   * dies mid-read holds the others off for that one interval only.
+   * Takes the read about to be sent in the ledger: its time, and the earliest next read one interval (and
+   * the sending slack) on, written only if no other process wrote the entry since it was looked at. That
+   * process may have taken the read itself, or the taking took too long to send the read now: false, and
+   * the caller looks again (and waits out the time the ledger says). A reader that dies mid-read holds the
+   * others off for that one interval only.
    */
   async function reserve(
     service: string,
@@ -638,14 +645,15 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     intervalMs: number,
   ): Promise<boolean> {
     if (!ledger || !entry?.id) return true;
-    const nextAt = sentAt + intervalMs;
+    const nextAt = sentAt + intervalMs + TAKE_SLACK_MS;
     try {
       const reserved = await ledger.compareAndSet(service, entry.fingerprint, entry.revision, {
         lastReadAt: new Date(sentAt).toISOString(),
         nextReadAt: new Date(nextAt).toISOString(),
       });
-      if (reserved) taken.set(keyOf(service, entry.id), { entry: reserved, nextAt });
-      return reserved !== undefined;
+      if (!reserved || now() > sentAt + TAKE_SLACK_MS) return false;
+      taken.set(keyOf(service, entry.id), { entry: reserved, nextAt });
+      return true;
     } catch (error) {
       warnOnce(`could not update the job ledger at ${ledger.location}: ${describeError(error)}`);
       return true;
