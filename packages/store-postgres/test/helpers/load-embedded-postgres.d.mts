@@ -6,5 +6,5 @@ export function reachableTmpdir(): Promise<string>;
 export function makeDataRoot(prefix: string): Promise<string>;
 export function prepareEmbeddedPostgres(options?: {
   cacheRoot?: string;
-}): Promise<{ dir: string; binDir: string }>;
+}): Promise<{ entry: string; binDir: string }>;
 export function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres>;

