@@ -45,7 +45,7 @@ export async function reachableTmpdir() {
   for (let dir = path.resolve(base); ; dir = path.dirname(dir)) {
     if (((await stat(dir)).mode & 0o001) === 0) {
       throw new Error(
-        `The temp dir ${base} lies below ${dir}, which other users cannot traverse, so the postgres user that runs the test PostgreSQL cannot reach its files there. Set TMPDIR to a directory every user can traverse (e.g. /tmp).`,
+        `Other users cannot traverse ${dir}, so the postgres user that runs the test PostgreSQL cannot reach its files in the temp dir ${base}. Set TMPDIR to a directory every user can traverse (e.g. /tmp).`,
       );
     }
     if (dir === path.dirname(dir)) return base;
@@ -57,7 +57,9 @@ export async function reachableTmpdir() {
  * it (initdb makes that one 700 for its owner). Removing it is the caller's job.
  */
 export async function makeDataRoot(prefix) {
-  const root = await mkdtemp(path.join(await reachableTmpdir(), prefix));
+  // Only a server run as another user needs the temp dir open to others.
+  const base = runsAsOtherUser() ? await reachableTmpdir() : tmpdir();
+  const root = await mkdtemp(path.join(base, prefix));
   // mkdtemp makes it 700; the postgres user must pass through it to the data dir.
   await chmod(root, 0o755);
   return root;
