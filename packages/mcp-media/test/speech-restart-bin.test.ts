@@ -101,15 +101,19 @@ describe('a speech synthesis across a server restart (built bin, stdio)', () => 
         expect(seen.created).toBe(KEY_LIMIT);
         expect(new Set(seen.reads.map((read) => read.path)).size).toBe(KEY_LIMIT);
       },
-      { timeout: 15_000, interval: 50 },
+      { timeout: 30_000, interval: 50 },
     );
     await first.kill();
     sandbox.control.releaseClock();
 
     const second = await spawnBin();
-    const result = await second.call('get_speech', { jobId: handle.jobId, waitSeconds: 45 });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    const done = result.structuredContent as {
+    // As a client follows a handle: get_speech until done (one call is enough unless the machine is slow).
+    let result: CallToolResult | undefined;
+    for (let calls = 0; calls < 4 && !result?.structuredContent?.done; calls += 1) {
+      result = await second.call('get_speech', { jobId: handle.jobId, waitSeconds: 45 });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    }
+    const done = result!.structuredContent as {
       done: boolean;
       outcome: string;
       jobId: string;
@@ -131,5 +135,5 @@ describe('a speech synthesis across a server restart (built bin, stdio)', () => 
     ).jobs;
     expect(jobs.map((job) => [job.service, job.jobId])).toEqual([['speech-text', handle.jobId]]);
     expect(jobs[0]!.parts).toEqual(done.parts.map((part) => ({ jobId: part.taskId, status: 'SUCCESS' })));
-  }, 90_000);
+  }, 240_000);
 });
