@@ -45,11 +45,14 @@ const speechPosts = () => harness!.sandbox.control.requests({ method: 'POST', pa
 const refused = () => speechPosts().filter((request) => request.status === 429).length;
 const tasksCreated = () => harness!.sandbox.control.counters().ttsTasks?.[harness!.sandbox.users[0]!.id] ?? 0;
 
+/** The parts sent (with a task), as list_jobs shows them beneath their synthesis. */
 async function recordedSpeechTasks(connection: Connection) {
   const listed = await connection.call('list_jobs', { limit: 100 });
-  return (listed.structured.jobs as { service: string; status: string }[]).filter(
-    (job) => job.service === 'speech-synthesis',
-  );
+  type Listed = { service: string; parts?: { jobId: string | null; status: string }[] };
+  return (listed.structured.jobs as Listed[])
+    .filter((job) => job.service === 'speech-text')
+    .flatMap((job) => job.parts ?? [])
+    .filter((part) => part.jobId !== null);
 }
 
 describe('synthesize_speech, a batch of paid parts', () => {

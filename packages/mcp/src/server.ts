@@ -11,7 +11,7 @@ import {
   IMAGE_TO_VIDEO_SERVICE,
   MEETING_SERVICE,
   READING_SCORE_SERVICE,
-  SPEECH_SYNTHESIS_SERVICE,
+  SPEECH_TEXT_SERVICE,
 } from '@polymodal/core/constants';
 import {
   type ComposedServer,
@@ -47,12 +47,7 @@ const TOOLSETS: Record<ToolsetName, Toolset> = {
   },
   media: {
     createServer: createMediaServer,
-    jobServices: [
-      CATALOG_VIDEO_SERVICE,
-      IMAGE_TO_VIDEO_SERVICE,
-      FLASHCARDS_SERVICE,
-      SPEECH_SYNTHESIS_SERVICE,
-    ],
+    jobServices: [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, FLASHCARDS_SERVICE, SPEECH_TEXT_SERVICE],
     getTool: 'get_video_job, get_flashcards',
     instructions:
       'Media (every generation costs credits): list_video_models then generate_video or image_to_video, get_video_job to keep waiting; create_flashcards then get_flashcards; synthesize_speech then get_speech.',

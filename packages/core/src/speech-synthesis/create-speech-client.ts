@@ -171,6 +171,13 @@ export interface TextSynthesisPart {
   resumed: boolean;
 }
 
+/** A part `synthesizeText` sends for a text, and the job-ledger entry that records its task. */
+export interface TextSynthesisPartPlan {
+  text: string;
+  /** Fingerprint of the part's `speech-synthesis` ledger entry. */
+  fingerprint: string;
+}
+
 export interface TextSynthesis {
   /** One WAV file of all parts, in order. */
   wav: Buffer;
@@ -239,6 +246,11 @@ export interface SpeechClient {
     request: Omit<SpeechRequest, 'text'> & { text: string },
     options?: TextSynthesisOptions,
   ): Promise<TextSynthesis>;
+  /**
+   * The parts `synthesizeText` would send for this request, in order, each with the fingerprint of the
+   * ledger entry that records its task (every part is checked; throws ValidationError). Sends nothing.
+   */
+  textParts(request: Omit<SpeechRequest, 'text'> & { text: string }): TextSynthesisPartPlan[];
   registerVoice(options: RegisterVoiceOptions): Promise<RegisteredVoice>;
   /** Voices this installation registered, newest first (from the job ledger). */
   listVoices(): Promise<LedgerEntry[]>;
@@ -323,6 +335,20 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
         ? body.data.retryAfterSeconds * 1000
         : undefined;
     return jitter(Math.max(error.retryAfterMs ?? fromBody ?? TTS_MIN_POLL_MS, TTS_MIN_POLL_MS));
+  }
+
+  /** The ledger identity of one part's task: the same checked body is the same paid task. */
+  function partFingerprint(body: SpeechRequest): string {
+    return fingerprint({ service: SPEECH_SYNTHESIS_SERVICE, body });
+  }
+
+  /** The text split into parts, each checked (before the first one is sent). */
+  function partBodies(request: Omit<SpeechRequest, 'text'> & { text: string }): SpeechRequest[] {
+    const texts = splitSpeechText(request.text, request.language ? { language: request.language } : {});
+    if (texts.length === 0) {
+      throw new ValidationError('text is empty. Nothing was sent.', [{ path: 'text', message: 'empty' }]);
+    }
+    return texts.map((text) => validate({ ...request, text }));
   }
 
   function validate(request: SpeechRequest): SpeechRequest {
@@ -436,7 +462,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     try {
       const started = await engine.start({
         service: SPEECH_SYNTHESIS_SERVICE,
-        fingerprint: fingerprint({ service: SPEECH_SYNTHESIS_SERVICE, body }),
+        fingerprint: partFingerprint(body),
         title: body.text.slice(0, 80),
         request: { ...body },
         signal: extra.signal,
@@ -619,14 +645,10 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     if (!options.downloader)
       throw new TypeError('synthesizeText needs a media downloader (createPolymodal provides one).');
     const downloader: MediaDownloader = options.downloader;
-    const texts = splitSpeechText(request.text, request.language ? { language: request.language } : {});
-    if (texts.length === 0) {
-      throw new ValidationError('text is empty. Nothing was sent.', [{ path: 'text', message: 'empty' }]);
-    }
     // Every part is checked before the first one is sent.
-    const bodies = texts.map((text) => validate({ ...request, text }));
+    const bodies = partBodies(request);
     extra.signal?.throwIfAborted();
-    const progress: TextSynthesisProgress = { parts: texts.length, finished: 0, queued: 0, submitted: 0 };
+    const progress: TextSynthesisProgress = { parts: bodies.length, finished: 0, queued: 0, submitted: 0 };
     const queuedParts = new Set<number>();
     const report = () => extra.onProgress?.({ ...progress, queued: queuedParts.size });
     report();
@@ -862,6 +884,9 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     wait,
     synthesize,
     synthesizeText,
+    // submitRequest checks each body again before fingerprinting it: the same here, so that the names match.
+    textParts: (request) =>
+      partBodies(request).map((body) => ({ text: body.text, fingerprint: partFingerprint(validate(body)) })),
     registerVoice,
     listVoices: async () => (ledger ? ledger.list({ service: CUSTOM_VOICE_SERVICE }) : []),
     governor,

@@ -60,4 +60,52 @@ describe('list_jobs', () => {
     expect((limited.structuredContent as { count: number }).count).toBe(1);
     await client.close();
   });
+
+  it('lists a job made of parts once, its parts beneath it in order (a part not recorded was not sent)', async () => {
+    const ledger = createJobLedger({ dir });
+    await ledger.insert({
+      service: 'speech-synthesis',
+      fingerprint: 'p1',
+      id: 'task_1',
+      lastStatus: 'SUCCESS',
+    });
+    await ledger.insert({
+      service: 'speech-synthesis',
+      fingerprint: 'p2',
+      id: 'task_2',
+      lastStatus: 'PENDING',
+    });
+    await ledger.insert({
+      service: 'speech-text',
+      fingerprint: 's',
+      id: 'speech_1',
+      lastStatus: 'RUNNING',
+      title: 'Notes',
+      request: {
+        parts: ['p2', 'p1', 'p3'].map((fingerprint) => ({ service: 'speech-synthesis', fingerprint })),
+      },
+    });
+    const server = new McpServer({ name: 't', version: '1' });
+    registerListJobsTool(server, { ledger, services: ['speech-text'], secrets: [] });
+    const client = new Client({ name: 'c', version: '1' });
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverTransport);
+    await client.connect(clientTransport);
+
+    const result = await client.callTool({ name: 'list_jobs', arguments: {} });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { jobs: unknown[] }).jobs).toEqual([
+      expect.objectContaining({
+        service: 'speech-text',
+        jobId: 'speech_1',
+        parts: [
+          { jobId: 'task_2', status: 'PENDING' },
+          { jobId: 'task_1', status: 'SUCCESS' },
+          { jobId: null, status: 'NOT_SENT' },
+        ],
+      }),
+    ]);
+    expect(JSON.stringify(result.content)).toContain('parts: 1 PENDING, 1 SUCCESS, 1 NOT_SENT');
+    await client.close();
+  });
 });

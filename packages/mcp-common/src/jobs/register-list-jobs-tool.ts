@@ -41,6 +41,11 @@ const jobEntrySchema = z.object({
   file: z.string().optional(),
   /** Charged (as the platform reported) or, until then, reserved; absent when none are known. */
   credits: z.number().optional(),
+  /**
+   * The jobs a job is made of (a long speech synthesis: one platform task per part), in order, each with
+   * its own job id (null while not sent) and last seen status.
+   */
+  parts: z.array(z.object({ jobId: z.string().nullable(), status: z.string() })).optional(),
 });
 
 export type ListedJob = z.infer<typeof jobEntrySchema>;
@@ -86,10 +91,11 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
         const all = await options.ledger.list();
         const entries = selectEntries(all, options.services, limit);
         const credits = budget ? await budget.today(all) : countWithoutBudget(all);
-        const jobs = entries.map(toListedJob);
+        const byKey = new Map(all.map((entry) => [entryKey(entry), entry]));
+        const jobs = entries.map((entry) => toListedJob(entry, byKey));
         const lines = jobs.map(
           (job) =>
-            `- ${job.jobId ?? '(not created yet)'} ${job.status}${job.title ? ` "${job.title}"` : ''} (${job.createdAt})`,
+            `- ${job.jobId ?? '(not created yet)'} ${job.status}${job.title ? ` "${job.title}"` : ''} (${job.createdAt})${describeParts(job.parts)}`,
         );
         const listing =
           jobs.length === 0
@@ -119,8 +125,15 @@ function selectEntries(
     .slice(0, limit);
 }
 
-function toListedJob(entry: LedgerEntry): ListedJob {
+/** An entry's `request.parts`: the ledger entries (service and fingerprint) of the jobs it is made of. */
+const partRefsSchema = z.array(z.object({ service: z.string(), fingerprint: z.string() }));
+
+const entryKey = (entry: { service: string; fingerprint: string }) =>
+  `${entry.service}\n${entry.fingerprint}`;
+
+function toListedJob(entry: LedgerEntry, byKey: ReadonlyMap<string, LedgerEntry>): ListedJob {
   const file = typeof entry.request?.file === 'string' ? entry.request.file : undefined;
+  const parts = partsOf(entry, byKey);
   return {
     service: entry.service,
     jobId: entry.id,
@@ -130,7 +143,26 @@ function toListedJob(entry: LedgerEntry): ListedJob {
     updatedAt: entry.updatedAt,
     ...(file ? { file } : {}),
     ...creditsOf(entry),
+    ...(parts ? { parts } : {}),
   };
+}
+
+/** The parts an entry names, as their own entries say (a part not recorded yet was not sent). */
+function partsOf(entry: LedgerEntry, byKey: ReadonlyMap<string, LedgerEntry>): ListedJob['parts'] {
+  const refs = partRefsSchema.safeParse(entry.request?.parts);
+  if (!refs.success) return undefined;
+  return refs.data.map((ref) => {
+    const part = byKey.get(entryKey(ref));
+    return { jobId: part?.id ?? null, status: part?.lastStatus ?? 'NOT_SENT' };
+  });
+}
+
+/** " — parts: 3 SUCCESS, 7 NOT_SENT" */
+function describeParts(parts: ListedJob['parts']): string {
+  if (!parts || parts.length === 0) return '';
+  const counts = new Map<string, number>();
+  for (const part of parts) counts.set(part.status, (counts.get(part.status) ?? 0) + 1);
+  return ` — parts: ${[...counts].map(([status, count]) => `${count} ${status}`).join(', ')}`;
 }
 
 function creditsOf(entry: LedgerEntry): { credits?: number } {

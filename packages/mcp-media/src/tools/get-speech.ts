@@ -1,7 +1,8 @@
 /**
- * get_speech: keeps waiting on a synthesis synthesize_speech started in this server process, with the
- * same answer (progress, handle, saved WAV, or a failed or cancelled outcome). Reading is free; it never
- * sends a part.
+ * get_speech: keeps waiting on a synthesis synthesize_speech started, with the same answer (progress,
+ * handle, saved WAV, or a failed or cancelled outcome). The handle is the synthesis's job id in the ledger,
+ * good in any process and after a restart: a synthesis that no process runs any more is resumed here (its
+ * parts already made are reused, never paid again; the parts it had not sent yet are sent).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ValidationError } from '@polymodal/core/errors';
@@ -9,6 +10,7 @@ import { createWaitSecondsSchema } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
+import { openSpeechSynthesis } from './speech-synthesis-job.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getSpeechInput = {
@@ -23,7 +25,7 @@ export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void 
     {
       title: 'Get a speech synthesis',
       description:
-        'Waits on a synthesize_speech job of this session; returns the WAV. Free. After a restart, repeat synthesize_speech (paid parts are reused).',
+        'Waits on a synthesize_speech job, also after a restart (resumes it; paid parts are reused); returns the WAV.',
       inputSchema: getSpeechInput,
       outputSchema: speechOutcomeShape,
       annotations: {
@@ -39,11 +41,11 @@ export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void 
     },
     async (args, extra) => {
       try {
-        const job = deps.speechJobs.get(args.jobId);
+        const job = await openSpeechSynthesis(deps, args.jobId);
         if (!job) {
           throw new ValidationError(
-            `No speech synthesis ${args.jobId} is known to this server session (it may have restarted). Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,
-            [{ path: 'jobId', message: 'unknown in this session' }],
+            `No speech synthesis ${args.jobId} is recorded by this installation. Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,
+            [{ path: 'jobId', message: 'unknown speech synthesis' }],
           );
         }
         return await waitForSpeech(deps, {

@@ -6,7 +6,7 @@ import {
   CATALOG_VIDEO_SERVICE,
   FLASHCARDS_SERVICE,
   IMAGE_TO_VIDEO_SERVICE,
-  SPEECH_SYNTHESIS_SERVICE,
+  SPEECH_TEXT_SERVICE,
 } from '@polymodal/core/constants';
 import { registerListJobsTool } from '@polymodal/mcp-common';
 import { registerCreateFlashcards } from './create-flashcards.js';
@@ -32,7 +32,8 @@ export function registerMediaTools(server: McpServer, deps: MediaToolDeps): void
   registerVoiceTools(server, deps);
   registerListJobsTool(server, {
     ledger: deps.context.ledger,
-    services: [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, FLASHCARDS_SERVICE, SPEECH_SYNTHESIS_SERVICE],
+    // A speech synthesis is listed as one job, its parts (speech-synthesis entries) beneath it.
+    services: [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, FLASHCARDS_SERVICE, SPEECH_TEXT_SERVICE],
     secrets: deps.context.secrets,
     getTool: 'get_video_job or get_flashcards',
     noun: 'media jobs',

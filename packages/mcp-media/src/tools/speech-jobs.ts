@@ -1,9 +1,10 @@
 /**
- * Speech syntheses running in this server process. A long text takes longer than one tool call may wait,
- * so the work is not tied to the call: the call waits up to `waitSeconds` and hands back a jobId; the work
+ * Speech syntheses running in this server process: the in-process side of a synthesis job whose record is
+ * in the job ledger (speech-synthesis-job.ts). A long text takes longer than one tool call may wait, so
+ * the work is not tied to the call: the call waits up to `waitSeconds` and hands back a jobId; the work
  * goes on, and `get_speech` (or the same synthesize_speech call again) joins it instead of starting anew.
- * Every part's task id is also in the job ledger, so after a restart the same request resumes the parts
- * already paid for.
+ * This map is a cache of the runs of this process, with their live progress and their followers; the
+ * ledger holds what another process, or this one after a restart, needs to resume or answer.
  *
  * The work is not tied to one call, but it is not ownerless either: when a call following it is
  * cancelled and no other call is following it, it stops sending parts (each costs credits, and nobody is
@@ -18,7 +19,8 @@ export interface SpeechJobOutcome {
   sizeBytes: number;
   durationSeconds: number | undefined;
   parts: { text: string; taskId: string; durationSeconds: number | undefined; resumed: boolean }[];
-  wav: Buffer;
+  /** The joined audio; absent for a synthesis read back from the ledger when it is too big to inline. */
+  wav?: Buffer | undefined;
 }
 
 /**
@@ -46,6 +48,11 @@ export interface SpeechJob {
   follow(signal: AbortSignal): () => void;
 }
 
+/** How a run ended, written down (the ledger) before the job shows it, so that nobody sees it unwritten. */
+export type SpeechJobRecorder = (
+  settled: Pick<SpeechJob, 'id' | 'state' | 'outcome' | 'reason' | 'progress'>,
+) => Promise<void>;
+
 export interface SpeechJobs {
   get(id: string): SpeechJob | undefined;
   /**
@@ -59,6 +66,7 @@ export interface SpeechJobs {
       report: (progress: TextSynthesisProgress) => void,
       signal: AbortSignal,
     ) => Promise<SpeechJobOutcome>,
+    record?: SpeechJobRecorder,
   ): { job: SpeechJob; joined: boolean };
 }
 
@@ -69,7 +77,7 @@ export function createSpeechJobs(): SpeechJobs {
   const jobs = new Map<string, { job: SpeechJob; controller: AbortController }>();
   return {
     get: (id) => jobs.get(id)?.job,
-    start(id, run) {
+    start(id, run, record) {
       const existing = jobs.get(id);
       if (
         existing &&
@@ -107,24 +115,26 @@ export function createSpeechJobs(): SpeechJobs {
           return leave;
         },
       };
+      const settle = async (ended: Pick<SpeechJob, 'state' | 'outcome' | 'reason'>) => {
+        // A recorder that fails has said so itself (the engine logs ledger trouble); the job still ends.
+        await record?.({ id, progress: job.progress, ...ended }).catch(() => undefined);
+        Object.assign(job, ended);
+        notify();
+      };
       run((progress) => {
         job.progress = progress;
         notify();
       }, controller.signal).then(
-        (outcome) => {
-          job.outcome = outcome;
-          job.state = 'done';
-          notify();
-        },
-        (error: unknown) => {
-          job.reason = error;
-          job.state = JobFailedError.isInstance(error)
-            ? 'failed'
-            : controller.signal.aborted
-              ? 'cancelled'
-              : 'error';
-          notify();
-        },
+        (outcome) => settle({ outcome, state: 'done' }),
+        (error: unknown) =>
+          settle({
+            reason: error,
+            state: JobFailedError.isInstance(error)
+              ? 'failed'
+              : controller.signal.aborted
+                ? 'cancelled'
+                : 'error',
+          }),
       );
       const timer = setTimeout(() => {
         if (jobs.get(id)?.job === job) jobs.delete(id);
@@ -134,4 +144,12 @@ export function createSpeechJobs(): SpeechJobs {
       return { job, joined: false };
     },
   };
+}
+
+/** A synthesis that ended in another process or before a restart, as its ledger record tells it. */
+export function finishedSpeechJob(
+  fields: Pick<SpeechJob, 'id' | 'state' | 'progress' | 'outcome' | 'reason' | 'startedAt'>,
+): SpeechJob {
+  // Nothing runs here: nobody is notified, and following it has nothing to stop.
+  return { ...fields, listeners: new Set(), follow: () => () => undefined };
 }

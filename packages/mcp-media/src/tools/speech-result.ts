@@ -1,5 +1,6 @@
 /**
- * Waiting for a speech synthesis (a batch of parts running in this server process, see speech-jobs.ts)
+ * Waiting for a speech synthesis (a ledger job, see speech-synthesis-job.ts, whose parts run in this server
+ * process, see speech-jobs.ts)
  * and answering, through mcp-common's `respondWithJob` like every long-job tool: progress notifications
  * ("3 of 7 parts done; 2 waiting for a free slot (key limit 3)"), a handle naming get_speech while it runs,
  * the saved WAV when done, and — by the rule every server follows — a failed or cancelled synthesis as
@@ -192,7 +193,7 @@ function presentSpeech(job: SpeechJob, limit: number | undefined, inlineAudio: b
       size: result.sizeBytes,
     }),
   ];
-  if (inlineAudio && result.sizeBytes <= MAX_INLINE_AUDIO_BYTES) {
+  if (inlineAudio && result.wav && result.sizeBytes <= MAX_INLINE_AUDIO_BYTES) {
     links.push({ type: 'audio', data: result.wav.toString('base64'), mimeType: 'audio/wav' });
   }
   return {

@@ -1,8 +1,9 @@
 /**
  * synthesize_speech: speech of any length as one WAV file. Text over 200 characters is split at sentence
- * boundaries, the parts are synthesised under the key's concurrency limit and joined in order. The work
- * runs in the server process (speech-jobs.ts) and is joined, not restarted, by a later call or get_speech;
- * the call follows it through the long-job contract (speech-result.ts).
+ * boundaries, the parts are synthesised under the key's concurrency limit and joined in order. The
+ * synthesis is a job of the job ledger (speech-synthesis-job.ts): joined, not restarted, by a later call
+ * or get_speech, in this process or another one, also after a restart; the call follows it through the
+ * long-job contract (speech-result.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SpeechRequest } from '@polymodal/core';
@@ -13,6 +14,7 @@ import { z } from 'zod';
 import { registerGetSpeech } from './get-speech.js';
 import { type MediaToolDeps, mediaToolError, outputName } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
+import { speechSynthesisId, startSpeechSynthesis } from './speech-synthesis-job.js';
 
 const MAX_TEXT = 20_000;
 
@@ -70,23 +72,18 @@ export function registerSynthesizeSpeech(server: McpServer, deps: MediaToolDeps)
         const speech = deps.context.polymodal.speech;
         // Every part is checked here, before any job exists.
         speech.validate({ ...request, text: args.text.slice(0, 1) });
-        const jobId = `speech_${fingerprint({ request }).slice(0, 20)}`;
-        const fileName = outputName(args.fileName, `${jobId}.wav`, '.wav');
-        const { job } = deps.speechJobs.start(jobId, async (report, signal) => {
-          const result = await speech.synthesizeText(request, {
-            onProgress: report,
-            signal,
-            ...(args.allowResubmit ? { allowResubmit: true } : {}),
-          });
-          const savedPath = await deps.context.files.writeOutput(fileName, result.wav);
-          return {
-            savedPath,
-            sizeBytes: result.wav.length,
-            durationSeconds: result.durationSeconds,
-            parts: result.parts,
-            wav: result.wav,
-          };
-        });
+        const identity = fingerprint({ request });
+        const jobId = speechSynthesisId(identity);
+        const job = await startSpeechSynthesis(
+          deps,
+          {
+            id: jobId,
+            fingerprint: identity,
+            speech: request,
+            fileName: outputName(args.fileName, `${jobId}.wav`, '.wav'),
+          },
+          { allowResubmit: args.allowResubmit, signal: extra.signal },
+        );
         return await waitForSpeech(deps, {
           job,
           waitSeconds: args.waitSeconds,
