@@ -200,7 +200,7 @@ describe('createFileAccess', () => {
     expect(messages[3]).toMatch(/^pipe\.wav is a named pipe/);
     expect(messages[4]).toMatch(/^x\.wav is not readable: no directories are allowed/);
     // The only server path in these answers is the one the caller gave itself.
-    expect(messages[0].replace(path.join(outside, 'secret.wav'), '')).not.toContain(base);
+    expect((messages[0] ?? '').replace(path.join(outside, 'secret.wav'), '')).not.toContain(base);
     for (const message of messages.slice(1)) expect(message).not.toContain(base);
   });
 
