@@ -133,7 +133,9 @@ async function deepestRealPath(absolute: string, hops = 0): Promise<string | und
     const link = await readlink(current).catch(() => undefined);
     if (link !== undefined) {
       if (hops >= MAX_LINK_HOPS) return undefined;
-      return deepestRealPath(path.resolve(path.dirname(current), link), hops + 1);
+      // A relative target counts from the link's real directory, as the kernel reads it.
+      const directory = await realpath(path.dirname(current)).catch(() => path.dirname(current));
+      return deepestRealPath(path.resolve(directory, link), hops + 1);
     }
     const parent = path.dirname(current);
     if (parent === current) return undefined;
