@@ -143,12 +143,15 @@ describe('createFileAccess', () => {
   it('answers a path outside the same whether or not it exists, a link leading out included', async () => {
     await symlink(outside, path.join(allowed, 'sub'));
     await symlink(path.join(outside, 'secret.wav'), path.join(allowed, 'link.wav'));
+    // Relative, dangling, and reached through the link above: it leads to <base>/elsewhere, outside.
+    await symlink('../elsewhere/secret.wav', path.join(outside, 'relative.wav'));
     for (const revealPaths of [true, false]) {
       const files = createFileAccess({ allowedDirs: [allowed], outputDir: output, env: {}, revealPaths });
       const probes = [
         path.join(outside, 'secret.wav'),
         path.join(allowed, 'sub', 'secret.wav'),
         path.join(allowed, 'link.wav'),
+        path.join(allowed, 'sub', 'relative.wav'),
       ];
       const answers = async () =>
         Promise.all(probes.map(async (probe) => (await rejection(files.resolveReadable(probe))).message));
