@@ -114,7 +114,9 @@ describe('fetchRemoteInput', () => {
 
     await input.release();
     expect(await inputsLeft()).toEqual([]);
-    await expect(files.openReadable(input.path)).rejects.toThrow(/does not exist/);
+    // No longer held, it is outside every readable directory: refused like any such path, whether or not
+    // a file of that name is still there.
+    await expect(files.openReadable(input.path)).rejects.toThrow(/no directories are allowed/);
   });
 
   it('admits nothing in the inputs directory that no call holds', async () => {

@@ -3,10 +3,13 @@
  * output is linked as `polymodal://outputs/<name>` (the file:// link to the server's disk is dropped over
  * HTTP), readable with `resources/read` by its tenant only (the other tenant's name resolves inside the
  * caller's own directory and is not found), listed per tenant, and a file over the cap is refused with a
- * message naming the cap and the platform's URL.
+ * message naming the cap and the platform's URL. What else lands in an output directory (a FIFO, a link or
+ * a hard link to a file outside) is neither listed nor served, and never holds a thread of the pool.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { closeSync, constants, openSync } from 'node:fs';
+import { link, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -161,6 +164,59 @@ describe('saved outputs as resources over HTTP, per tenant', () => {
       'polymodal://outputs/..',
       'polymodal://outputs/..%2Fteam-b%2Fminutes.md',
     ]) {
+      await expect(teamA.readResource({ uri }), uri).rejects.toThrow(/not found/);
+    }
+  });
+
+  it('answers a read of a FIFO in the output directory at once, lists it nowhere, and keeps file operations free', async () => {
+    const teamA = await connect(TOKEN_A);
+    const teamB = await connect(TOKEN_B);
+    await teamA.callTool({ name: 'save_note', arguments: { name: 'minutes.md', text: 'of team a' } });
+    await teamB.callTool({ name: 'save_note', arguments: { name: 'minutes.md', text: 'of team b' } });
+    const fifo = path.join(root, 'out', 'team-a', 'live.md');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      // As many reads as the thread pool has threads (4): an open that waited for a writer would take them all.
+      // The timeout is only there so that such a regression fails here rather than hanging the run.
+      const reads = await Promise.allSettled(
+        Array.from({ length: 4 }, () =>
+          teamA.readResource({ uri: 'polymodal://outputs/live.md' }, { timeout: 20_000 }),
+        ),
+      );
+      expect(reads.map((read) => (read.status === 'rejected' ? String(read.reason) : 'served'))).toEqual(
+        Array.from({ length: 4 }, () =>
+          expect.stringMatching(/Resource not found: polymodal:\/\/outputs\/live\.md/),
+        ),
+      );
+      // Every tenant's file operations go on: a write, and a read of another tenant.
+      await teamA.callTool({ name: 'save_note', arguments: { name: 'after.md', text: 'still served' } });
+      expect((await teamA.readResource({ uri: 'polymodal://outputs/after.md' })).contents).toEqual([
+        { uri: 'polymodal://outputs/after.md', mimeType: 'text/markdown', text: 'still served' },
+      ]);
+      expect((await teamB.readResource({ uri: 'polymodal://outputs/minutes.md' })).contents).toHaveLength(1);
+      const listed = await teamA.listResources();
+      expect(listed.resources.map((resource) => resource.name).sort()).toEqual(['after.md', 'minutes.md']);
+    } finally {
+      // Frees any reader a regression left waiting on the FIFO (no reader: ENXIO, nothing to free).
+      // Synchronous, on this thread: a regression would have taken every thread of the pool.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // Nobody was waiting.
+      }
+    }
+  }, 60_000);
+
+  it('neither lists nor serves a link or a hard link that leads to a file outside the output directory', async () => {
+    const teamA = await connect(TOKEN_A);
+    await teamA.callTool({ name: 'save_note', arguments: { name: 'minutes.md', text: 'x' } });
+    const secret = path.join(root, 'secret.txt');
+    await writeFile(secret, 'a file of the server, not an output: '.repeat(100));
+    await symlink(secret, path.join(root, 'out', 'team-a', 'link.txt'));
+    await link(secret, path.join(root, 'out', 'team-a', 'hard.txt'));
+    const listed = await teamA.listResources();
+    expect(listed.resources.map((resource) => resource.name)).toEqual(['minutes.md']);
+    for (const uri of ['polymodal://outputs/link.txt', 'polymodal://outputs/hard.txt']) {
       await expect(teamA.readResource({ uri }), uri).rejects.toThrow(/not found/);
     }
   });

@@ -140,6 +140,73 @@ describe('createFileAccess', () => {
     );
   });
 
+  it('answers a path outside the same whether or not it exists, a link leading out included', async () => {
+    await symlink(outside, path.join(allowed, 'sub'));
+    await symlink(path.join(outside, 'secret.wav'), path.join(allowed, 'link.wav'));
+    // Relative, dangling, and reached through the link above: it leads to <base>/elsewhere, outside.
+    await symlink('../elsewhere/secret.wav', path.join(outside, 'relative.wav'));
+    for (const revealPaths of [true, false]) {
+      const files = createFileAccess({ allowedDirs: [allowed], outputDir: output, env: {}, revealPaths });
+      const probes = [
+        path.join(outside, 'secret.wav'),
+        path.join(allowed, 'sub', 'secret.wav'),
+        path.join(allowed, 'link.wav'),
+        path.join(allowed, 'sub', 'relative.wav'),
+      ];
+      const answers = async () =>
+        Promise.all(probes.map(async (probe) => (await rejection(files.resolveReadable(probe))).message));
+      const whileThere = await answers();
+      await rm(path.join(outside, 'secret.wav'));
+      const whenGone = await answers();
+      await writeFile(path.join(outside, 'secret.wav'), 'outside');
+      expect(whenGone).toEqual(whileThere);
+      for (const message of whileThere) expect(message).toContain('is outside the allowed directories');
+      // Unknown in the outside directory and in no directory at all: the same refusal.
+      const nowhere = await rejection(files.resolveReadable(path.join(base, 'no-such-dir', 'secret.wav')));
+      expect(nowhere.message).toContain('is outside the allowed directories');
+      expect(ValidationError.isInstance(nowhere) && nowhere.issues).toEqual([
+        { path: 'path', message: 'path not allowed' },
+      ]);
+    }
+    // Inside a readable directory a missing file is still reported as missing.
+    const files = createFileAccess({ allowedDirs: [allowed], outputDir: output, env: {} });
+    await expect(files.resolveReadable(path.join(allowed, 'gone.wav'))).rejects.toThrow('does not exist');
+  });
+
+  it('names no server path to a remote caller, and the readable directories to a local one', async () => {
+    execFileSync('mkfifo', [path.join(allowed, 'pipe.wav')]);
+    const local = createFileAccess({ allowedDirs: [allowed], outputDir: output, env: {} });
+    const localRefusal = await rejection(local.resolveReadable(path.join(outside, 'secret.wav')));
+    expect(localRefusal.message).toContain(allowed);
+
+    const remote = createFileAccess({
+      allowedDirs: [allowed],
+      outputDir: output,
+      env: {},
+      revealPaths: false,
+    });
+    expect(remote.revealsPaths).toBe(false);
+    const messages = [
+      (await rejection(remote.resolveReadable(path.join(outside, 'secret.wav')))).message,
+      (await rejection(remote.resolveReadable('../rec_evil/secret.wav'))).message,
+      (await rejection(remote.resolveReadable('gone.wav'))).message,
+      (await rejection(remote.openReadable('pipe.wav'))).message,
+      (
+        await rejection(
+          createFileAccess({ outputDir: output, env: {}, revealPaths: false }).resolveReadable('x.wav'),
+        )
+      ).message,
+    ];
+    expect(messages[0]).toMatch(/secret\.wav is outside the allowed directories/);
+    expect(messages[1]).toMatch(/^\.\.\/rec_evil\/secret\.wav is outside the allowed directories/);
+    expect(messages[2]).toMatch(/^gone\.wav does not exist/);
+    expect(messages[3]).toMatch(/^pipe\.wav is a named pipe/);
+    expect(messages[4]).toMatch(/^x\.wav is not readable: no directories are allowed/);
+    // The only server path in these answers is the one the caller gave itself.
+    expect((messages[0] ?? '').replace(path.join(outside, 'secret.wav'), '')).not.toContain(base);
+    for (const message of messages.slice(1)) expect(message).not.toContain(base);
+  });
+
   it('refuses relative directories in the configuration', () => {
     expect(() => createFileAccess({ env: { POLYMODAL_ALLOWED_DIRS: 'recordings' } })).toThrow(ConfigError);
   });

@@ -5,6 +5,12 @@
  * (`openReadable`) and the descriptor itself is verified (see `openVerifiedFile`), so a path swapped between
  * check and open is caught; every later read of the call goes through that descriptor.
  *
+ * A refusal must not tell a caller what exists outside: a path whose resolved (lexical) form lies outside
+ * every readable directory is refused before anything on the disk is looked at, and a path inside one that
+ * a symlink leads out of gets the very same answer, whether or not its target exists. Only inside a
+ * readable directory does a refusal say that a file is missing. Remote callers (`revealPaths: false`) are
+ * answered with the path as they gave it and never with the server's directories.
+ *
  * Outputs are written only into the output directory, under a sanitised name, atomically.
  *
  * Remote inputs (an https URL a caller gave instead of a path, see `fetchRemoteInput`) are downloaded into
@@ -13,7 +19,7 @@
  * download by guessing its name, and a tenant's FileAccess never admits another tenant's inputs directory.
  */
 import { realpathSync } from 'node:fs';
-import { mkdir, realpath } from 'node:fs/promises';
+import { mkdir, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +46,12 @@ export interface FileAccessOptions {
   outputDir?: string;
   /** Where remote inputs are downloaded (private, 0700). Default: `<defaultStateDir>/inputs`. */
   inputsDir?: string;
+  /**
+   * Whether refusals may name the server's paths: the readable directories, and the absolute path a
+   * relative one resolved to. Default true, for a person on this machine (stdio); false for remote callers,
+   * who then see only the path they gave.
+   */
+  revealPaths?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -47,6 +59,8 @@ export interface FileAccess {
   readonly outputDir: string;
   /** Private directory of downloaded remote inputs; its files are readable only while granted. */
   readonly inputsDir: string;
+  /** Whether refusals name the server's paths (see `FileAccessOptions.revealPaths`). */
+  readonly revealsPaths: boolean;
   /**
    * Makes one downloaded file inside `inputsDir` readable until the returned function is called (each
    * grant is revoked once; the file stays readable while any grant of it is held).
@@ -101,6 +115,34 @@ function realOrResolved(directory: string): string | undefined {
   }
 }
 
+/** Links followed before a path counts as a loop, as the kernel's own limit (Linux: 40). */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The real path of the deepest part of `absolute` that exists, following a dangling link to its target;
+ * undefined for a loop of links.
+ */
+async function deepestRealPath(absolute: string, hops = 0): Promise<string | undefined> {
+  let current = absolute;
+  for (;;) {
+    try {
+      return await realpath(current);
+    } catch {
+      // Missing, a dangling link, or unreadable: looked at more closely below.
+    }
+    const link = await readlink(current).catch(() => undefined);
+    if (link !== undefined) {
+      if (hops >= MAX_LINK_HOPS) return undefined;
+      // A relative target counts from the link's real directory, as the kernel reads it.
+      const directory = await realpath(path.dirname(current)).catch(() => path.dirname(current));
+      return deepestRealPath(path.resolve(directory, link), hops + 1);
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+}
+
 export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
   const env = options.env ?? process.env;
   const configured = (
@@ -113,6 +155,7 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
     OUTPUT_DIR_VARIABLE,
   );
   const inputsDir = path.resolve(options.inputsDir ?? path.join(defaultStateDir(env), 'inputs'));
+  const revealPaths = options.revealPaths ?? true;
   let roots: string[] = [];
 
   /** A downloaded input some call holds right now, inside this FileAccess's own inputs directory. */
@@ -145,43 +188,89 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
     return result;
   }
 
+  /**
+   * Every readable directory as a caller may spell it: its real path and the name it was configured by
+   * (a directory that is itself a link is readable under either), for the check made before the disk.
+   */
+  function readableSpellings(readable: readonly string[]): string[] {
+    if (readable.length === 0) return [];
+    const spellings = [...readable, outputDir];
+    for (const directory of [...configured, ...roots]) {
+      if (realOrResolved(directory) !== undefined) spellings.push(directory);
+    }
+    return spellings;
+  }
+
+  /**
+   * The refusal of a path outside every readable directory: one answer whether or not it exists, naming
+   * the directories only where paths may be revealed.
+   */
+  function outside(shown: string, granted: readonly string[]): ValidationError {
+    if (granted.length === 0) {
+      return denied(
+        revealPaths
+          ? `${shown} is not readable: no directories are allowed. Set ${ALLOWED_DIRS_VARIABLE} to the ` +
+              `directories holding your files (separated by "${path.delimiter}"), or let the client share them as roots.`
+          : `${shown} is not readable: no directories are allowed on this server (its operator sets them in ${ALLOWED_DIRS_VARIABLE}).`,
+      );
+    }
+    return denied(
+      revealPaths
+        ? `${shown} is outside the allowed directories (${granted.join(', ')}). Move the file into one of them ` +
+            `or add its directory to ${ALLOWED_DIRS_VARIABLE}.`
+        : `${shown} is outside the allowed directories of this server (its operator sets them); nothing was read.`,
+    );
+  }
+
+  /**
+   * Whether a path that could not be resolved lies, as far as it exists, inside a readable directory: the
+   * real place its deepest existing part leads to decides (a dangling link followed to where it points), so
+   * a missing file behind a link that leads out of a readable directory is refused like any other path
+   * outside, not reported missing.
+   */
+  async function existsAsFarAsInside(absolute: string, readable: readonly string[]): Promise<boolean> {
+    const real = await deepestRealPath(absolute);
+    return real !== undefined && readable.some((root) => isInside(root, real));
+  }
+
   async function resolveReadable(input: string): Promise<string> {
     if (typeof input !== 'string' || input.trim() === '' || input.includes('\0')) {
       throw new ValidationError('A file path is required.', [{ path: 'path', message: 'empty path' }]);
     }
     const granted = grantedDirs();
+    const readable = allowedDirs();
     const expanded = input.startsWith('file:') ? fileURLToPath(input) : expandHome(input, env);
     // Relative paths resolve against the first granted directory, never the process's working directory.
     const absolute = path.resolve(granted[0] ?? outputDir, expanded);
+    // What the messages call the file: a remote caller sees its own words, never where they resolved to.
+    const shown = revealPaths ? absolute : input;
+    const held = isHeldInput(absolute);
+    // Before the disk: what lies outside is refused without learning whether it exists.
+    if (!held && !readableSpellings(readable).some((root) => isInside(root, absolute))) {
+      throw outside(shown, granted);
+    }
     let real: string;
     try {
       real = await realpath(absolute);
     } catch (error) {
+      if (!held && !(await existsAsFarAsInside(absolute, readable))) throw outside(shown, granted);
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
-        throw new ValidationError(`${absolute} does not exist. Check the path (absolute paths are safest).`, [
+        throw new ValidationError(`${shown} does not exist. Check the path (absolute paths are safest).`, [
           { path: 'path', message: 'not found' },
         ]);
       }
-      throw denied(`${absolute} cannot be accessed (${code ?? 'error'}).`);
+      throw denied(`${shown} cannot be accessed (${code ?? 'error'}).`);
     }
-    const readable = allowedDirs();
     if (readable.some((root) => isInside(root, real)) || isHeldInput(real)) return real;
-    if (granted.length === 0) {
-      throw denied(
-        `${absolute} is not readable: no directories are allowed. Set ${ALLOWED_DIRS_VARIABLE} to the ` +
-          `directories holding your files (separated by "${path.delimiter}"), or let the client share them as roots.`,
-      );
-    }
-    throw denied(
-      `${absolute} is outside the allowed directories (${granted.join(', ')}). Move the file into one of them ` +
-        `or add its directory to ${ALLOWED_DIRS_VARIABLE}.`,
-    );
+    // Inside by name, outside in fact (a link leads out): the same answer as for any path outside.
+    throw outside(shown, granted);
   }
 
   return {
     outputDir,
     inputsDir,
+    revealsPaths: revealPaths,
     grantInput(realPath) {
       heldInputs.set(realPath, (heldInputs.get(realPath) ?? 0) + 1);
       let revoked = false;
@@ -207,7 +296,9 @@ export function createFileAccess(options: FileAccessOptions = {}): FileAccess {
     },
     resolveReadable,
     async openReadable(input) {
-      return openVerifiedFile(await resolveReadable(input));
+      const real = await resolveReadable(input);
+      // A remote caller's refusals name the file as the caller gave it, not its real path on this server.
+      return openVerifiedFile(real, revealPaths ? {} : { name: input });
     },
     async writeOutput(name, data) {
       await mkdir(outputDir, { recursive: true, mode: 0o700 });

@@ -33,6 +33,11 @@ const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants
 export interface OpenVerifiedFileOptions {
   /** Prefix of every message, e.g. the argument the path came from (`studentAudio: `). */
   label?: string;
+  /**
+   * What the messages call the file (default its path): a remote caller is told the path it gave, not
+   * where that lies on this server.
+   */
+  name?: string;
 }
 
 function refused(message: string): ValidationError {
@@ -60,31 +65,32 @@ export async function openVerifiedFile(
   options: OpenVerifiedFileOptions = {},
 ): Promise<OpenedFile> {
   const label = options.label ?? '';
+  const shown = options.name ?? realPath;
   let handle: FileHandle;
   try {
     handle = await open(realPath, READ_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') {
-      throw refused(`${label}${realPath} was replaced by a symbolic link; refusing to follow it.`);
+      throw refused(`${label}${shown} was replaced by a symbolic link; refusing to follow it.`);
     }
-    if (code === 'EISDIR') throw refused(`${label}${realPath} is a directory, not a file.`);
+    if (code === 'EISDIR') throw refused(`${label}${shown} is a directory, not a file.`);
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw refused(`${label}${realPath} does not exist (it may have been moved while being opened).`);
+      throw refused(`${label}${shown} does not exist (it may have been moved while being opened).`);
     }
-    if (code === 'ENXIO') throw refused(`${label}${realPath} is a socket or a pipe, not a file.`);
-    throw refused(`${label}${realPath} cannot be opened (${code ?? 'error'}).`);
+    if (code === 'ENXIO') throw refused(`${label}${shown} is a socket or a pipe, not a file.`);
+    throw refused(`${label}${shown} cannot be opened (${code ?? 'error'}).`);
   }
   try {
     const opened = await handle.stat();
     if (!opened.isFile()) {
       throw refused(
-        `${label}${realPath} is ${kindOf(opened)}, not a regular file (directories, pipes and devices cannot be read).`,
+        `${label}${shown} is ${kindOf(opened)}, not a regular file (directories, pipes and devices cannot be read).`,
       );
     }
     if (!(await isReachedWithoutLinks(handle, realPath, opened))) {
       throw refused(
-        `${label}${realPath} changed while it was being opened (a directory on its path was moved or replaced by a link); try again.`,
+        `${label}${shown} changed while it was being opened (a directory on its path was moved or replaced by a link); try again.`,
       );
     }
     return { handle, realPath, ...identityOf(opened) };

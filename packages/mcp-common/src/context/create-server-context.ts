@@ -46,6 +46,18 @@ const TENANT_VARIABLES = ['POLYMODAL_TENANTS_FILE', 'POLYMODAL_OAUTH_ISSUER'];
 
 export type ContextReadiness = { ok: true } | { ok: false; reason: string };
 
+/**
+ * Where the clients of a context run, which decides what their MCP roots and the refusals of paths may do:
+ * - `stdio` (the default): the host that started the server, on this machine. Its roots widen what may be
+ *   read, and a refusal names the server's readable directories.
+ * - `loopback`: HTTP without authentication, which the runner serves on loopback only, so clients on this
+ *   machine: their roots are honoured (with sessions), but a refusal names no server path, as for every
+ *   HTTP caller.
+ * - `remote`: authenticated HTTP. Roots name directories on the client's machine and never widen what
+ *   this server reads; a refusal names no server path.
+ */
+export type ContextClients = 'stdio' | 'loopback' | 'remote';
+
 export interface ServerContext {
   /**
    * The platform client, built by `loadPolymodal()` (every tool call of a Polymodal server awaits it first;
@@ -56,6 +68,8 @@ export interface ServerContext {
   /** Loads and builds the platform client, once; resolves with it. */
   loadPolymodal(): Promise<Polymodal>;
   files: FileAccess;
+  /** Where its clients run: whether their roots are honoured (see `ContextClients`). */
+  readonly clients: ContextClients;
   ledger: JobLedger;
   /** Values that must never appear in a result, an error or a log line. */
   secrets: string[];
@@ -79,6 +93,8 @@ export interface ServerContextOptions {
   name?: string;
   /** Overrides of the HTTP client used by the platform client (timeouts, retries). */
   http?: Partial<HttpClientOptions>;
+  /** Where the clients of this context run (default `stdio`); see `ContextClients`. */
+  clients?: ContextClients;
   /**
    * The tenant this context serves (a server with a tenants file builds one context per tenant): with
    * the PostgreSQL ledger, its entries are kept under this id, apart from every other tenant's.
@@ -135,7 +151,9 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
       log.addSecret(secret);
     },
   });
-  const files = createFileAccess({ env });
+  const clients = options.clients ?? 'stdio';
+  // Only a person at this machine is shown the server's directories when a path is refused.
+  const files = createFileAccess({ env, revealPaths: clients === 'stdio' });
   const defaultCreditsPerDay = readCreditsPerDay(env);
   const budget = createCreditBudget({
     ledger,
@@ -214,6 +232,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     },
     loadPolymodal,
     files,
+    clients,
     ledger,
     secrets,
     log,

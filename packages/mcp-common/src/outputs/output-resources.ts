@@ -5,13 +5,20 @@
  *
  * A name is resolved against the output directory of the *calling* context (a tenant's own over HTTP), so
  * another tenant's file name resolves inside the caller's directory and is simply not found. Names are
- * confined: one path segment (no `/`, `\`, `..`, no absolute path, no hidden or temp files), and the real
- * path of what it names must be a regular file directly inside the output directory (a symlink planted
- * there cannot lead out). Reads are capped (`MAX_OUTPUT_RESOURCE_BYTES`): a bigger file is refused with a
- * message naming the cap and, when the tool recorded it, the platform's own URL of the file.
+ * confined: one path segment (no `/`, `\`, `..`, no absolute path, no hidden or temp files).
+ *
+ * The directory itself is not trusted either: something other than the tools may put entries there. The
+ * tools write every output as a regular file of its own (atomically, see `writeOutput`), so only such a file
+ * is listed or served: never a link (which could lead anywhere), a FIFO or a device (whose open or read
+ * would wait forever on a thread of the pool every file operation of every tenant shares), or a file with
+ * other names (a hard link could be any file the process may read). `resources/list` shows exactly what
+ * `resources/read` serves. An entry is looked at with lstat before it is opened, opened without following a
+ * link or waiting, and the opened descriptor must be that same file. Reads are capped
+ * (`MAX_OUTPUT_RESOURCE_BYTES`): a bigger file is refused with a message naming the cap and, when the tool
+ * recorded it, the platform's own URL of the file.
  */
-import { constants } from 'node:fs';
-import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
@@ -82,6 +89,15 @@ function confinedName(raw: string): string | undefined {
   return name;
 }
 
+// O_NOFOLLOW: a link swapped in after the lstat is not followed; O_NONBLOCK: nor does a FIFO swapped in
+// make the open wait for a writer (it has no effect on the reads of a regular file).
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** Whether an entry of the output directory is one the tools wrote: a regular file with no other name. */
+function isServedOutput(stats: Stats): boolean {
+  return stats.isFile() && stats.nlink === 1;
+}
+
 function notFound(uri: string): McpError {
   // -32002 is the MCP's "resource not found".
   return new McpError(-32002, `Resource not found: ${uri}. list the resources to see the saved outputs.`, {
@@ -98,25 +114,26 @@ export async function readOutputResource(
 ): Promise<ReadResourceResult> {
   const name = confinedName(rawName);
   if (name === undefined) throw notFound(uri);
-  let directory: string;
-  let real: string;
+  let file: string;
+  let entry: Stats;
   try {
-    directory = await realpath(files.outputDir);
-    real = await realpath(path.join(directory, name));
+    file = path.join(await realpath(files.outputDir), name);
+    // lstat, not stat: a link, a FIFO or a device is refused without ever being opened.
+    entry = await lstat(file);
   } catch {
     throw notFound(uri);
   }
-  if (path.dirname(real) !== directory) throw notFound(uri);
-  // O_NOFOLLOW and a check of the opened descriptor: what is read is the regular file that was resolved.
-  const handle = await open(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)).catch(() => {
+  if (!isServedOutput(entry)) throw notFound(uri);
+  const handle = await open(file, READ_FLAGS).catch(() => {
     throw notFound(uri);
   });
   try {
+    // What is read must be the very file looked at: nothing swapped in between.
     const stats = await handle.stat();
-    if (!stats.isFile()) throw notFound(uri);
+    if (!isServedOutput(stats) || stats.dev !== entry.dev || stats.ino !== entry.ino) throw notFound(uri);
     const mimeType = outputMimeType(name);
     if (stats.size > maxBytes) {
-      const platformUrl = platformUrlOf(real);
+      const platformUrl = platformUrlOf(file);
       throw new McpError(
         ErrorCode.InvalidRequest,
         `${name} is ${stats.size} bytes, over the ${formatLimit(maxBytes)} limit of resources/read; ` +
@@ -141,8 +158,9 @@ export async function listOutputResources(files: FileAccess) {
   const entries: { name: string; size: number; mtimeMs: number }[] = [];
   for (const name of names) {
     if (confinedName(encodeURIComponent(name)) === undefined) continue;
-    const stats = await stat(path.join(files.outputDir, name)).catch(() => undefined);
-    if (stats?.isFile()) entries.push({ name, size: stats.size, mtimeMs: stats.mtimeMs });
+    // The same rule as resources/read, by lstat: a link is never followed to report its target's size.
+    const stats = await lstat(path.join(files.outputDir, name)).catch(() => undefined);
+    if (stats && isServedOutput(stats)) entries.push({ name, size: stats.size, mtimeMs: stats.mtimeMs });
   }
   entries.sort((left, right) => right.mtimeMs - left.mtimeMs);
   return {

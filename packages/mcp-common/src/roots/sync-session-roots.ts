@@ -7,7 +7,9 @@
  * `oninitialized` would go to the standalone GET stream, which the client has not opened yet, and be
  * dropped. They are asked on the first call that needs files (`ready()`) and again after
  * `notifications/roots/list_changed`. Only a session can carry such a request: a stateless server never
- * saw the client's capabilities, so it asks nothing and the configured directories alone apply.
+ * saw the client's capabilities, so it asks nothing and the configured directories alone apply. Used only
+ * for clients on this machine (loopback without authentication): a remote client's roots are never asked
+ * for (see `createPolymodalServer`).
  *
  * The shared FileAccess is also the one the platform client reads files through, so it cannot be swapped
  * for a session's; instead each tool call runs in an AsyncLocalStorage scope naming its session, and the
@@ -86,6 +88,8 @@ export function syncSessionRoots(
               outputDir: files.outputDir,
               // The tenant's own inputs directory, so its downloaded inputs stay readable in this view.
               inputsDir: files.inputsDir,
+              // Refusals through the view name as much of the server's paths as the shared one's do.
+              revealPaths: files.revealsPaths,
               env: options.env ?? process.env,
             });
       options.log?.debug(`this session reads ${dirs.length} MCP root(s) besides the configured directories`);

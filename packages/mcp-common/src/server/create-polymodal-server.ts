@@ -7,6 +7,10 @@
  * A shared context (the HTTP runner's per-tenant one) serves many clients at once, so a client's roots are
  * never applied to its file access (they would widen what every other client of the tenant may read): they
  * apply to that client's own tool calls only, asked for within a call (see `syncSessionRoots`).
+ *
+ * Roots name directories on the client's machine. They are honoured only where that machine is this one
+ * (stdio, or HTTP on loopback without authentication); for an authenticated (remote) client they are
+ * never asked for and never widen what the server reads (see `ContextClients`).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Icon } from '@modelcontextprotocol/sdk/types.js';
@@ -118,9 +122,12 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   // And every tool call has the platform client, loaded by the first call rather than at start.
   loadPlatformClientFirst(server, () => context.loadPolymodal());
   const detachLog = context.log.attach(server);
-  const roots = ownsContext
-    ? syncRoots(server, context.files, { log: context.log })
-    : syncSessionRoots(server, context.files, { log: context.log, env: deps.env });
+  const roots =
+    context.clients === 'remote'
+      ? ROOTS_IGNORED
+      : ownsContext
+        ? syncRoots(server, context.files, { log: context.log })
+        : syncSessionRoots(server, context.files, { log: context.log, env: deps.env });
   const common: ToolContext = {
     context,
     roots,
@@ -145,6 +152,12 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
     },
   };
 }
+
+/** The roots of a remote client: not asked for, so only the configured directories are ever read. */
+const ROOTS_IGNORED: RootsSync = {
+  ready: () => Promise.resolve(),
+  refresh: () => Promise.resolve(),
+};
 
 function mountTools<T extends ToolContext>(
   options: PolymodalServerOptions<T>,

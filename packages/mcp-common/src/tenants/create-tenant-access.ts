@@ -122,7 +122,8 @@ export async function createTenantAccess(options: TenantAccessOptions = {}): Pro
 function createOpenAccess(env: NodeJS.ProcessEnv, options: TenantAccessOptions): TenantAccess {
   const build = options.createContext ?? createServerContext;
   // Built now, so a configuration problem stops the process before it serves.
-  const context = build({ env, ...(options.name ? { name: options.name } : {}) });
+  // Served on loopback only (the runner refuses anything else here): its clients share this machine.
+  const context = build({ env, clients: 'loopback', ...(options.name ? { name: options.name } : {}) });
   const caller: TenantCaller = { tenantId: undefined, context };
   return {
     mode: 'open',
@@ -169,6 +170,8 @@ async function createAuthenticatedAccess(
     const context = build({
       env: createTenantEnv(env, { id: tenantId, apiKey }),
       name: `${options.name ?? 'polymodal'}[${tenantId}]`,
+      // Authenticated callers are remote: their roots never widen what this server reads.
+      clients: 'remote',
       // Keeps this tenant's entries apart in a shared PostgreSQL ledger.
       tenant: tenantId,
       // Read from the tenants loaded now, so a reload that changes only a budget applies at once.
