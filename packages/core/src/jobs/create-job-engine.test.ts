@@ -434,7 +434,8 @@ describe('start: claim before paying', () => {
         return { status: 'TRANSCRIBING' };
       },
     });
-    await until(async () => Boolean((await ledger.findById('meeting', 'j1'))?.lastReadAt));
+    // Sent, so its taking is done.
+    await until(() => reads.length === 1);
     // The second process may wait 2 s, much less than that read's own deadline: it reads itself one
     // interval after the first read was sent, not at once beside it.
     const secondPoll = second.poll({
@@ -467,8 +468,17 @@ describe('start: claim before paying', () => {
     };
     // The dying process reserves its read, sends it, and never answers (killed before it notes the read).
     const dying = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep });
-    void dying.poll({ ...base, isDone: () => false, read: () => new Promise<Job>(() => undefined) });
-    await until(async () => Boolean((await ledger.findById('meeting', 'j1'))?.lastReadAt));
+    let sent = false;
+    void dying.poll({
+      ...base,
+      isDone: () => false,
+      read: () => {
+        sent = true;
+        return new Promise<Job>(() => undefined);
+      },
+    });
+    // Sent, so its taking is done (the entry is written before the ledger's lock is let go).
+    await until(() => sent);
     const survivor = createJobEngine({
       ledger: createJobLedger({ dir: path.join(dir, 'jobs') }),
       now: clock.now,
@@ -650,6 +660,42 @@ describe('start: claim before paying', () => {
     expect(Date.parse(entry?.nextReadAt ?? '') - Date.parse(entry?.lastReadAt ?? '')).toBeGreaterThanOrEqual(
       5_000,
     );
+  });
+
+  it('a read whose taking outlasts the slack is taken again, so another process never reads within an interval of it', async () => {
+    const clock = virtualClock(Date.now());
+    const slow: JobLedger = {
+      ...ledger,
+      location: ledger.location,
+      findById: (...args) => ledger.findById(...args),
+      // Every taking takes 700 ms: more than the first slack (500 ms), less than the doubled one.
+      compareAndSet: async (...args) => {
+        const written = await ledger.compareAndSet(...args);
+        clock.advance(700);
+        return written;
+      },
+      updateById: (...args) => ledger.updateById(...args),
+    };
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const engine = createJobEngine({ ledger: slow, now: clock.now, sleep: clock.sleep });
+    const sent: number[] = [];
+    const outcome = await engine.poll({
+      service: 'meeting',
+      id: 'j1',
+      intervalMs: 5_000,
+      deadline: clock.now() + 3_000,
+      read: async () => {
+        sent.push(clock.now());
+        return { status: 'PROCESSING' };
+      },
+      isDone: () => false,
+      status: (job: Job) => job.status,
+    });
+    expect(outcome).toMatchObject({ done: false, reads: 1 });
+    expect(sent).toHaveLength(1);
+    // What other processes go by: no read before one interval after this one was sent.
+    const entry = await ledger.findById('meeting', 'j1');
+    expect(Date.parse(entry?.nextReadAt ?? '')).toBeGreaterThanOrEqual((sent[0] ?? 0) + 5_000);
   });
 
   it('a recorded job the platform cannot confirm right now (503) is resumed, not paid again', async () => {

@@ -59,11 +59,13 @@ export const DEFAULT_CLAIM_LEASE_MS = 30_000;
 /** How often a caller waiting on another process's claim looks at the ledger again. */
 const CLAIM_CHECK_MS = 250;
 /**
- * A read taken in the ledger must be sent within this long, and the next read of any process comes this
- * much later than one interval after the taking: so the reads of two processes are always at least one
- * interval apart, however slowly the ledger answered the taking (a read not sent in time is taken again).
+ * A read taken in the ledger must be sent within this long, and the next read of any other process comes
+ * this much later than one interval after the taking: so the reads of two processes are always at least
+ * one interval apart, however slowly the ledger answered the taking. A read not sent in time is taken
+ * again with twice the slack (up to the most below), so a slow ledger delays reads but never stops them.
  */
 const TAKE_SLACK_MS = 500;
+const MAX_TAKE_SLACK_MS = 8_000;
 /** A job the ledger does not hold is looked up again after this long (another process may record it). */
 const UNRECORDED_MEMORY_MS = 60_000;
 /** How long a resume check may take when the call gives no deadline. */
@@ -242,6 +244,13 @@ interface ReadMemory {
   nextAt: number;
   body?: unknown;
   bodyAt?: number;
+  /**
+   * The next-read time this process wrote when it took its last read in the ledger: meant for the other
+   * processes (it carries their slack), so this one, which knows when its read was answered, goes by `nextAt`.
+   */
+  takenNextAt?: number;
+  /** The pause the platform asked for after the last read (its Retry-After), if it asked for one. */
+  askedMs?: number;
 }
 
 function parseTime(value: string | null | undefined): number {
@@ -348,6 +357,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     remember(service, id, {
       at,
       nextAt,
+      askedMs: read.retryAfterMs ?? 0,
       ...(read.body === undefined ? {} : { body: read.body, bodyAt: at }),
     });
     const reservation = taken.get(key);
@@ -622,9 +632,13 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   async function gate(service: string, id: string) {
     const remembered = memory.get(keyOf(service, id));
     const entry = await find(service, id);
-    const ledgerNextAt = parseTime(entry?.nextReadAt);
+    const written = parseTime(entry?.nextReadAt);
+    // This process's own taking is as the ledger left it: its memory knows better (and of a taking whose
+    // read was not sent, that nothing was read).
+    const own = written === remembered?.takenNextAt;
+    const ledgerNextAt = own ? 0 : written;
     return {
-      at: Math.max(remembered?.at ?? 0, parseTime(entry?.lastReadAt)),
+      at: Math.max(remembered?.at ?? 0, own ? 0 : parseTime(entry?.lastReadAt)),
       nextAt: Math.max(remembered?.nextAt ?? 0, ledgerNextAt),
       entry,
       elsewhere: ledgerNextAt > (remembered?.nextAt ?? 0),
@@ -643,20 +657,29 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     entry: LedgerEntry | undefined,
     sentAt: number,
     intervalMs: number,
-  ): Promise<boolean> {
-    if (!ledger || !entry?.id) return true;
-    const nextAt = sentAt + intervalMs + TAKE_SLACK_MS;
+    slackMs: number,
+  ): Promise<'taken' | 'lost' | 'slow'> {
+    if (!ledger || !entry?.id) return 'taken';
+    // A platform that asked for a longer pause after the last read is likely to ask for it again: the
+    // taking says so at once, before this read's answer can.
+    const asked = memory.get(keyOf(service, entry.id))?.askedMs ?? 0;
+    const nextAt = sentAt + Math.max(intervalMs, asked) + slackMs;
     try {
       const reserved = await ledger.compareAndSet(service, entry.fingerprint, entry.revision, {
         lastReadAt: new Date(sentAt).toISOString(),
         nextReadAt: new Date(nextAt).toISOString(),
       });
-      if (!reserved || now() > sentAt + TAKE_SLACK_MS) return false;
-      taken.set(keyOf(service, entry.id), { entry: reserved, nextAt });
-      return true;
+      if (!reserved) return 'lost';
+      const key = keyOf(service, entry.id);
+      const remembered = memory.get(key);
+      if (remembered) remembered.takenNextAt = nextAt;
+      else memory.set(key, { at: 0, nextAt: 0, takenNextAt: nextAt });
+      if (now() > sentAt + slackMs) return 'slow';
+      taken.set(key, { entry: reserved, nextAt });
+      return 'taken';
     } catch (error) {
       warnOnce(`could not update the job ledger at ${ledger.location}: ${describeError(error)}`);
-      return true;
+      return 'taken';
     }
   }
 
@@ -667,6 +690,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     const startedAt = now();
     const cadence = o.cadence ?? {};
     let pause = o.intervalMs;
+    let takeSlack = TAKE_SLACK_MS;
     let value: T | undefined;
     let reads = 0;
     let transientErrors = 0;
@@ -696,14 +720,19 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       if (reads === 0 && transientErrors === 0 && cadence.initialDelayMs) {
         nextAt = Math.max(nextAt, startedAt + cadence.initialDelayMs);
       }
-      // A caller with nothing to show may wait out (at most) one interval past its deadline for a first
-      // answer; never a Retry-After, and never a second read at the deadline.
+      // A caller with nothing to show may wait out (at most) one interval, and the slack of another
+      // process's taking, past its deadline for a first answer; never a Retry-After, and never a second
+      // read at the deadline.
       // Counted from the start of the call, not from each look: a process that loses the read to another
       // one does not get a second interval.
       const firstRead = value === undefined;
+      // Another process's read holds this one off for an interval and the slack of its taking.
       const limit =
         firstRead && o.firstReadDeadline !== undefined
-          ? Math.min(o.firstReadDeadline, Math.max(o.deadline, startedAt + o.intervalMs))
+          ? Math.min(
+              o.firstReadDeadline,
+              Math.max(o.deadline, startedAt + o.intervalMs + (elsewhere ? TAKE_SLACK_MS : 0)),
+            )
           : o.deadline;
       if (firstRead) {
         // Waiting is bounded by `limit`; the first attempt, when it can start now, is made while the call
@@ -721,14 +750,17 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         const wait = nextAt - now();
         // Another process sets the time: its read may ask for a longer pause. Look again now and then.
         await sleep(elsewhere ? Math.min(wait, LEDGER_RECHECK_MS) : wait, signal);
-        if (elsewhere && wait > LEDGER_RECHECK_MS) continue;
+        // The ledger may have moved on meanwhile (the other process's answer asked for a longer pause).
+        if (elsewhere) continue;
       }
       // The read that starts in time may take until the call's hard deadline.
       const readDeadline = firstRead ? Math.max(limit, o.firstReadDeadline ?? limit) : o.deadline;
       // Concurrent waits on one job in this process share one read.
       const attempt = await flights.run(`read\n${keyOf(service, id)}`, signal, async (shared) => {
         const sentAt = now();
-        if (!(await reserve(service, entry, sentAt, o.intervalMs))) return { kind: 'busy' as const };
+        const taking = await reserve(service, entry, sentAt, o.intervalMs, takeSlack);
+        if (taking === 'slow') takeSlack = Math.min(takeSlack * 2, MAX_TAKE_SLACK_MS);
+        if (taking !== 'taken') return { kind: 'busy' as const };
         // A client's read goes through `observe`, which notes it (with the interval as its least pause);
         // noting it again would only be a second ledger write of the same read.
         const noted = () => (memory.get(keyOf(service, id))?.at ?? Number.NEGATIVE_INFINITY) >= sentAt;
