@@ -1,12 +1,14 @@
 /**
  * HTTP settings from the command line and the environment: legacy sessions (`--sessions` or
- * `POLYMODAL_HTTP_SESSIONS=1`) with their cap (`POLYMODAL_HTTP_MAX_SESSIONS`, default 1,000) and idle
- * time (`POLYMODAL_HTTP_SESSION_IDLE_SECONDS`, default 1,800), and the host names clients may use
+ * `POLYMODAL_HTTP_SESSIONS=1`) with their cap (`POLYMODAL_HTTP_MAX_SESSIONS`, default 1,000), each
+ * tenant's cap within it (`POLYMODAL_HTTP_MAX_SESSIONS_PER_TENANT`, default 100) and idle time
+ * (`POLYMODAL_HTTP_SESSION_IDLE_SECONDS`, default 1,800), and the host names clients may use
  * (`--allowed-host`, repeatable, plus `POLYMODAL_ALLOWED_HOSTS`, comma separated).
  */
 import { ConfigError } from '@polymodal/core/errors';
 import {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TENANT,
   DEFAULT_SESSION_IDLE_MS,
   type HttpSessionOptions,
 } from './http-session-defaults.js';
@@ -33,6 +35,12 @@ export function readHttpSettings(
   const maxSessions =
     parsePositive(env.POLYMODAL_HTTP_MAX_SESSIONS, 'POLYMODAL_HTTP_MAX_SESSIONS', true) ??
     DEFAULT_MAX_SESSIONS;
+  const maxSessionsPerTenant =
+    parsePositive(
+      env.POLYMODAL_HTTP_MAX_SESSIONS_PER_TENANT,
+      'POLYMODAL_HTTP_MAX_SESSIONS_PER_TENANT',
+      true,
+    ) ?? DEFAULT_MAX_SESSIONS_PER_TENANT;
   const idleSeconds = parsePositive(
     env.POLYMODAL_HTTP_SESSION_IDLE_SECONDS,
     'POLYMODAL_HTTP_SESSION_IDLE_SECONDS',
@@ -41,6 +49,7 @@ export function readHttpSettings(
   return {
     sessions: {
       maxSessions,
+      maxSessionsPerTenant,
       idleMs: idleSeconds === undefined ? DEFAULT_SESSION_IDLE_MS : Math.round(idleSeconds * 1000),
     },
     allowedHosts,

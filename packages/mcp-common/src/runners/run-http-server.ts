@@ -4,8 +4,9 @@
  * Stateless by default: each POST gets a fresh McpServer from the factory, built on the caller's shared
  * context, and is disposed of when its response ends, so clients that never send DELETE (the SDK client,
  * the Inspector, the conformance suite) leave nothing behind. Legacy stateful sessions (`sessions`) remain
- * for clients that need server-to-client requests (elicitation, roots); they are capped, and closed when
- * idle. Responses are SSE either way (JSON responses would drop progress notifications).
+ * for clients that need server-to-client requests (elicitation, roots); they are capped per tenant and
+ * in all (a tenant over its own cap closes its own oldest idle session, never another tenant's), and
+ * closed when idle. Responses are SSE either way (JSON responses would drop progress notifications).
  *
  * A request to the endpoint passes the Host/Origin check first (DNS rebinding: a web page must not reach
  * the server through a rebound name), then authentication when `access` requires it, and only then is its
@@ -45,13 +46,19 @@ import {
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TENANT,
   DEFAULT_SESSION_IDLE_MS,
   type HttpSessionOptions,
 } from './http-session-defaults.js';
 import type { ServerFactory, ServerInstance } from './server-instance.js';
 import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
 
-export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionOptions };
+export {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TENANT,
+  DEFAULT_SESSION_IDLE_MS,
+  type HttpSessionOptions,
+};
 /** How long close() lets requests under way finish before cutting their connections. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
@@ -126,8 +133,12 @@ export async function runHttpServer(
   const stateful = options.sessions !== undefined && options.sessions !== false;
   const sessionOptions = typeof options.sessions === 'object' ? options.sessions : {};
   const maxSessions = sessionOptions.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxSessionsPerTenant = sessionOptions.maxSessionsPerTenant ?? DEFAULT_MAX_SESSIONS_PER_TENANT;
   const idleMs = sessionOptions.idleMs ?? DEFAULT_SESSION_IDLE_MS;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new Error('maxSessions must be at least 1');
+  if (!Number.isInteger(maxSessionsPerTenant) || maxSessionsPerTenant < 1) {
+    throw new Error('maxSessionsPerTenant must be at least 1');
+  }
   if (!(idleMs > 0)) throw new Error('idleMs must be more than 0');
 
   const problem = unauthenticatedBindProblem(host, access?.authRequired === true);
@@ -144,6 +155,18 @@ export async function runHttpServer(
   /** Most recently active last, so the idle sweep and the cap look at the front only. */
   const sessions = new Map<string, Session>();
   let openingSessions = 0;
+  /** Sessions being opened, per tenant (the open mode's one caller under `undefined`). */
+  const openingByTenant = new Map<string | undefined, number>();
+  const startOpening = (tenantId: string | undefined) => {
+    openingSessions += 1;
+    openingByTenant.set(tenantId, (openingByTenant.get(tenantId) ?? 0) + 1);
+  };
+  const endOpening = (tenantId: string | undefined) => {
+    openingSessions -= 1;
+    const left = (openingByTenant.get(tenantId) ?? 1) - 1;
+    if (left > 0) openingByTenant.set(tenantId, left);
+    else openingByTenant.delete(tenantId);
+  };
   let instances = 0;
   let requestsUnderWay = 0;
   const drainWaiters = new Set<() => void>();
@@ -180,12 +203,38 @@ export async function runHttpServer(
     }
   };
 
-  /** Makes room for one more session; false when every session has a request under way. */
-  const makeRoomForSession = (): boolean => {
-    if (sessions.size + openingSessions < maxSessions) return true;
+  /**
+   * Makes room for one more session of `tenantId`; false when that would close a session with a request
+   * under way. A tenant at its own cap gives up its own least recently active idle session. At the global
+   * cap, the session given up is one of the tenant holding the most (the caller's own when it holds as many
+   * as anyone): so one tenant opening many sessions closes its own, never those of a tenant holding fewer.
+   */
+  const makeRoomForSession = (tenantId: string | undefined): boolean => {
+    const held = new Map<string | undefined, number>(openingByTenant);
+    for (const session of sessions.values())
+      held.set(session.tenantId, (held.get(session.tenantId) ?? 0) + 1);
+    const own = held.get(tenantId) ?? 0;
+    // The open mode has one caller: only the global cap applies to it.
+    const atTenantCap = tenantId !== undefined && own >= maxSessionsPerTenant;
+    if (!atTenantCap && sessions.size + openingSessions < maxSessions) return true;
+    let victim = tenantId;
+    if (!atTenantCap) {
+      let most = own;
+      for (const [holder, count] of held) {
+        if (count > most) {
+          most = count;
+          victim = holder;
+        }
+      }
+    }
     for (const session of sessions.values()) {
-      if (session.inFlight === 0) {
-        void closeSession(session, 'the session limit was reached and it was the least recently active');
+      if (session.tenantId === victim && session.inFlight === 0) {
+        void closeSession(
+          session,
+          atTenantCap
+            ? "its tenant's session limit was reached and it was that tenant's least recently active"
+            : 'the session limit was reached and it was the least recently active of the tenant holding the most',
+        );
         return true;
       }
     }
@@ -264,17 +313,18 @@ export async function runHttpServer(
       sendJsonRpcError(response, 400, -32000, 'bad request: no valid mcp-session-id; send initialize first');
       return;
     }
-    if (!makeRoomForSession()) {
+    const tenantId = caller?.tenantId;
+    if (!makeRoomForSession(tenantId)) {
       response.setHeader('retry-after', '5');
       sendJsonRpcError(response, 503, -32000, 'too many sessions, all busy: try again shortly');
       return;
     }
-    openingSessions += 1;
+    startOpening(tenantId);
     let built: Awaited<ReturnType<typeof buildInstance>>;
     try {
       built = await buildInstance(caller);
     } catch (error) {
-      openingSessions -= 1;
+      endOpening(tenantId);
       throw error;
     }
     const { instance, dispose } = built;
@@ -284,7 +334,7 @@ export async function runHttpServer(
       enableJsonResponse: false,
       onsessioninitialized: (id) => {
         opened = true;
-        openingSessions -= 1;
+        endOpening(tenantId);
         const session: Session = {
           id,
           transport,
@@ -316,7 +366,7 @@ export async function runHttpServer(
     } finally {
       if (!opened) {
         // The initialize failed: no session was made, so nothing may stay behind.
-        openingSessions -= 1;
+        endOpening(tenantId);
         void dispose();
       }
     }

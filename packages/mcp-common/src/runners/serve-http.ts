@@ -139,7 +139,7 @@ const AUTH_VARIABLES = new Set([
 
 function describeServing(access: TenantAccess, settings: HttpSettings, env: NodeJS.ProcessEnv): string {
   const mode = settings.sessions
-    ? `stateful sessions (at most ${settings.sessions.maxSessions}, closed after ${Math.round(settings.sessions.idleMs / 1000)} s idle)`
+    ? `stateful sessions (at most ${settings.sessions.maxSessions}, ${settings.sessions.maxSessionsPerTenant} per tenant, closed after ${Math.round(settings.sessions.idleMs / 1000)} s idle)`
     : 'stateless (no sessions)';
   const methods: string[] = [];
   if (env[TENANTS_FILE_VARIABLE]?.trim()) {
