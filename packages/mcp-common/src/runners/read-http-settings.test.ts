@@ -22,6 +22,23 @@ describe('readHttpSettings', () => {
     ).toEqual({ maxSessions: 50, maxSessionsPerTenant: 5, idleMs: 90_000 });
   });
 
+  it('has no metrics listener unless a port is given (flag before variable), on loopback by default', () => {
+    expect(readHttpSettings(noFlags, {}).metrics).toBeUndefined();
+    expect(readHttpSettings(noFlags, { POLYMODAL_METRICS_PORT: '9464' }).metrics).toEqual({
+      port: 9464,
+      host: '127.0.0.1',
+    });
+    expect(
+      readHttpSettings(
+        { ...noFlags, metricsPort: 9100, metricsHost: '10.0.0.5' },
+        { POLYMODAL_METRICS_PORT: '9464', POLYMODAL_METRICS_HOST: '10.9.9.9' },
+      ).metrics,
+    ).toEqual({ port: 9100, host: '10.0.0.5' });
+    expect(() => readHttpSettings(noFlags, { POLYMODAL_METRICS_PORT: '70000' })).toThrow(
+      /POLYMODAL_METRICS_PORT/,
+    );
+  });
+
   it('joins --allowed-host and POLYMODAL_ALLOWED_HOSTS', () => {
     expect(
       readHttpSettings(

@@ -16,8 +16,10 @@
  * endpoint's path) is public too, since a client reads it before it has a token; a 401 names it in
  * `WWW-Authenticate: Bearer resource_metadata="…"`, as the MCP authorization spec asks.
  *
- * `GET /metrics` serves the process's metrics in Prometheus format: to loopback peers without a token, to
- * others only with `POLYMODAL_METRICS_TOKEN` (see `decideMetricsAccess`). Every request runs in a request
+ * `GET /metrics` serves the process's metrics in Prometheus format. On the MCP endpoint's listener only with
+ * `POLYMODAL_METRICS_TOKEN`, from any peer (a reverse proxy on this host makes every request look local);
+ * on a listener of their own (`metricsListener`, `--metrics-port`, loopback by default) to loopback peers
+ * without a token too (see `decideMetricsAccess`). Every request runs in a request
  * scope: its id (a well-formed `X-Request-Id` from the caller, or a new UUID) is echoed in the response's
  * `X-Request-Id` and carried by every JSON log line written while it is handled.
  *
@@ -37,7 +39,8 @@ import { ConfigError } from '@polymodal/core/errors';
 import { requestIdFrom, runInRequestScope } from '../context/request-scope.js';
 import type { Logger } from '../logging/create-logger.js';
 import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
-import { decideMetricsAccess } from '../metrics/metrics-access.js';
+import { DEFAULT_METRICS_HOST } from '../metrics/metrics-access.js';
+import { type MetricsListener, serveMetrics, startMetricsListener } from '../metrics/serve-metrics.js';
 import type { AuthenticationResult, TenantAccess, TenantCaller } from '../tenants/create-tenant-access.js';
 import {
   PROTECTED_RESOURCE_WELL_KNOWN,
@@ -88,14 +91,21 @@ export interface RunHttpOptions {
   shutdownGraceMs?: number;
   /** What `GET /metrics` serves (default: the process's metrics). */
   metrics?: PolymodalMetrics;
-  /** The bearer token off-loopback scrapers must send (POLYMODAL_METRICS_TOKEN); without it they get 403. */
+  /**
+   * The bearer token scrapers send (POLYMODAL_METRICS_TOKEN): always needed on the MCP listener, off
+   * loopback on the metrics listener; without it those requests get 403.
+   */
   metricsToken?: string | undefined;
+  /** Also serve `/metrics` on a listener of its own (`--metrics-port`; host default 127.0.0.1). */
+  metricsListener?: { port: number; host?: string };
 }
 
 export interface HttpServerHandle {
   /** e.g. http://127.0.0.1:3000/mcp */
   url: string;
   port: number;
+  /** The metrics listener's `/metrics` URL, when one was asked for. */
+  metricsUrl: string | undefined;
   mode: 'stateless' | 'sessions';
   /** Number of open MCP sessions (always 0 when stateless). */
   sessions(): number;
@@ -376,7 +386,13 @@ export async function runHttpServer(
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname === '/metrics') {
       const hostAllowed = isAllowedHost(request.headers.host, allowed);
-      await serveMetrics(request, response, { metrics, token: options.metricsToken, hostAllowed, log });
+      await serveMetrics(request, response, {
+        metrics,
+        token: options.metricsToken,
+        hostAllowed,
+        listener: 'mcp',
+        log,
+      });
       return;
     }
     if (url.pathname === '/healthz') {
@@ -472,13 +488,32 @@ export async function runHttpServer(
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
+  // Bound first: a metrics port that cannot be served stops the start before the MCP endpoint listens.
+  let metricsListener: MetricsListener | undefined;
+  if (options.metricsListener) {
+    const metricsHost = options.metricsListener.host ?? DEFAULT_METRICS_HOST;
+    const metricsAllowed = allowedHostNames(metricsHost, [...allowed]);
+    metricsListener = await startMetricsListener({
+      port: options.metricsListener.port,
+      host: metricsHost,
+      metrics,
+      token: options.metricsToken,
+      isAllowedHost: (header) => isAllowedHost(header, metricsAllowed),
+      log,
     });
-  });
+  }
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await metricsListener?.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
@@ -499,6 +534,7 @@ export async function runHttpServer(
   return {
     url: `http://${urlHost}:${port}${endpoint}`,
     port,
+    metricsUrl: metricsListener?.url,
     mode: stateful ? 'sessions' : 'stateless',
     sessions: () => sessions.size,
     instances: () => instances,
@@ -515,42 +551,11 @@ export async function runHttpServer(
         await waitForRequests(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
         await Promise.allSettled([...sessions.values()].map((session) => closeSession(session, 'shutdown')));
         server.closeAllConnections();
-        await stopped;
+        await Promise.all([stopped, metricsListener?.close()]);
       })();
       return closing;
     },
   };
-}
-
-async function serveMetrics(
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  options: {
-    metrics: PolymodalMetrics;
-    token: string | undefined;
-    hostAllowed: boolean;
-    log: Logger | undefined;
-  },
-): Promise<void> {
-  const { metrics, token, hostAllowed, log } = options;
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    response.setHeader('allow', 'GET, HEAD');
-    sendJson(response, 405, { error: 'method not allowed: GET /metrics' });
-    return;
-  }
-  const decision = decideMetricsAccess(
-    { remoteAddress: request.socket.remoteAddress, hostAllowed, headers: request.headers },
-    token,
-  );
-  if (!decision.ok) {
-    log?.debug('refused a /metrics request', { status: decision.status });
-    if (decision.status === 401) response.setHeader('www-authenticate', 'Bearer realm="polymodal-metrics"');
-    sendJson(response, decision.status, { error: decision.message });
-    return;
-  }
-  const { contentType, body } = await metrics.render();
-  response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
-  response.end(request.method === 'HEAD' ? undefined : body);
 }
 
 function disposeOnce(
