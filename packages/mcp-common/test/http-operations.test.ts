@@ -1,7 +1,7 @@
 /**
  * Operations of the HTTP service over real HTTP, with the real SDK client and the sandbox as the platform:
  * `GET /metrics` counts tool calls by tool and outcome and the platform's 429s, and shows no key, token or
- * tenant; who may read it off loopback; request ids echoed in `X-Request-Id` and carried by the JSON log
+ * tenant; who may read it on the metrics' own listener and on the MCP port (never freely there); request ids echoed in `X-Request-Id` and carried by the JSON log
  * lines; and a shutdown that makes a call waiting on a long job answer with its handle.
  */
 import { createHash } from 'node:crypto';
@@ -119,6 +119,7 @@ describe('the HTTP service: /metrics, request ids, JSON logs, drain', () => {
       access,
       log,
       metricsToken: METRICS_TOKEN,
+      metricsListener: { port: 0 },
     });
   });
   afterEach(async () => {
@@ -130,9 +131,13 @@ describe('the HTTP service: /metrics, request ids, JSON logs, drain', () => {
     await rm(root, { recursive: true, force: true });
   });
 
+  /** `/metrics` on the MCP endpoint's port. */
   const metricsUrl = () => `http://127.0.0.1:${handle!.port}/metrics`;
+  /** The metrics' own listener. */
+  const ownMetricsUrl = () => handle!.metricsUrl as string;
+  const ownMetricsHost = () => ({ host: new URL(ownMetricsUrl()).host });
   const readMetrics = async () => {
-    const response = await rawRequest(metricsUrl(), { host: `127.0.0.1:${handle!.port}` });
+    const response = await rawRequest(ownMetricsUrl(), ownMetricsHost());
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     return response.body;
@@ -180,7 +185,68 @@ describe('the HTTP service: /metrics, request ids, JSON logs, drain', () => {
     }
   });
 
-  it('off loopback (a proxied request), /metrics needs the metrics token: 401 without or with a wrong one, 200 with it', async () => {
+  it('on the MCP port, /metrics needs the metrics token even from loopback (a reverse proxy on this host)', async () => {
+    const host = { host: `127.0.0.1:${handle!.port}` };
+    const local = await rawRequest(metricsUrl(), host);
+    expect(local.status).toBe(401);
+    expect(local.body).not.toContain('polymodal_tool_calls_total');
+    const right = await rawRequest(metricsUrl(), { ...host, authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(right.status).toBe(200);
+    expect(right.body).toContain('polymodal_tool_calls_total');
+    expect(right.body).not.toContain(METRICS_TOKEN);
+  });
+
+  it("on the metrics' own listener (loopback), a local scraper reads without a token; proxied, rebound or other paths get nothing", async () => {
+    expect(new URL(ownMetricsUrl()).hostname).toBe('127.0.0.1');
+    expect(new URL(ownMetricsUrl()).port).not.toBe(String(handle!.port));
+    const body = await readMetrics();
+    expect(body).toContain('polymodal_tool_calls_total');
+    for (const secret of [sandbox.apiKey, TOKEN, METRICS_TOKEN, 'team-ops'])
+      expect(body).not.toContain(secret);
+    const proxied = await rawRequest(ownMetricsUrl(), {
+      ...ownMetricsHost(),
+      'x-forwarded-for': '203.0.113.9',
+    });
+    expect(proxied.status).toBe(401);
+    const withToken = await rawRequest(ownMetricsUrl(), {
+      ...ownMetricsHost(),
+      'x-forwarded-for': '203.0.113.9',
+      authorization: `Bearer ${METRICS_TOKEN}`,
+    });
+    expect(withToken.status).toBe(200);
+    const rebound = await rawRequest(ownMetricsUrl(), {
+      host: `evil.example:${new URL(ownMetricsUrl()).port}`,
+    });
+    expect(rebound.status).toBe(401);
+    // Nothing but /metrics: the MCP endpoint, the probes and the rest are not served on this port.
+    for (const other of ['/mcp', '/healthz', '/']) {
+      const response = await rawRequest(new URL(other, ownMetricsUrl()).href, ownMetricsHost());
+      expect(response.status).toBe(404);
+    }
+  });
+
+  it('without a metrics token, /metrics on the MCP port is refused to every peer, and metrics will not listen off loopback', async () => {
+    const open = await runHttpServer(createOpsServer, { port: 0, probe: false });
+    try {
+      const local = await rawRequest(`http://127.0.0.1:${open.port}/metrics`, {
+        host: `127.0.0.1:${open.port}`,
+      });
+      expect(local.status).toBe(403);
+      expect(JSON.parse(local.body).error).toMatch(/POLYMODAL_METRICS_TOKEN.*--metrics-port/);
+      expect(open.metricsUrl).toBeUndefined();
+    } finally {
+      await open.close();
+    }
+    await expect(
+      runHttpServer(createOpsServer, {
+        port: 0,
+        probe: false,
+        metricsListener: { port: 0, host: '0.0.0.0' },
+      }),
+    ).rejects.toThrow(/refusing to serve metrics on 0\.0\.0\.0 without POLYMODAL_METRICS_TOKEN/);
+  });
+
+  it('off loopback (a proxied request), /metrics on the MCP port needs the metrics token: 401 without or with a wrong one, 200 with it', async () => {
     const host = { host: `127.0.0.1:${handle!.port}`, 'x-forwarded-for': '203.0.113.9' };
     expect((await rawRequest(metricsUrl(), host)).status).toBe(401);
     const wrong = await rawRequest(metricsUrl(), { ...host, authorization: 'Bearer not-the-token' });

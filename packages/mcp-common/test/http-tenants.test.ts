@@ -14,7 +14,11 @@ import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
 import { registerListJobsTool } from '../src/jobs/register-list-jobs-tool.js';
-import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
+import {
+  type HttpServerHandle,
+  type HttpSessionOptions,
+  runHttpServer,
+} from '../src/runners/run-http-server.js';
 import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
@@ -54,7 +58,7 @@ describe('HTTP with a tenants file', () => {
 
   const writeTenants = (tenants: unknown) => writeFile(tenantsFile, JSON.stringify({ tenants }));
 
-  const start = async (options: { sessions?: boolean } = {}) => {
+  const start = async (options: { sessions?: boolean | HttpSessionOptions } = {}) => {
     access = await createTenantAccess({
       env,
       name: 'jobs',
@@ -73,7 +77,7 @@ describe('HTTP with a tenants file', () => {
     handle = await runHttpServer(createJobsServer, {
       port: 0,
       access,
-      ...(options.sessions ? { sessions: true } : {}),
+      ...(options.sessions ? { sessions: options.sessions } : {}),
     });
     return handle;
   };
@@ -259,6 +263,44 @@ describe('HTTP with a tenants file', () => {
     expect(handle?.sessions()).toBe(0);
     await expect(client.listTools()).rejects.toThrow(/401|unauthorized/i);
     await client.close();
+  });
+
+  it("with --sessions, a tenant opening many sessions closes its own, never another tenant's", async () => {
+    const { url } = await start({ sessions: { maxSessions: 5, maxSessionsPerTenant: 3 } });
+    const open = async (token: string, name: string) => {
+      const client = new Client({ name, version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      return client;
+    };
+    const works = (client: Client) =>
+      client.listTools().then(
+        () => true,
+        () => false,
+      );
+    const teamB = await open(TOKEN_B, 'b-0');
+    // Far more than the global cap, one after another: each new one finds the others idle.
+    const teamA: Client[] = [];
+    for (let index = 0; index < 12; index += 1) teamA.push(await open(TOKEN_A, `a-${index}`));
+    expect(handle?.sessions()).toBe(4);
+    expect(await works(teamB)).toBe(true);
+    // team-a kept its 3 most recent sessions; its older ones were the ones closed.
+    const alive = [];
+    for (const client of teamA) alive.push(await works(client));
+    expect(alive).toEqual([...Array(9).fill(false), true, true, true]);
+
+    // At the global cap, a tenant holding fewer sessions closes one of the tenant holding the most.
+    const secondB = await open(TOKEN_B, 'b-1');
+    const thirdB = await open(TOKEN_B, 'b-2');
+    expect(handle?.sessions()).toBe(5);
+    expect([await works(teamB), await works(secondB), await works(thirdB)]).toEqual([true, true, true]);
+    const stillA = [];
+    for (const client of teamA.slice(9)) stillA.push(await works(client));
+    expect(stillA.filter(Boolean)).toHaveLength(2);
+    await Promise.allSettled([teamB, secondB, thirdB, ...teamA].map((client) => client.close()));
   });
 
   it('is ready when the tenants file is loaded and the state directory is writable, and says why not otherwise', async () => {

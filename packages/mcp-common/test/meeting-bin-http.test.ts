@@ -227,6 +227,77 @@ describe('the built meeting bin over HTTP', () => {
     expect(bin.stderr()).not.toContain(sandbox.apiKey);
   });
 
+  it('in JSON log mode writes every stderr line as one JSON object: the address, the metrics listener, requests, reload, drain and a refused start', async () => {
+    const bin = spawnBin(
+      ['--http', '--port', '0', '--sessions', '--metrics-port', '0', '--log-format', 'json'],
+      {
+        ...env,
+        POLYMODAL_LOG_LEVEL: 'debug',
+      },
+    );
+    running = { ...bin, url: '' };
+    await bin.waitForStderr(/metrics at http:\/\/127\.0\.0\.1:\d+\/metrics/);
+    const records = () =>
+      bin
+        .stderr()
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => {
+          let record: unknown;
+          expect(() => {
+            record = JSON.parse(line);
+          }, line).not.toThrow();
+          expect(record, line).toMatchObject({
+            level: expect.any(String),
+            name: expect.any(String),
+            msg: expect.any(String),
+          });
+          return record as { msg: string; url?: string; level: string };
+        });
+    const endpoint = records().find((record) => record.msg.startsWith('MCP Streamable HTTP endpoint at '));
+    expect(endpoint).toMatchObject({
+      level: 'info',
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/),
+    });
+    expect(endpoint?.msg).toMatch(/stateful sessions \(at most 1000, 100 per tenant/);
+    const metricsUrl = records().find((record) => record.msg.startsWith('metrics at '))?.url as string;
+
+    const teamA = await connect(endpoint?.url as string, TOKEN_A);
+    clients.push(teamA);
+    expect((await teamA.callTool({ name: 'list_jobs', arguments: {} })).isError).toBeFalsy();
+    await expect(connect(endpoint?.url as string, 'not-a-token')).rejects.toThrow(/401|unauthorized/i);
+    expect((await fetch(metricsUrl)).status).toBe(200);
+    const mark = bin.stderr().length;
+    bin.child.kill('SIGHUP');
+    await bin.waitForStderr(/tenants file reloaded/, mark);
+    await teamA.close();
+    bin.child.kill('SIGTERM');
+    expect(await bin.exited).toBe(0);
+    const all = records();
+    expect(all.some((record) => record.msg.startsWith('SIGTERM: shutting down'))).toBe(true);
+    expect(all.length).toBeGreaterThan(6);
+    for (const secret of [TOKEN_A, TOKEN_B, sandbox.apiKey, sandbox.apiKey2]) {
+      expect(bin.stderr()).not.toContain(secret);
+    }
+
+    // A start refused before listening says why in the same format.
+    const { POLYMODAL_TENANTS_FILE: _, ...withoutTenants } = env;
+    const refused = spawnBin(['--http', '--host', '0.0.0.0', '--port', '0', '--log-format', 'json'], {
+      ...withoutTenants,
+      POLYMODAL_API_KEY: sandbox.apiKey,
+    });
+    expect(await refused.exited).toBe(2);
+    const lines = refused
+      .stderr()
+      .split('\n')
+      .filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      level: 'error',
+      msg: expect.stringMatching(/^refusing to listen on 0\.0\.0\.0 without authentication/),
+    });
+  });
+
   it('prints its version from package.json with --version', async () => {
     const { version } = JSON.parse(await readFile(path.join(MEETING_PACKAGE, 'package.json'), 'utf8')) as {
       version: string;

@@ -23,7 +23,8 @@ Over HTTP:
   POLYMODAL_TENANTS_FILE  tenants and their token hashes (required off loopback; SIGHUP reloads it)
   POLYMODAL_ALLOWED_HOSTS host names clients may use (comma separated; also --allowed-host)
   POLYMODAL_HTTP_SESSIONS 1 for legacy stateful sessions (also --sessions); POLYMODAL_HTTP_MAX_SESSIONS
-                          (default 1000) and POLYMODAL_HTTP_SESSION_IDLE_SECONDS (default 1800) bound them`;
+                          (default 1000), POLYMODAL_HTTP_MAX_SESSIONS_PER_TENANT (default 100) and
+                          POLYMODAL_HTTP_SESSION_IDLE_SECONDS (default 1800) bound them`;
 
 void runServerMain({
   name: SERVER_NAME,

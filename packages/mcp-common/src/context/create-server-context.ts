@@ -40,6 +40,7 @@ import {
   type ClosableSpeechGovernor,
   createDeferredSpeechGovernor,
 } from './create-deferred-speech-governor.js';
+import { scopeJobsToLedger } from './scope-jobs-to-ledger.js';
 
 /** Ways of serving several tenants: each tenant's context must then say whose entries it keeps. */
 const TENANT_VARIABLES = ['POLYMODAL_TENANTS_FILE', 'POLYMODAL_OAUTH_ISSUER'];
@@ -109,6 +110,12 @@ export interface ServerContextOptions {
   clock?: () => number;
   /** Where the platform client reports its answers and jobs (default: the process's metrics). */
   metrics?: PolymodalMetrics;
+  /**
+   * Whether this tenant's platform key is shared with other tenants (read on every call, so a reload
+   * applies at once): then a job is reached by id only when this context's ledger holds it (see
+   * `scopeJobsToLedger`). Default: not shared (one caller per key, as over stdio).
+   */
+  sharedKey?: () => boolean;
 }
 
 /**
@@ -211,7 +218,11 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     loading ??= import('@polymodal/core/polymodal').then(
       ({ createPolymodal }) => {
         if (closed) throw new Error('This server context is closed: it builds no platform client any more.');
-        polymodal ??= buildPolymodal(createPolymodal);
+        if (!polymodal) {
+          const built = buildPolymodal(createPolymodal);
+          const sharedKey = options.sharedKey;
+          polymodal = sharedKey ? scopeJobsToLedger(built, { ledger, isShared: sharedKey }) : built;
+        }
         return polymodal;
       },
       (error: unknown) => {

@@ -1,11 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { decideMetricsAccess, isLoopbackPeer } from './metrics-access.js';
 
-const local = { remoteAddress: '127.0.0.1', hostAllowed: true, headers: {} };
-const remote = { remoteAddress: '10.1.2.3', hostAllowed: true, headers: {} };
+const local = { listener: 'metrics' as const, remoteAddress: '127.0.0.1', hostAllowed: true, headers: {} };
+const remote = { ...local, remoteAddress: '10.1.2.3' };
+/** A request to `/metrics` on the MCP endpoint's listener, from this machine (e.g. a reverse proxy). */
+const onMcpListener = { ...local, listener: 'mcp' as const };
 
 describe('decideMetricsAccess', () => {
-  it('lets a loopback peer read without a token, IPv4, IPv6 and IPv4-mapped alike', () => {
+  it("on the MCP endpoint's listener, never trusts loopback: the token is needed from every peer", () => {
+    const token = 'scrape-5d1e';
+    expect(decideMetricsAccess(onMcpListener, undefined)).toMatchObject({
+      ok: false,
+      status: 403,
+      message: expect.stringContaining('--metrics-port'),
+    });
+    expect(decideMetricsAccess({ ...onMcpListener, remoteAddress: '::1' }, token)).toMatchObject({
+      ok: false,
+      status: 401,
+    });
+    expect(
+      decideMetricsAccess({ ...onMcpListener, headers: { authorization: `Bearer ${token}` } }, token),
+    ).toEqual({ ok: true });
+  });
+
+  it('on its own listener, lets a loopback peer read without a token, IPv4, IPv6 and IPv4-mapped alike', () => {
     expect(decideMetricsAccess(local, undefined)).toEqual({ ok: true });
     expect(decideMetricsAccess({ ...local, remoteAddress: '::1' }, undefined)).toEqual({ ok: true });
     expect(decideMetricsAccess({ ...local, remoteAddress: '::ffff:127.0.0.1' }, undefined)).toEqual({

@@ -24,6 +24,18 @@ describe('parseServerArgs', () => {
     expect(parseServerArgs(['--http'], { port: 3101 }).port).toBe(3101);
   });
 
+  it('reads --metrics-port and --metrics-host, refusing a port that is not one', () => {
+    expect(parseServerArgs(['--http', '--metrics-port', '9464'])).toMatchObject({
+      metricsPort: 9464,
+      metricsHost: undefined,
+    });
+    expect(parseServerArgs(['--http', '--metrics-port=0', '--metrics-host', '10.0.0.5'])).toMatchObject({
+      metricsPort: 0,
+      metricsHost: '10.0.0.5',
+    });
+    expect(() => parseServerArgs(['--http', '--metrics-port', 'ninety'])).toThrow(/--metrics-port/);
+  });
+
   it('reads --sessions, repeated --allowed-host and --version', () => {
     const args = parseServerArgs([
       '--http',

@@ -1,7 +1,8 @@
 /**
  * Command line of every Polymodal MCP server bin: stdio by default, `--http` for Streamable HTTP
  * (stateless; `--sessions` for legacy stateful sessions), `--allowed-host` (repeatable) for the names
- * clients may use in the Host header, `--log-format json|text`, `--version`.
+ * clients may use in the Host header, `--metrics-port`/`--metrics-host` for a listener of the metrics' own,
+ * `--log-format json|text`, `--version`.
  */
 import { parseArgs } from 'node:util';
 import { type LogFormat, parseLogFormat } from '../logging/create-logger.js';
@@ -14,6 +15,10 @@ export interface ServerArgs {
   sessions: boolean;
   /** Extra host names accepted in the Host/Origin headers. */
   allowedHosts: string[];
+  /** `--metrics-port`: serve `/metrics` on a listener of its own; undefined: POLYMODAL_METRICS_PORT, or none. */
+  metricsPort: number | undefined;
+  /** `--metrics-host`; undefined: POLYMODAL_METRICS_HOST, or 127.0.0.1. */
+  metricsHost: string | undefined;
   /** `--log-format`; undefined: POLYMODAL_LOG_FORMAT, or the transport's default. */
   logFormat: LogFormat | undefined;
   help: boolean;
@@ -37,6 +42,8 @@ export function parseServerArgs(
       host: { type: 'string' },
       sessions: { type: 'boolean' },
       'allowed-host': { type: 'string', multiple: true },
+      'metrics-port': { type: 'string' },
+      'metrics-host': { type: 'string' },
       'log-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
@@ -49,6 +56,9 @@ export function parseServerArgs(
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new Error(`--port must be an integer from 0 to 65535, got "${values.port}"`);
   }
+  const metricsPort =
+    values['metrics-port'] === undefined ? undefined : parsePort(values['metrics-port'], '--metrics-port');
+  const metricsHost = values['metrics-host']?.trim() || undefined;
   const allowedHosts = (values['allowed-host'] ?? []).map((name) => name.trim());
   if (allowedHosts.some((name) => name === '' || /[\s/]/.test(name))) {
     throw new Error('--allowed-host takes a host name such as mcp.example.com (no scheme, path or spaces)');
@@ -64,8 +74,19 @@ export function parseServerArgs(
     host,
     sessions: values.sessions === true,
     allowedHosts,
+    metricsPort,
+    metricsHost,
     logFormat,
     help: values.help === true,
     version: values.version === true,
   };
+}
+
+/** A TCP port (0: any free one); throws naming the flag or variable otherwise. */
+export function parsePort(value: string, name: string): number {
+  const port = Number(value);
+  if (value.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new Error(`${name} must be an integer from 0 to 65535, got "${value}"`);
+  }
+  return port;
 }

@@ -4,8 +4,9 @@
  * Stateless by default: each POST gets a fresh McpServer from the factory, built on the caller's shared
  * context, and is disposed of when its response ends, so clients that never send DELETE (the SDK client,
  * the Inspector, the conformance suite) leave nothing behind. Legacy stateful sessions (`sessions`) remain
- * for clients that need server-to-client requests (elicitation, roots); they are capped, and closed when
- * idle. Responses are SSE either way (JSON responses would drop progress notifications).
+ * for clients that need server-to-client requests (elicitation, roots); they are capped per tenant and
+ * in all (a tenant over its own cap closes its own oldest idle session, never another tenant's), and
+ * closed when idle. Responses are SSE either way (JSON responses would drop progress notifications).
  *
  * A request to the endpoint passes the Host/Origin check first (DNS rebinding: a web page must not reach
  * the server through a rebound name), then authentication when `access` requires it, and only then is its
@@ -15,8 +16,10 @@
  * endpoint's path) is public too, since a client reads it before it has a token; a 401 names it in
  * `WWW-Authenticate: Bearer resource_metadata="…"`, as the MCP authorization spec asks.
  *
- * `GET /metrics` serves the process's metrics in Prometheus format: to loopback peers without a token, to
- * others only with `POLYMODAL_METRICS_TOKEN` (see `decideMetricsAccess`). Every request runs in a request
+ * `GET /metrics` serves the process's metrics in Prometheus format. On the MCP endpoint's listener only with
+ * `POLYMODAL_METRICS_TOKEN`, from any peer (a reverse proxy on this host makes every request look local);
+ * on a listener of their own (`metricsListener`, `--metrics-port`, loopback by default) to loopback peers
+ * without a token too (see `decideMetricsAccess`). Every request runs in a request
  * scope: its id (a well-formed `X-Request-Id` from the caller, or a new UUID) is echoed in the response's
  * `X-Request-Id` and carried by every JSON log line written while it is handled.
  *
@@ -36,7 +39,8 @@ import { ConfigError } from '@polymodal/core/errors';
 import { requestIdFrom, runInRequestScope } from '../context/request-scope.js';
 import type { Logger } from '../logging/create-logger.js';
 import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
-import { decideMetricsAccess } from '../metrics/metrics-access.js';
+import { DEFAULT_METRICS_HOST } from '../metrics/metrics-access.js';
+import { type MetricsListener, serveMetrics, startMetricsListener } from '../metrics/serve-metrics.js';
 import type { AuthenticationResult, TenantAccess, TenantCaller } from '../tenants/create-tenant-access.js';
 import {
   PROTECTED_RESOURCE_WELL_KNOWN,
@@ -45,13 +49,19 @@ import {
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import {
   DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TENANT,
   DEFAULT_SESSION_IDLE_MS,
   type HttpSessionOptions,
 } from './http-session-defaults.js';
 import type { ServerFactory, ServerInstance } from './server-instance.js';
 import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
 
-export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type HttpSessionOptions };
+export {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_SESSIONS_PER_TENANT,
+  DEFAULT_SESSION_IDLE_MS,
+  type HttpSessionOptions,
+};
 /** How long close() lets requests under way finish before cutting their connections. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
@@ -81,14 +91,21 @@ export interface RunHttpOptions {
   shutdownGraceMs?: number;
   /** What `GET /metrics` serves (default: the process's metrics). */
   metrics?: PolymodalMetrics;
-  /** The bearer token off-loopback scrapers must send (POLYMODAL_METRICS_TOKEN); without it they get 403. */
+  /**
+   * The bearer token scrapers send (POLYMODAL_METRICS_TOKEN): always needed on the MCP listener, off
+   * loopback on the metrics listener; without it those requests get 403.
+   */
   metricsToken?: string | undefined;
+  /** Also serve `/metrics` on a listener of its own (`--metrics-port`; host default 127.0.0.1). */
+  metricsListener?: { port: number; host?: string };
 }
 
 export interface HttpServerHandle {
   /** e.g. http://127.0.0.1:3000/mcp */
   url: string;
   port: number;
+  /** The metrics listener's `/metrics` URL, when one was asked for. */
+  metricsUrl: string | undefined;
   mode: 'stateless' | 'sessions';
   /** Number of open MCP sessions (always 0 when stateless). */
   sessions(): number;
@@ -126,8 +143,12 @@ export async function runHttpServer(
   const stateful = options.sessions !== undefined && options.sessions !== false;
   const sessionOptions = typeof options.sessions === 'object' ? options.sessions : {};
   const maxSessions = sessionOptions.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxSessionsPerTenant = sessionOptions.maxSessionsPerTenant ?? DEFAULT_MAX_SESSIONS_PER_TENANT;
   const idleMs = sessionOptions.idleMs ?? DEFAULT_SESSION_IDLE_MS;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new Error('maxSessions must be at least 1');
+  if (!Number.isInteger(maxSessionsPerTenant) || maxSessionsPerTenant < 1) {
+    throw new Error('maxSessionsPerTenant must be at least 1');
+  }
   if (!(idleMs > 0)) throw new Error('idleMs must be more than 0');
 
   const problem = unauthenticatedBindProblem(host, access?.authRequired === true);
@@ -144,6 +165,18 @@ export async function runHttpServer(
   /** Most recently active last, so the idle sweep and the cap look at the front only. */
   const sessions = new Map<string, Session>();
   let openingSessions = 0;
+  /** Sessions being opened, per tenant (the open mode's one caller under `undefined`). */
+  const openingByTenant = new Map<string | undefined, number>();
+  const startOpening = (tenantId: string | undefined) => {
+    openingSessions += 1;
+    openingByTenant.set(tenantId, (openingByTenant.get(tenantId) ?? 0) + 1);
+  };
+  const endOpening = (tenantId: string | undefined) => {
+    openingSessions -= 1;
+    const left = (openingByTenant.get(tenantId) ?? 1) - 1;
+    if (left > 0) openingByTenant.set(tenantId, left);
+    else openingByTenant.delete(tenantId);
+  };
   let instances = 0;
   let requestsUnderWay = 0;
   const drainWaiters = new Set<() => void>();
@@ -180,12 +213,38 @@ export async function runHttpServer(
     }
   };
 
-  /** Makes room for one more session; false when every session has a request under way. */
-  const makeRoomForSession = (): boolean => {
-    if (sessions.size + openingSessions < maxSessions) return true;
+  /**
+   * Makes room for one more session of `tenantId`; false when that would close a session with a request
+   * under way. A tenant at its own cap gives up its own least recently active idle session. At the global
+   * cap, the session given up is one of the tenant holding the most (the caller's own when it holds as many
+   * as anyone): so one tenant opening many sessions closes its own, never those of a tenant holding fewer.
+   */
+  const makeRoomForSession = (tenantId: string | undefined): boolean => {
+    const held = new Map<string | undefined, number>(openingByTenant);
+    for (const session of sessions.values())
+      held.set(session.tenantId, (held.get(session.tenantId) ?? 0) + 1);
+    const own = held.get(tenantId) ?? 0;
+    // The open mode has one caller: only the global cap applies to it.
+    const atTenantCap = tenantId !== undefined && own >= maxSessionsPerTenant;
+    if (!atTenantCap && sessions.size + openingSessions < maxSessions) return true;
+    let victim = tenantId;
+    if (!atTenantCap) {
+      let most = own;
+      for (const [holder, count] of held) {
+        if (count > most) {
+          most = count;
+          victim = holder;
+        }
+      }
+    }
     for (const session of sessions.values()) {
-      if (session.inFlight === 0) {
-        void closeSession(session, 'the session limit was reached and it was the least recently active');
+      if (session.tenantId === victim && session.inFlight === 0) {
+        void closeSession(
+          session,
+          atTenantCap
+            ? "its tenant's session limit was reached and it was that tenant's least recently active"
+            : 'the session limit was reached and it was the least recently active of the tenant holding the most',
+        );
         return true;
       }
     }
@@ -264,17 +323,18 @@ export async function runHttpServer(
       sendJsonRpcError(response, 400, -32000, 'bad request: no valid mcp-session-id; send initialize first');
       return;
     }
-    if (!makeRoomForSession()) {
+    const tenantId = caller?.tenantId;
+    if (!makeRoomForSession(tenantId)) {
       response.setHeader('retry-after', '5');
       sendJsonRpcError(response, 503, -32000, 'too many sessions, all busy: try again shortly');
       return;
     }
-    openingSessions += 1;
+    startOpening(tenantId);
     let built: Awaited<ReturnType<typeof buildInstance>>;
     try {
       built = await buildInstance(caller);
     } catch (error) {
-      openingSessions -= 1;
+      endOpening(tenantId);
       throw error;
     }
     const { instance, dispose } = built;
@@ -284,7 +344,7 @@ export async function runHttpServer(
       enableJsonResponse: false,
       onsessioninitialized: (id) => {
         opened = true;
-        openingSessions -= 1;
+        endOpening(tenantId);
         const session: Session = {
           id,
           transport,
@@ -316,7 +376,7 @@ export async function runHttpServer(
     } finally {
       if (!opened) {
         // The initialize failed: no session was made, so nothing may stay behind.
-        openingSessions -= 1;
+        endOpening(tenantId);
         void dispose();
       }
     }
@@ -326,7 +386,13 @@ export async function runHttpServer(
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname === '/metrics') {
       const hostAllowed = isAllowedHost(request.headers.host, allowed);
-      await serveMetrics(request, response, { metrics, token: options.metricsToken, hostAllowed, log });
+      await serveMetrics(request, response, {
+        metrics,
+        token: options.metricsToken,
+        hostAllowed,
+        listener: 'mcp',
+        log,
+      });
       return;
     }
     if (url.pathname === '/healthz') {
@@ -422,13 +488,32 @@ export async function runHttpServer(
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
+  // Bound first: a metrics port that cannot be served stops the start before the MCP endpoint listens.
+  let metricsListener: MetricsListener | undefined;
+  if (options.metricsListener) {
+    const metricsHost = options.metricsListener.host ?? DEFAULT_METRICS_HOST;
+    const metricsAllowed = allowedHostNames(metricsHost, [...allowed]);
+    metricsListener = await startMetricsListener({
+      port: options.metricsListener.port,
+      host: metricsHost,
+      metrics,
+      token: options.metricsToken,
+      isAllowedHost: (header) => isAllowedHost(header, metricsAllowed),
+      log,
     });
-  });
+  }
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await metricsListener?.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
 
@@ -449,6 +534,7 @@ export async function runHttpServer(
   return {
     url: `http://${urlHost}:${port}${endpoint}`,
     port,
+    metricsUrl: metricsListener?.url,
     mode: stateful ? 'sessions' : 'stateless',
     sessions: () => sessions.size,
     instances: () => instances,
@@ -465,42 +551,11 @@ export async function runHttpServer(
         await waitForRequests(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
         await Promise.allSettled([...sessions.values()].map((session) => closeSession(session, 'shutdown')));
         server.closeAllConnections();
-        await stopped;
+        await Promise.all([stopped, metricsListener?.close()]);
       })();
       return closing;
     },
   };
-}
-
-async function serveMetrics(
-  request: http.IncomingMessage,
-  response: http.ServerResponse,
-  options: {
-    metrics: PolymodalMetrics;
-    token: string | undefined;
-    hostAllowed: boolean;
-    log: Logger | undefined;
-  },
-): Promise<void> {
-  const { metrics, token, hostAllowed, log } = options;
-  if (request.method !== 'GET' && request.method !== 'HEAD') {
-    response.setHeader('allow', 'GET, HEAD');
-    sendJson(response, 405, { error: 'method not allowed: GET /metrics' });
-    return;
-  }
-  const decision = decideMetricsAccess(
-    { remoteAddress: request.socket.remoteAddress, hostAllowed, headers: request.headers },
-    token,
-  );
-  if (!decision.ok) {
-    log?.debug('refused a /metrics request', { status: decision.status });
-    if (decision.status === 401) response.setHeader('www-authenticate', 'Bearer realm="polymodal-metrics"');
-    sendJson(response, decision.status, { error: decision.message });
-    return;
-  }
-  const { contentType, body } = await metrics.render();
-  response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
-  response.end(request.method === 'HEAD' ? undefined : body);
 }
 
 function disposeOnce(

@@ -50,13 +50,15 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   const env = options.env ?? process.env;
   const writeError = (line: string) => process.stderr.write(`${line}\n`);
   const usage =
-    `Usage: ${options.name} [--http [--port N] [--host H] [--allowed-host NAME]... [--sessions]] [--log-format json|text] [--version]\n\n` +
+    `Usage: ${options.name} [--http [--port N] [--host H] [--allowed-host NAME]... [--sessions] [--metrics-port N [--metrics-host H]]] [--log-format json|text] [--version]\n\n` +
     'Without flags the server speaks MCP over stdio (for Claude Desktop, Claude Code, Cursor, VS Code).\n' +
     `--http serves Streamable HTTP at http://<host>:<port>/mcp (default 127.0.0.1:${options.defaultPort ?? 3000}),\n` +
     'statelessly; --sessions keeps legacy sessions (for server-to-client requests such as roots).\n' +
     '--allowed-host names a host clients may use in the Host header (repeatable; also POLYMODAL_ALLOWED_HOSTS).\n' +
     `--log-format json|text (also ${LOG_FORMAT_VARIABLE}; default json over HTTP, text over stdio).\n` +
-    `GET /metrics (Prometheus) answers loopback peers; others need ${METRICS_TOKEN_VARIABLE} as a bearer token.\n` +
+    `--metrics-port N serves GET /metrics (Prometheus) on a port of its own, on --metrics-host (default 127.0.0.1;\n` +
+    `also POLYMODAL_METRICS_PORT, POLYMODAL_METRICS_HOST): loopback peers read it freely, others need ${METRICS_TOKEN_VARIABLE}\n` +
+    `as a bearer token. On the MCP port, /metrics always needs ${METRICS_TOKEN_VARIABLE}.\n` +
     `Off loopback, ${TENANTS_FILE_VARIABLE} (a JSON file of tenants and their token hashes) or ${OAUTH_ISSUER_VARIABLE}\n` +
     `with ${OAUTH_AUDIENCE_VARIABLE} (OAuth access tokens of that authorization server) is required.\n` +
     (options.help ? `\n${options.help}\n` : '');

@@ -1,8 +1,9 @@
 /**
  * The Streamable HTTP half of a server bin's `main` (see `runServerMain`), in its own module so that a bin
  * started over stdio never loads it: it refuses, with exit code 2 and before listening, to serve a
- * non-loopback address without a tenants file or OAuth; builds the tenants' access, serves, prints where,
- * re-reads the tenants file on SIGHUP and drains on SIGTERM/SIGINT.
+ * non-loopback address without a tenants file or OAuth (and metrics off loopback without their token);
+ * builds the tenants' access, serves, logs where (one record, in the process's log format like every
+ * other stderr line), re-reads the tenants file on SIGHUP and drains on SIGTERM/SIGINT.
  */
 import { API_KEY_VARIABLE } from '@polymodal/core/config';
 import { ConfigError } from '@polymodal/core/errors';
@@ -35,23 +36,26 @@ export interface ServeHttpOptions {
 }
 
 export async function serveHttp({ name, factory, env, args, settings }: ServeHttpOptions): Promise<void> {
-  const writeError = (line: string) => process.stderr.write(`${line}\n`);
+  const apiKey = env[API_KEY_VARIABLE]?.trim();
+  const secrets = apiKey ? [apiKey] : [];
+  const log = createLogger({
+    name,
+    level: parseLogLevel(env.POLYMODAL_LOG_LEVEL) ?? 'info',
+    secrets,
+  });
+  // Where the server is and how it serves, and why it could not start: written whatever the log level
+  // (a supervisor waits for the address), as records of the process's log format like every other line.
+  const announce = createLogger({ name, level: 'info', secrets });
   // Checked before anything is built or bound: the process must never listen unprotected, even briefly.
   const problem = unauthenticatedBindProblem(args.host, isAuthenticationConfigured(env));
   if (problem) {
-    writeError(`${name}: ${problem}`);
+    announce.error(problem);
     process.exitCode = 2;
     return;
   }
   // Created first, so that the tenants' contexts and the probe report into what `/metrics` serves.
   processMetrics();
 
-  const apiKey = env[API_KEY_VARIABLE]?.trim();
-  const log = createLogger({
-    name,
-    level: parseLogLevel(env.POLYMODAL_LOG_LEVEL) ?? 'info',
-    secrets: apiKey ? [apiKey] : [],
-  });
   let access: TenantAccess | undefined;
   try {
     access = await createTenantAccess({ env, name, log });
@@ -63,6 +67,7 @@ export async function serveHttp({ name, factory, env, args, settings }: ServeHtt
       access,
       log,
       metricsToken: env[METRICS_TOKEN_VARIABLE],
+      ...(settings.metrics ? { metricsListener: settings.metrics } : {}),
     });
     const tenants = access;
     let reloading: Promise<void> = Promise.resolve();
@@ -109,20 +114,33 @@ export async function serveHttp({ name, factory, env, args, settings }: ServeHtt
     process.on('SIGTERM', stop);
     // Announced only now, with the listeners in place: a supervisor (or a test) that stops the server as
     // soon as it reads the address gets a drain and exit code 0, not Node's default death by the signal.
+    // The address is followed by a space, so that a reader matching `endpoint at (http://\S+)` finds it
+    // in either log format.
+    const serving = describeServing(access, settings, env);
     const wildcard = ['0.0.0.0', '::', '[::]'].includes(args.host);
     if (wildcard) {
       // The Host check refuses the wildcard address itself, so print a name clients can actually use.
       const hostName = settings.allowedHosts[0] ?? 'localhost';
-      writeError(
-        `${name}: MCP Streamable HTTP endpoint at http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${handle.port}/mcp ` +
-          `(listening on every interface; Host names accepted: ${[...settings.allowedHosts, 'localhost', '127.0.0.1', '[::1]'].join(', ')}; add more with --allowed-host or POLYMODAL_ALLOWED_HOSTS)`,
+      const url = `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${handle.port}/mcp`;
+      announce.info(
+        `MCP Streamable HTTP endpoint at ${url} (listening on every interface; Host names accepted: ` +
+          `${[...settings.allowedHosts, 'localhost', '127.0.0.1', '[::1]'].join(', ')}; add more with ` +
+          `--allowed-host or POLYMODAL_ALLOWED_HOSTS) (${serving})`,
+        { url },
       );
     } else {
-      writeError(`${name}: MCP Streamable HTTP endpoint at ${handle.url}`);
+      announce.info(`MCP Streamable HTTP endpoint at ${handle.url} (${serving})`, { url: handle.url });
     }
-    writeError(`${name}: ${describeServing(access, settings, env)}`);
+    if (handle.metricsUrl) {
+      announce.info(
+        `metrics at ${handle.metricsUrl} (loopback peers without a token, others with ${METRICS_TOKEN_VARIABLE})`,
+        {
+          url: handle.metricsUrl,
+        },
+      );
+    }
   } catch (error) {
-    writeError(`${name}: ${describeStartupError(error, env)}`);
+    announce.error(describeStartupError(error, env));
     await access?.close().catch(() => {});
     process.exit(ConfigError.isInstance(error) && AUTH_VARIABLES.has(error.variable ?? '') ? 2 : 1);
   }
@@ -131,6 +149,7 @@ export async function serveHttp({ name, factory, env, args, settings }: ServeHtt
 /** Variables of authentication: a mistake in one is a usage error (exit 2), like a refused bind. */
 const AUTH_VARIABLES = new Set([
   TENANTS_FILE_VARIABLE,
+  METRICS_TOKEN_VARIABLE,
   OAUTH_ISSUER_VARIABLE,
   OAUTH_AUDIENCE_VARIABLE,
   OAUTH_TENANT_CLAIM_VARIABLE,
@@ -139,7 +158,7 @@ const AUTH_VARIABLES = new Set([
 
 function describeServing(access: TenantAccess, settings: HttpSettings, env: NodeJS.ProcessEnv): string {
   const mode = settings.sessions
-    ? `stateful sessions (at most ${settings.sessions.maxSessions}, closed after ${Math.round(settings.sessions.idleMs / 1000)} s idle)`
+    ? `stateful sessions (at most ${settings.sessions.maxSessions}, ${settings.sessions.maxSessionsPerTenant} per tenant, closed after ${Math.round(settings.sessions.idleMs / 1000)} s idle)`
     : 'stateless (no sessions)';
   const methods: string[] = [];
   if (env[TENANTS_FILE_VARIABLE]?.trim()) {

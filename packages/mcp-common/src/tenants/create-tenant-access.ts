@@ -10,7 +10,9 @@
  *   tenants with POLYMODAL_OAUTH_ANY_TENANT=1; otherwise an unlisted tenant is refused with 403). A token
  *   shaped like a JWT is checked as an access token first. Each tenant gets one context of its own (its platform key, its state and output directories),
  *   built on its first request and shared by all its requests, so pools, the job engine and the speech
- *   governor are per key rather than per client. `reload()` (SIGHUP) re-reads the file: a file that does
+ *   governor are per key rather than per client. A tenant whose key other tenants may use too (no
+ *   `apiKey` of its own, or the same one as another tenant or as OAuth's unlisted tenants) reaches a job by
+ *   id only when its own ledger holds it (`scopeJobsToLedger`): the platform cannot tell such tenants apart. `reload()` (SIGHUP) re-reads the file: a file that does
  *   not read keeps the tenants loaded before; a tenant removed, or whose key changed, has its context
  *   closed and its sessions ended. Tokens are never logged and never reach the platform: a context holds
  *   the tenant's platform key only.
@@ -100,6 +102,8 @@ interface LoadedTenant {
   tokenHash?: Buffer;
   /** The platform key this tenant's requests use (its own, or POLYMODAL_API_KEY). */
   apiKey: string;
+  /** Whether the file gives it an `apiKey` (else it uses POLYMODAL_API_KEY, the server's). */
+  ownKey: boolean;
   /** Its own daily credit budget; absent: POLYMODAL_CREDITS_PER_DAY, or no limit. */
   creditsPerDay?: number;
 }
@@ -176,6 +180,7 @@ async function createAuthenticatedAccess(
       tenant: tenantId,
       // Read from the tenants loaded now, so a reload that changes only a budget applies at once.
       creditsPerDay: () => tenants.find((tenant) => tenant.id === tenantId)?.creditsPerDay,
+      sharedKey: () => isKeyShared(tenantId),
     });
     contexts.set(tenantId, { context, apiKey });
     // The key changed under an open context (the file was edited and not yet reloaded): the old one goes.
@@ -189,6 +194,17 @@ async function createAuthenticatedAccess(
   /** The platform key a tenant's requests use now; undefined when it is not served. */
   const keyOf = (list: readonly LoadedTenant[], tenantId: string): string | undefined =>
     list.find((tenant) => tenant.id === tenantId)?.apiKey ?? anyTenantKey;
+  /**
+   * Whether other tenants may use this tenant's key, so that the platform cannot keep their jobs apart:
+   * no key of its own (POLYMODAL_API_KEY, the server's), or the same key as another tenant or as the
+   * unlisted tenants of POLYMODAL_OAUTH_ANY_TENANT. An unlisted tenant always shares the server's key.
+   */
+  const isKeyShared = (tenantId: string): boolean => {
+    const tenant = tenants.find((candidate) => candidate.id === tenantId);
+    if (!tenant?.ownKey) return true;
+    if (anyTenantKey === tenant.apiKey) return true;
+    return tenants.some((other) => other.id !== tenantId && other.apiKey === tenant.apiKey);
+  };
   const byToken = (token: string) =>
     findTenantByToken(
       tenants.filter(
@@ -325,6 +341,7 @@ function loadTenant(
   return {
     id: config.id,
     apiKey,
+    ownKey: config.apiKey !== undefined,
     ...(config.tokenSha256 === undefined ? {} : { tokenHash: Buffer.from(config.tokenSha256, 'hex') }),
     ...(config.budget === undefined ? {} : { creditsPerDay: config.budget.creditsPerDay }),
   };

@@ -1,0 +1,130 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Polymodal } from '@polymodal/core';
+import { NotFoundError } from '@polymodal/core/errors';
+import { createJobLedger } from '@polymodal/core/jobs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { scopeJobsToLedger } from './scope-jobs-to-ledger.js';
+
+let root: string | undefined;
+afterEach(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+/** A client whose every method only records that it was called: what would have reached the platform. */
+function recordingClient(calls: string[], name: string, methods: string[]): Record<string, unknown> {
+  return Object.fromEntries(
+    methods.map((method) => [
+      method,
+      async (...args: unknown[]) => {
+        calls.push(`${name}.${method}(${String(args[0])})`);
+        return method === 'list' ? { jobs: [{ id: 'mine' }, { id: 'theirs' }], pricing: {} } : 'ok';
+      },
+    ]),
+  );
+}
+
+async function setUp(shared: { value: boolean }) {
+  root = await mkdtemp(path.join(os.tmpdir(), 'scope-jobs-'));
+  const ledger = createJobLedger({ dir: root });
+  const now = new Date().toISOString();
+  for (const [service, id] of [
+    ['meeting', 'mine'],
+    ['catalog-video', 'video-1'],
+    ['image-to-video', 'image-1'],
+    ['flashcards', 'cards-1'],
+    ['speech-synthesis', 'task-1'],
+    ['reading-score', 'score-1'],
+  ] as const) {
+    await ledger.insert({ service, fingerprint: `fp-${id}`, id, lastStatus: 'RUNNING', createdAt: now });
+  }
+  const calls: string[] = [];
+  const byId = ['get', 'poll', 'wait'];
+  let limitReads = 0;
+  const flashcards = recordingClient(calls, 'flashcards', [...byId, 'startFromUrl']);
+  Object.defineProperty(flashcards, 'limits', {
+    get: () => {
+      limitReads += 1;
+      return { maxVideoSeconds: limitReads };
+    },
+  });
+  const polymodal = {
+    meeting: recordingClient(calls, 'meeting', ['list', 'retrieve', 'cancel', 'delete', 'poll', 'submit']),
+    catalogVideo: recordingClient(calls, 'catalogVideo', [...byId, 'models']),
+    imageToVideo: recordingClient(calls, 'imageToVideo', byId),
+    flashcards,
+    speech: recordingClient(calls, 'speech', [...byId, 'listVoices']),
+    readingScore: recordingClient(calls, 'readingScore', ['task', 'poll', 'wait']),
+    llm: { marker: 'llm' },
+  } as unknown as Polymodal;
+  const scoped = scopeJobsToLedger(polymodal, { ledger, isShared: () => shared.value });
+  return { scoped, calls, polymodal };
+}
+
+describe('scopeJobsToLedger', () => {
+  it('refuses, as not found and without calling the client, every job id the ledger does not hold', async () => {
+    const { scoped, calls } = await setUp({ value: true });
+    const foreign: (() => Promise<unknown>)[] = [
+      () => scoped.meeting.retrieve('theirs'),
+      () => scoped.meeting.cancel('theirs'),
+      () => scoped.meeting.delete('theirs'),
+      () => scoped.meeting.poll('theirs', { deadline: 0 }),
+      // An id of the ledger, but of another service.
+      () => scoped.meeting.retrieve('video-1'),
+      () => scoped.catalogVideo.get('theirs'),
+      () => scoped.catalogVideo.poll('theirs', { deadline: 0 }),
+      () => scoped.imageToVideo.wait('theirs'),
+      () => scoped.flashcards.get('theirs'),
+      () => scoped.speech.poll('theirs', { deadline: 0 }),
+      () => scoped.readingScore.task('theirs'),
+      () => scoped.readingScore.task('/api/reading/v1/task/theirs'),
+      () => scoped.readingScore.wait(''),
+    ];
+    for (const attempt of foreign) {
+      const error = await attempt().then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(NotFoundError.isInstance(error)).toBe(true);
+    }
+    expect(calls).toEqual([]);
+  });
+
+  it("passes the ledger's own jobs and the methods that take no job id through", async () => {
+    const { scoped, calls, polymodal } = await setUp({ value: true });
+    await scoped.meeting.retrieve('mine');
+    await scoped.catalogVideo.get('video-1');
+    await scoped.imageToVideo.get('image-1');
+    await scoped.flashcards.poll('cards-1', { deadline: 0 });
+    await scoped.speech.wait('task-1');
+    await scoped.readingScore.task('/api/reading/v1/task/score-1');
+    await scoped.catalogVideo.models();
+    await scoped.speech.listVoices();
+    expect(calls).toEqual([
+      'meeting.retrieve(mine)',
+      'catalogVideo.get(video-1)',
+      'imageToVideo.get(image-1)',
+      'flashcards.poll(cards-1)',
+      'speech.wait(task-1)',
+      'readingScore.task(/api/reading/v1/task/score-1)',
+      'catalogVideo.models(undefined)',
+      'speech.listVoices(undefined)',
+    ]);
+    // Properties stay live, and clients without jobs are the same objects.
+    expect(scoped.flashcards.limits).toEqual({ maxVideoSeconds: 1 });
+    expect(scoped.flashcards.limits).toEqual({ maxVideoSeconds: 2 });
+    expect(scoped.llm).toBe(polymodal.llm);
+  });
+
+  it("lists only the ledger's own meetings while shared, and everything once the key is the tenant's own", async () => {
+    const shared = { value: true };
+    const { scoped, calls } = await setUp(shared);
+    expect(await scoped.meeting.list()).toEqual({ jobs: [{ id: 'mine' }], pricing: {} });
+    shared.value = false;
+    expect(await scoped.meeting.list()).toEqual({ jobs: [{ id: 'mine' }, { id: 'theirs' }], pricing: {} });
+    expect(await scoped.meeting.retrieve('theirs')).toBe('ok');
+    expect(calls).toEqual(['meeting.list(undefined)', 'meeting.list(undefined)', 'meeting.retrieve(theirs)']);
+  });
+});

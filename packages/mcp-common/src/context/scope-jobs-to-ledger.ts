@@ -1,0 +1,169 @@
+/**
+ * The platform scopes jobs by key: whoever holds a key may read, cancel, change or delete every job made
+ * with it. Tenants of one server that share a key (no `apiKey` of their own in the tenants file, the same
+ * `apiKey` as another tenant, or OAuth's any-tenant mode on POLYMODAL_API_KEY) would therefore reach each
+ * other's jobs by id. For them this wraps the platform client so that a job is reached by id only when the
+ * tenant's own job ledger holds it: any other id is refused as not found before a request is sent, with the
+ * same answer whether the job exists under the key or not, and the account's list of meetings shows only
+ * the tenant's own. A tenant with a key of its own is not wrapped (`isShared` false): the platform keeps
+ * its jobs apart, and it may reach jobs made with its key elsewhere.
+ *
+ * Every method of every job client is named in a table below, typed against the client's interface, so a
+ * method added to a client does not compile here until someone says whether it takes a job id.
+ */
+import type {
+  CatalogVideoClient,
+  FlashcardsClient,
+  ImageToVideoClient,
+  MeetingClient,
+  Polymodal,
+  ReadingScoreClient,
+  SpeechClient,
+} from '@polymodal/core';
+import {
+  CATALOG_VIDEO_SERVICE,
+  FLASHCARDS_SERVICE,
+  IMAGE_TO_VIDEO_SERVICE,
+  MEETING_SERVICE,
+  READING_SCORE_SERVICE,
+  SPEECH_SYNTHESIS_SERVICE,
+} from '@polymodal/core/constants';
+import { NotFoundError } from '@polymodal/core/errors';
+import type { JobLedger } from '@polymodal/core/jobs';
+
+/** `byId`: the first argument is a job id (or a path ending in one); `list`: the account's jobs; `free`: neither. */
+type MethodScope = 'byId' | 'list' | 'free';
+
+const MEETING_METHODS = {
+  upload: 'free',
+  create: 'free',
+  list: 'list',
+  retrieve: 'byId',
+  cancel: 'byId',
+  retry: 'byId',
+  resummarize: 'byId',
+  retranslate: 'byId',
+  update: 'byId',
+  delete: 'byId',
+  submit: 'free',
+  poll: 'byId',
+  wait: 'byId',
+  summarize: 'free',
+} as const satisfies Record<keyof MeetingClient, MethodScope>;
+
+const CATALOG_VIDEO_METHODS = {
+  models: 'free',
+  validate: 'free',
+  submit: 'free',
+  get: 'byId',
+  poll: 'byId',
+  wait: 'byId',
+} as const satisfies Record<keyof CatalogVideoClient, MethodScope>;
+
+const IMAGE_TO_VIDEO_METHODS = {
+  submit: 'free',
+  get: 'byId',
+  poll: 'byId',
+  wait: 'byId',
+} as const satisfies Record<keyof ImageToVideoClient, MethodScope>;
+
+const FLASHCARDS_METHODS = {
+  startFromFile: 'free',
+  startFromUrl: 'free',
+  get: 'byId',
+  poll: 'byId',
+  wait: 'byId',
+  limits: 'free',
+} as const satisfies Record<keyof FlashcardsClient, MethodScope>;
+
+const SPEECH_METHODS = {
+  validate: 'free',
+  submit: 'free',
+  get: 'byId',
+  poll: 'byId',
+  wait: 'byId',
+  synthesize: 'free',
+  synthesizeText: 'free',
+  registerVoice: 'free',
+  listVoices: 'free',
+  stats: 'free',
+  governor: 'free',
+} as const satisfies Record<keyof SpeechClient, MethodScope>;
+
+const READING_SCORE_METHODS = {
+  submit: 'free',
+  task: 'byId',
+  poll: 'byId',
+  wait: 'byId',
+  score: 'free',
+} as const satisfies Record<keyof ReadingScoreClient, MethodScope>;
+
+export interface ScopeJobsOptions {
+  /** The tenant's own ledger. */
+  ledger: JobLedger;
+  /** Read on every call, so that a reload of the tenants file that shares or unshares the key applies at once. */
+  isShared: () => boolean;
+}
+
+/** The client the tenant's tools use: `polymodal` itself, with its job clients scoped while `isShared()`. */
+export function scopeJobsToLedger(polymodal: Polymodal, options: ScopeJobsOptions): Polymodal {
+  const { ledger, isShared } = options;
+  const scope = <T extends object>(client: T, service: string, methods: Record<keyof T, MethodScope>): T =>
+    new Proxy(client, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        const kind = methods[property as keyof T];
+        if (typeof value !== 'function' || kind === undefined || kind === 'free') return value;
+        const method = value as (...args: unknown[]) => Promise<unknown>;
+        if (kind === 'list') {
+          return async (...args: unknown[]) => {
+            const list = await method.apply(target, args);
+            return isShared() ? ownJobsOnly(list, service, ledger) : list;
+          };
+        }
+        return async (...args: unknown[]) => {
+          if (isShared()) await assertOwnJob(ledger, service, args[0]);
+          return method.apply(target, args);
+        };
+      },
+    });
+  return {
+    ...polymodal,
+    meeting: scope(polymodal.meeting, MEETING_SERVICE, MEETING_METHODS),
+    catalogVideo: scope(polymodal.catalogVideo, CATALOG_VIDEO_SERVICE, CATALOG_VIDEO_METHODS),
+    imageToVideo: scope(polymodal.imageToVideo, IMAGE_TO_VIDEO_SERVICE, IMAGE_TO_VIDEO_METHODS),
+    flashcards: scope(polymodal.flashcards, FLASHCARDS_SERVICE, FLASHCARDS_METHODS),
+    speech: scope(polymodal.speech, SPEECH_SYNTHESIS_SERVICE, SPEECH_METHODS),
+    readingScore: scope(polymodal.readingScore, READING_SCORE_SERVICE, READING_SCORE_METHODS),
+  };
+}
+
+async function assertOwnJob(ledger: JobLedger, service: string, reference: unknown): Promise<void> {
+  const id = jobIdOf(reference);
+  if (id !== undefined && (await ledger.findById(service, id))) return;
+  const error = new NotFoundError({ status: 404, method: 'NONE', url: `${service} job`, body: null });
+  // Not the platform's words: nothing was sent. The agent sees what a wrong id gets (see `toolError`).
+  error.message = `${service} job ${String(reference)} is not in this tenant's job ledger: refused without a platform request (the key is shared with other tenants).`;
+  throw error;
+}
+
+/** A job id, or the last segment of a status path (reading score: `/…/task/<id>`). */
+function jobIdOf(reference: unknown): string | undefined {
+  if (typeof reference !== 'string' || reference === '') return undefined;
+  if (!reference.startsWith('/')) return reference;
+  const last = reference.split('/').pop();
+  return last && last !== '..' && last !== '.' ? last : undefined;
+}
+
+async function ownJobsOnly(list: unknown, service: string, ledger: JobLedger): Promise<unknown> {
+  if (typeof list !== 'object' || list === null || !Array.isArray((list as { jobs?: unknown }).jobs)) {
+    return list;
+  }
+  const jobs = (list as { jobs: { id?: unknown }[] }).jobs;
+  const own = await Promise.all(
+    jobs.map(
+      async (job) => typeof job.id === 'string' && (await ledger.findById(service, job.id)) !== undefined,
+    ),
+  );
+  return { ...list, jobs: jobs.filter((_job, index) => own[index]) };
+}

@@ -1,0 +1,172 @@
+/**
+ * Tenants that share one platform key, over real HTTP against the sandbox (clock held: jobs stay running):
+ * the platform cannot keep their jobs apart, so each sees only the jobs in its own ledger. Another tenant's
+ * job id is refused as not found before any request about it reaches the platform (counted at the
+ * sandbox), with the answer a made-up id gets, and list_meetings shows only the tenant's own recordings. A
+ * tenant with a key of its own still reads, by id, jobs made with its key elsewhere.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createServerContext, createTenantAccess, runHttpServer } from '@polymodal/mcp-common';
+import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectInMemory, toolCaller } from '../../mcp-common/test/support/server-harness.js';
+import { createServer } from '../src/server.js';
+
+const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
+const TOKENS = {
+  a: 'shared-a-token-1c7f',
+  b: 'shared-b-token-92de',
+  c: 'own-key-c-token-4a0b',
+  d: 'same-key-d-token-e51a',
+};
+
+let cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+/** Requests the sandbox received that name the job (reads, actions, deletes). */
+const requestsAbout = (sandbox: Sandbox, jobId: string) =>
+  sandbox.control.requests({ path: `/jobs/${jobId}` }).length;
+
+describe('tenants sharing one platform key', () => {
+  it("refuse each other's jobs by id before any platform request, and list only their own", async () => {
+    const sandbox = await startSandbox({ speed: 100, clock: 'held' });
+    const root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-shared-key-'));
+    cleanups.push(async () => {
+      await sandbox.close();
+      await rm(root, { recursive: true, force: true });
+    });
+    const mediaDir = path.join(root, 'media');
+    await mkdir(mediaDir, { recursive: true });
+    const tenantsFile = path.join(root, 'tenants.json');
+    await writeFile(
+      tenantsFile,
+      JSON.stringify({
+        tenants: [
+          // a and b have no key of their own: both use POLYMODAL_API_KEY.
+          { id: 'team-a', tokenSha256: sha256(TOKENS.a) },
+          { id: 'team-b', tokenSha256: sha256(TOKENS.b) },
+          // c has a key nobody else uses; d names the server's key as its own, so it shares it too.
+          { id: 'team-c', tokenSha256: sha256(TOKENS.c), apiKey: sandbox.apiKey2 },
+          { id: 'team-d', tokenSha256: sha256(TOKENS.d), apiKey: sandbox.apiKey },
+        ],
+      }),
+    );
+    const env: NodeJS.ProcessEnv = {
+      POLYMODAL_BASE_URL: sandbox.url,
+      POLYMODAL_API_KEY: sandbox.apiKey,
+      POLYMODAL_TENANTS_FILE: tenantsFile,
+      POLYMODAL_STATE_DIR: path.join(root, 'state'),
+      POLYMODAL_ALLOWED_DIRS: mediaDir,
+      POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+      POLYMODAL_LOG_LEVEL: 'error',
+      POLYMODAL_POLL_INTERVAL_MS: '20',
+    };
+    const access = await createTenantAccess({ env });
+    const handle = await runHttpServer(
+      (request) => createServer(request?.context ? { context: request.context } : {}),
+      { port: 0, access },
+    );
+    const clients: Client[] = [];
+    cleanups.push(async () => {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await handle.close();
+      await access.close();
+    });
+    const secrets = [sandbox.apiKey, sandbox.apiKey2, ...Object.values(TOKENS)];
+    const connect = async (token: string) => {
+      const client = new Client({ name: 'tenant-client', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(handle.url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      clients.push(client);
+      return toolCaller(client, secrets);
+    };
+    const teamA = await connect(TOKENS.a);
+    const teamB = await connect(TOKENS.b);
+    const teamC = await connect(TOKENS.c);
+    const teamD = await connect(TOKENS.d);
+
+    const recording = path.join(mediaDir, 'standup.wav');
+    await writeMeetingRecording(recording, {
+      script: [{ speaker: 'Alice', text: 'Team A plans the launch.', seconds: 20 }],
+      sampleRate: 4_000,
+    });
+    const started = await teamA('summarize_meeting', { path: recording, waitSeconds: 0, title: 'Secret A' });
+    expect(started.isError, started.text).toBe(false);
+    const jobId = started.structured.jobId as string;
+
+    const seenBefore = requestsAbout(sandbox, jobId);
+    const attempts: [string, Record<string, unknown>][] = [
+      ['get_meeting', { jobId }],
+      ['export_meeting', { jobId, what: 'transcript', format: 'srt' }],
+      ['cancel_meeting', { jobId }],
+      ['retry_meeting', { jobId }],
+      ['resummarize_meeting', { jobId }],
+      ['retranslate_meeting', { jobId, targetLanguage: 'en' }],
+      ['update_meeting', { jobId, title: 'taken over' }],
+      ['delete_meeting', { jobId, confirm: true }],
+    ];
+    for (const [tool, args] of attempts) {
+      for (const other of [teamB, teamD]) {
+        const refused = await other(tool, args);
+        const madeUp = await other(tool, { ...args, jobId: 'job-that-never-was' });
+        expect(refused.isError, `${tool}: ${refused.text}`).toBe(true);
+        expect(refused.text).toBe(
+          `HTTP 404: job ${jobId} is unknown or belongs to another user. List jobs to find a valid id.`,
+        );
+        // The same answer as an id that exists nowhere: nothing tells that the job exists.
+        expect(refused.text.replace(jobId, 'X')).toBe(madeUp.text.replace('job-that-never-was', 'X'));
+        expect(refused.text).not.toContain('Secret A');
+      }
+    }
+    // Not one of those calls reached the platform about the job.
+    expect(requestsAbout(sandbox, jobId)).toBe(seenBefore);
+
+    // The account's list shows a tenant on the shared key only its own recordings.
+    const listedByB = await teamB('list_meetings');
+    expect(listedByB.isError, listedByB.text).toBe(false);
+    expect(listedByB.structured.meetings).toEqual([]);
+    expect(listedByB.text).not.toContain('Secret A');
+    const listedByA = await teamA('list_meetings');
+    expect(listedByA.structured.meetings).toEqual([
+      expect.objectContaining({ id: jobId, title: 'Secret A' }),
+    ]);
+
+    // Its owner still reads it, and the job is untouched.
+    const ownRead = await teamA('get_meeting', { jobId });
+    expect(ownRead.isError, ownRead.text).toBe(false);
+    expect(ownRead.structured).toMatchObject({ jobId, title: 'Secret A' });
+    expect(ownRead.structured.status).not.toBe('CANCELLED');
+
+    // A tenant with a key of its own reaches every job of its key by id, as the platform scopes it: here a
+    // job made on that key by a server outside this tenants file (so not in team-c's ledger).
+    const elsewhereContext = createServerContext({
+      env: {
+        ...env,
+        POLYMODAL_TENANTS_FILE: '',
+        POLYMODAL_API_KEY: sandbox.apiKey2,
+        POLYMODAL_STATE_DIR: path.join(root, 'elsewhere'),
+      },
+    });
+    const elsewhere = await connectInMemory(createServer({ context: elsewhereContext }), { secrets });
+    cleanups.push(async () => {
+      await elsewhere.close();
+      await elsewhereContext.close();
+    });
+    const other = await elsewhere.call('summarize_meeting', { path: recording, waitSeconds: 0 });
+    expect(other.isError, other.text).toBe(false);
+    const readByC = await teamC('get_meeting', { jobId: other.structured.jobId });
+    expect(readByC.isError, readByC.text).toBe(false);
+    expect(readByC.structured).toMatchObject({ jobId: other.structured.jobId });
+  });
+});
