@@ -84,6 +84,8 @@ const SPEECH_METHODS = {
   wait: 'byId',
   synthesize: 'free',
   synthesizeText: 'free',
+  // Splits a text into its parts and their fingerprints: no platform request, no job id.
+  textParts: 'free',
   registerVoice: 'free',
   listVoices: 'free',
   stats: 'free',
