@@ -58,11 +58,19 @@ describe('createPostgresSpeechGovernor', () => {
     let running = 0;
     let peak = 0;
     let peakLeases = 0;
+    // The first slots are held until three are held at once, so the limit is reached however slowly the
+    // replicas acquire (with each slot held 20 ms, a busy machine let them go before a third was taken).
+    let filled: () => void = () => undefined;
+    const full = new Promise<void>((resolve) => {
+      filled = resolve;
+    });
     const task = async (governor: PostgresSpeechGovernor) => {
       const slot = await governor.acquire();
       running += 1;
       peak = Math.max(peak, running);
+      if (running === 3) filled();
       peakLeases = Math.max(peakLeases, await liveLeases(schema));
+      await full;
       await new Promise((resolve) => setTimeout(resolve, 20));
       running -= 1;
       slot.release();
