@@ -102,4 +102,7 @@ it('survives a child process and this process writing the same entries concurren
   expect((await ledger.findByFingerprint('meeting', 'counter'))?.data?.count).toBe(2 * count);
   expect(await ledger.findById('meeting', 'child-job-110')).toBeDefined();
   expect(await ledger.findById('meeting', 'parent-job-110')).toBeDefined();
-});
+  // Sized by the work, not the 20 s default: a TypeScript child process starts, and 2 x 120 contended
+  // writes go through the disk; it takes 3-10 s on an idle to a busy machine and passed 20 s beside two busy
+  // CPU loops.
+}, 90_000);

@@ -274,15 +274,17 @@ describe('thai-asr client', () => {
         });
       },
     });
+    // 20 s of audio: paced, it would take 20 s; unpaced it takes a fraction of that even on a busy machine
+    // (2 s of audio against a 1.5 s bound left a window that a loaded machine could miss).
     const started = performance.now();
     const result = await open(platform.url).transcribe({
-      samples: new Int16Array(16_000 * 2),
+      samples: new Int16Array(16_000 * 20),
       speed: 0,
       audioEncoding: 'base64',
     });
-    expect(performance.now() - started).toBeLessThan(1500);
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(result.text).toBe('ok');
-    expect(audio).toHaveLength(25);
+    expect(audio).toHaveLength(250);
     expect(Buffer.from(audio[0] ?? '', 'base64').length).toBe(1280 * 2);
   });
 
@@ -328,7 +330,8 @@ describe('thai-asr client', () => {
     await expect(
       thaiAsr.transcribe({ samples: new Int16Array(1600), speed: 0, readyTimeoutMs: 200 }),
     ).rejects.toThrow(/No ready event/);
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Half the default wait (10 s): the 200 ms asked for was used, with room for a busy machine.
+    expect(Date.now() - started).toBeLessThan(5_000);
     await expect(thaiAsr.transcribe({ speed: 0 })).rejects.toThrow(/either file or samples/);
     await expect(thaiAsr.transcribe({ samples: new Int16Array(10), speed: -1 })).rejects.toThrow(/speed/);
     await expect(

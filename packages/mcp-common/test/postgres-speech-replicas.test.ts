@@ -110,20 +110,35 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
     expect(seen.refused).toBeLessThanOrEqual(1);
     // The replica that was never refused took the limit the other one learned.
     expect([first.polymodal.speech.governor.limit, second.polymodal.speech.governor.limit]).toEqual([3, 3]);
-  });
+    // Sized by the work: 14 parts go 3 at a time, each round after the platform's Retry-After (at least 1 s
+    // of wall time), with WAVs synthesized for real; a busy machine passed the 20 s default.
+  }, 90_000);
 
   it('two replicas told POLYMODAL_TTS_CONCURRENT_SESSIONS=3: 14 parts, never more than 3 unfinished, no 429', async () => {
     const user = sandbox.users[1]!.id;
     const known = { POLYMODAL_TTS_CONCURRENT_SESSIONS: '3' };
     const first = await replica('a', sandbox.apiKey2, known);
     const second = await replica('b', sandbox.apiKey2, known);
-    await Promise.all([
+    // The first round is held at the sandbox, so the three parts sent at once are unfinished together
+    // however slowly they are sent (at speed 100 a part is done 75 ms of sandbox time after its POST).
+    sandbox.control.holdClock();
+    const both = Promise.all([
       first.polymodal.speech.synthesizeText({ text: textOfParts(7, 'hiring') }),
       second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'roadmap') }),
     ]);
+    try {
+      await vi.waitFor(() => expect(speechSeenBySandbox(sandbox, user).created).toBe(3), {
+        timeout: 15_000,
+        interval: 50,
+      });
+    } finally {
+      sandbox.control.releaseClock();
+    }
+    await both;
     const seen = speechSeenBySandbox(sandbox, user);
     expect(seen.created).toBe(14);
     expect(seen.peakUnfinished).toBe(3);
     expect(seen.refused).toBe(0);
-  });
+    // Sized by the work, as above.
+  }, 90_000);
 });

@@ -62,11 +62,14 @@ describe('flashcards tools', () => {
   });
 
   it('starts from a YouTube URL with a handle, finished by get_flashcards', async () => {
+    // Held: the job stays queued however slow the machine is, until the clock is released.
+    harness.sandbox.control.holdClock();
     const started = await harness.call('create_flashcards', {
       video: 'https://youtu.be/dQw4w9WgXcQ',
       learningDirection: 'korean_to_chinese',
       waitSeconds: 0,
     });
+    harness.sandbox.control.releaseClock();
     expect(started.structured).toMatchObject({ done: false });
     expect(started.structured.jobId).toMatch(/^vf_/);
     const done = await harness.call('get_flashcards', { jobId: started.structured.jobId, waitSeconds: 40 });
@@ -122,15 +125,21 @@ describe('speech tools', () => {
       await restarted.close();
     }
     expect(count('ttsTasks')).toBe(before + parts.length);
-  });
+    // Sized by the work, not the 20 s default: every part waits the platform's Retry-After (at least 1 s of
+    // wall time, whatever the sandbox's speed) before its first read, the WAVs are synthesized and joined
+    // for real, and two of the calls may each wait their full 45 s. A busy machine took 25-33 s.
+  }, 120_000);
 
   it('uses model_d for Thai, inlines small audio only when asked, and hands back a handle for get_speech', async () => {
+    // Held: the task stays unfinished however slow the machine is, until the clock is released.
+    harness.sandbox.control.holdClock();
     const started = await harness.call('synthesize_speech', {
       text: 'สวัสดีครับ ยินดีต้อนรับ',
       language: 'th',
       inlineAudio: true,
       waitSeconds: 0,
     });
+    harness.sandbox.control.releaseClock();
     expect(started.structured).toMatchObject({ done: false, status: 'RUNNING' });
     const done = await harness.call('get_speech', {
       jobId: started.structured.jobId,

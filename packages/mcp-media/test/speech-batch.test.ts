@@ -95,7 +95,9 @@ describe('synthesize_speech, a batch of paid parts', () => {
     expect(parts.filter((part) => part.resumed)).toHaveLength(3);
     expect(speechPosts()).toHaveLength(10);
     expect(tasksCreated()).toBe(10);
-  });
+    // Sized by the work: the waits above allow 10 + 15 + 1.5 s and the repeat 45 s, and every round of parts
+    // waits the platform's Retry-After (at least 1 s of wall time); a busy machine reached the 20 s default.
+  }, 90_000);
 
   it('a get_speech call that is the last one waiting stops the batch when cancelled, and the synthesis then reads as cancelled', async () => {
     await start(3);
@@ -160,7 +162,9 @@ describe('synthesize_speech, a batch of paid parts', () => {
     expect(tasksCreated()).toBe(6);
     expect(refused()).toBe(2);
     expect(speechPosts()).toHaveLength(6 + 2);
-  });
+    // Sized by the work: the calls may wait 3 + 45 s, and the six parts go two at a time, each round after
+    // the platform's Retry-After (at least 1 s of wall time); a busy machine took 12 s of the 20 s default.
+  }, 60_000);
 
   it('two identical calls at once pay for one set of parts', async () => {
     await start(3);

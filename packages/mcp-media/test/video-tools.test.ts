@@ -153,6 +153,9 @@ describe('media server tools', () => {
   });
 
   it('hands back a handle when the wait runs out, and get_video_job finishes it', async () => {
+    // Held: the job stays queued however slow the machine is (at speed 100 it is done within a second of
+    // sandbox time, which a busy machine once spent before the call's first read).
+    harness.sandbox.control.holdClock();
     const started = await harness.call('image_to_video', {
       prompt: 'Slow zoom on the cat',
       image: path.join(harness.root, 'cat.png'),
@@ -160,6 +163,7 @@ describe('media server tools', () => {
       resolution: '480p',
       waitSeconds: 0,
     });
+    harness.sandbox.control.releaseClock();
     expect(started.structured).toMatchObject({ done: false });
     expect(started.structured.next).toContain('get_video_job');
     const listed = await harness.call('list_jobs');

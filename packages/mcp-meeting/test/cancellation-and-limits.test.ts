@@ -36,7 +36,8 @@ describe('summarize_meeting at the edges', () => {
     const cancelledAt = Date.now();
     controller.abort();
     await expect(call).rejects.toThrow();
-    expect(Date.now() - cancelledAt).toBeLessThan(2_000);
+    // At once: within a busy machine's delays, where the job (and the wait) would go on for minutes.
+    expect(Date.now() - cancelledAt).toBeLessThan(5_000);
 
     const jobs = await harness.call('list_jobs', {});
     expect(jobs.isError, jobs.text).toBe(false);

@@ -137,7 +137,9 @@ describe('daily credit budget, one user (POLYMODAL_CREDITS_PER_DAY)', () => {
     const nextDay = await call('summarize_meeting', { path: second, waitSeconds: 0 });
     expect(nextDay.isError, nextDay.text).toBe(false);
     expect(uploadsSeen(sandbox)).toBe(2);
-  });
+    // Sized by the work: two recordings written and uploaded, a job followed to its end and a dozen calls;
+    // a busy machine took 13 s of the 20 s default.
+  }, 60_000);
 });
 
 /** list_jobs' jobs without the time their entries were last written. */

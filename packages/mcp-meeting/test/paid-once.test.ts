@@ -88,7 +88,7 @@ describe('paid work exactly once', () => {
 });
 
 describe('every wait bounded', () => {
-  it('waitSeconds 2 while every read gets 429 Retry-After: 20 answers within 3 s with a handle', async () => {
+  it('waitSeconds 2 while every read gets 429 Retry-After: 20 answers within 5 s with a handle', async () => {
     const h = await startHarness({ clock: 'held', pollIntervalMs: 500 });
     harness = h;
     const file = await h.writeRecording('busy.wav');
@@ -101,13 +101,14 @@ describe('every wait bounded', () => {
     expect(result.isError, result.text).toBe(false);
     expect(result.structured).toMatchObject({ done: false, next: expect.stringMatching(/get_meeting/) });
     expect(result.structured.jobId).toEqual(expect.any(String));
-    expect(elapsed).toBeLessThan(3_000);
+    // The wait (2 s) plus a busy machine's delays, far below the Retry-After (20 s) it would otherwise obey.
+    expect(elapsed).toBeLessThan(5_000);
 
     // The continuation obeys its bound too, and sends no read before the Retry-After.
     const readsBefore = readsOf(h, result.structured.jobId as string).length;
     const continued = Date.now();
     const next = await h.call('get_meeting', { jobId: result.structured.jobId, waitSeconds: 2 });
-    expect(Date.now() - continued).toBeLessThan(3_000);
+    expect(Date.now() - continued).toBeLessThan(5_000);
     expect(next.isError, next.text).toBe(false);
     expect(next.structured).toMatchObject({ done: false });
     expect(readsOf(h, result.structured.jobId as string)).toHaveLength(readsBefore);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { meetingCost } from '@polymodal/core/contracts';
 import { layoutMeetingScript } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,7 +129,11 @@ describe('summarize_meeting', () => {
 
   it('returns a job handle when the job outlives waitSeconds, and get_meeting finishes the wait', async () => {
     const file = await harness.writeRecording('long.wav');
+    // Held: the job stays running however slow the machine is (at speed 100 it ends within a fifth of a
+    // second of sandbox time), until the clock is released.
+    harness.sandbox.control.holdClock();
     const first = await harness.call('summarize_meeting', { path: file, waitSeconds: 0 });
+    harness.sandbox.control.releaseClock();
     expect(first.isError, first.text).toBe(false);
     expect(first.structured).toMatchObject({ done: false });
     const jobId = first.structured.jobId as string;
@@ -162,15 +167,34 @@ describe('summarize_meeting', () => {
   });
 
   it('sends progress notifications when the client asks for them', async () => {
-    const slow = await startHarness({ speed: 15, pollIntervalMs: 25 });
+    // Held, and moved 150 ms after each status read the sandbox receives (TRANSCRIBING lasts 450 ms at speed
+    // 15): the job advances by reads, not by real time, so no phase passes between two reads however slowly
+    // they come (with a running clock a busy machine could read before and after TRANSCRIBING only).
+    const slow = await startHarness({ speed: 15, pollIntervalMs: 25, clock: 'held' });
+    let answered = false;
+    const stepping = (async () => {
+      let seen = 0;
+      while (!answered) {
+        const reads = slow.sandbox.control.requests({ method: 'GET', path: '/jobs/[^/]+$' }).length;
+        if (reads > seen) {
+          seen = reads;
+          slow.sandbox.control.advance(150);
+        }
+        await delay(10);
+      }
+    })();
     try {
       const file = await slow.writeRecording('progress.wav');
       const updates: { progress: number; total?: number; message?: string }[] = [];
-      const result = await slow.call(
-        'summarize_meeting',
-        { path: file, waitSeconds: 30 },
-        { onprogress: (update) => updates.push(update), resetTimeoutOnProgress: true, timeout: 30_000 },
-      );
+      const result = await slow
+        .call(
+          'summarize_meeting',
+          { path: file, waitSeconds: 30 },
+          { onprogress: (update) => updates.push(update), resetTimeoutOnProgress: true, timeout: 30_000 },
+        )
+        .finally(() => {
+          answered = true;
+        });
       expect(result.structured.status, result.text).toBe('COMPLETED');
       expect(updates.length).toBeGreaterThanOrEqual(3);
       for (let index = 1; index < updates.length; index++) {
@@ -180,6 +204,8 @@ describe('summarize_meeting', () => {
       expect(updates.some((update) => /^TRANSCRIBING \d+%$/.test(update.message ?? ''))).toBe(true);
       expect(updates.at(-1)).toMatchObject({ progress: 100, message: 'COMPLETED 100%' });
     } finally {
+      answered = true;
+      await stepping;
       await slow.close();
     }
   });

@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { wavHeader } from '@polymodal/core/audio';
+import { parseWav, wavHeader } from '@polymodal/core/audio';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpeechHarness, startSpeechHarness } from './harness.js';
@@ -191,10 +191,28 @@ describe('transcribe_thai streams a long recording', () => {
       { sampleRate: 48_000, channels: 2, bitsPerSample: 32, format: 'float' },
       dataBytes,
     );
+    // Speech at the start, silence (the file's hole) after it. The recogniser then answers while the rest
+    // streams (each partial repeats what it heard). Silence alone gets no events until the final, and the
+    // client takes a server that owes events and sends none for 10 s as stalled: on a busy machine
+    // streaming the 521 s took longer than that, and the call answered incomplete.
+    const speech = parseWav(createThaiSpeech({ phrases: PHRASES, sampleRate: 48_000 }));
+    const pcm = Buffer.from(speech.data.buffer, speech.data.byteOffset, speech.data.byteLength);
+    const frames = Buffer.alloc((pcm.length / 2) * 8);
+    for (let index = 0; index < pcm.length / 2; index++) {
+      const sample = pcm.readInt16LE(index * 2) / 32_768;
+      frames.writeFloatLE(sample, index * 8);
+      frames.writeFloatLE(sample, index * 8 + 4);
+    }
+    const handle = await open(file, 'r+');
+    try {
+      await handle.write(frames, 0, frames.length, 44);
+    } finally {
+      await handle.close();
+    }
     const seconds = dataBytes / 8 / 48_000;
     const result = await call({ audioPath: file, speed: 0 }, 115_000);
     expect(result.isError, result.text).toBe(false);
-    expect(result.structured).toMatchObject({ complete: true, text: '' });
+    expect(result.structured).toMatchObject({ complete: true, text: PHRASES.join(' ') });
     expect(result.structured.audioSeconds).toBeCloseTo(seconds, 3);
     expect(result.structured.totalAudioSeconds).toBeCloseTo(seconds, 3);
     const { peak } = await memoryOf(transport.pid as number);

@@ -18,7 +18,7 @@ const JOBS = { method: 'POST', path: '/jobs$' };
 const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** Polls until the condition holds, for at most `milliseconds` of real time. */
-async function waitUntil(condition: () => boolean, milliseconds = 5000): Promise<void> {
+async function waitUntil(condition: () => boolean, milliseconds = 15_000): Promise<void> {
   const deadline = Date.now() + milliseconds;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -91,13 +91,18 @@ describe('faults', () => {
   });
 
   it('latency: delays the answer by latencyMs', async () => {
-    sandbox.control.setFaults([{ match: { method: 'GET' }, kind: 'latency', latencyMs: 300, count: 1 }]);
+    // A delay long enough that the undelayed second answer cannot reach it however busy the machine is (a
+    // 300 ms delay left a 250 ms window for the second answer, which a loaded machine can exceed alone).
+    const latencyMs = 2_000;
+    sandbox.control.setFaults([{ match: { method: 'GET' }, kind: 'latency', latencyMs, count: 1 }]);
     const started = Date.now();
     expect((await client.call('GET', '/jobs')).status).toBe(200);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(latencyMs - 20);
+    // The rule was used up by the first request, so the second is answered without it.
+    expect(sandbox.control.faults()).toEqual([]);
     const second = Date.now();
     await client.call('GET', '/jobs');
-    expect(Date.now() - second).toBeLessThan(250);
+    expect(Date.now() - second).toBeLessThan(latencyMs);
   });
 
   it('hang: the request is never answered and the handler never runs, until the client gives up', async () => {
@@ -113,6 +118,8 @@ describe('faults', () => {
       (response) => `answered ${response.status}`,
       (error: Error) => `failed: ${error.name}`,
     );
+    // Arrived first (a busy machine can take long to deliver it), then left unanswered for a while.
+    await waitUntil(() => sandbox.control.requests({ method: 'POST', path: '/jobs$' }).length === 1);
     expect(await Promise.race([outcome, pause(1500).then(() => 'still waiting')])).toBe('still waiting');
     expect(sandbox.control.requests({ method: 'POST', path: '/jobs$' })).toMatchObject([
       { status: undefined },

@@ -6,7 +6,10 @@ let sandbox: Sandbox;
 let client: ReturnType<typeof createClient>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ speed: 1 });
+  // Held: only advance() moves the jobs, so the states read between two advances are exactly those of the
+  // time advanced, however slowly the machine answers (a running clock skipped the 1 s TRANSCRIPT_READY and
+  // shortened the counted 20-40 s when the reads took long). reset() holds it again before every test.
+  sandbox = await startSandbox({ speed: 1, clock: 'held' });
   client = createClient(sandbox);
 });
 beforeEach(() => sandbox.control.reset());

@@ -164,6 +164,9 @@ describe('reading score', () => {
 
   it('queues a long recording (202) and serves the result on the task route with the same key only', async () => {
     const long = createReadingRecording({ attempts: [SAMPLE_READING_TEXT], secondsPerAttempt: 25 });
+    // Held: the queued task stays PENDING however slow the machine is (at speed 100 it is ready after 45 ms
+    // of sandbox time); only advance() below finishes it. reset() before the next test lets time run again.
+    sandbox.control.holdClock();
     const queued = await post(
       { student_audio: long, reference_text: SAMPLE_READING_TEXT },
       '/api/low-latency-asr/reading-score',

@@ -58,11 +58,19 @@ describe('createPostgresSpeechGovernor', () => {
     let running = 0;
     let peak = 0;
     let peakLeases = 0;
+    // The first slots are held until three are held at once, so the limit is reached however slowly the
+    // replicas acquire (with each slot held 20 ms, a busy machine let them go before a third was taken).
+    let filled: () => void = () => undefined;
+    const full = new Promise<void>((resolve) => {
+      filled = resolve;
+    });
     const task = async (governor: PostgresSpeechGovernor) => {
       const slot = await governor.acquire();
       running += 1;
       peak = Math.max(peak, running);
+      if (running === 3) filled();
       peakLeases = Math.max(peakLeases, await liveLeases(schema));
+      await full;
       await new Promise((resolve) => setTimeout(resolve, 20));
       running -= 1;
       slot.release();
@@ -81,8 +89,11 @@ describe('createPostgresSpeechGovernor', () => {
 
   it("a dead replica's slots stay taken while it renews them and come back within the lease once it stops", async () => {
     const schema = server.newSchema();
-    const doomed = replica(schema, { leaseMs: 1_500, renewMs: 300 });
-    const survivor = replica(schema, { leaseMs: 1_500, renewMs: 300 }).governor;
+    // A lease that outlasts a stall of this process (the replicas and the test share it) by 3.5 s: with
+    // 1.5 s and renewals every 300 ms, a busy machine could let a lease lapse before its renewal ran.
+    const lease = { leaseMs: 4_000, renewMs: 500 };
+    const doomed = replica(schema, lease);
+    const survivor = replica(schema, lease).governor;
     doomed.governor.learn(3);
     await doomed.governor.settled();
     const slots: Slot[] = await Promise.all([1, 2, 3].map(() => doomed.governor.acquire()));
@@ -93,7 +104,7 @@ describe('createPostgresSpeechGovernor', () => {
       return slot;
     });
     // Longer than a lease: renewals keep the slots, so the survivor still waits.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await new Promise((resolve) => setTimeout(resolve, lease.leaseMs + 1_000));
     expect(granted).toBe(false);
     expect(await liveLeases(schema)).toBe(3);
 
@@ -101,7 +112,8 @@ describe('createPostgresSpeechGovernor', () => {
     const diedAt = Date.now();
     await doomed.pool.end();
     const slot = await waiting;
-    expect(Date.now() - diedAt).toBeLessThan(1_500 + 1_000);
+    // Within the lease and a busy machine's delays.
+    expect(Date.now() - diedAt).toBeLessThan(lease.leaseMs + 3_000);
     expect(survivor.active).toBe(1);
     slot.release();
   });

@@ -209,7 +209,10 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
     async close() {
       await main.close();
       await sandbox.close();
-      await rm(root, { recursive: true, force: true });
+      // Retried: the media server's cleanup does not wait for a speech batch that goes on in the background
+      // (parts already sent are followed and recorded), so on a busy machine its last ledger writes can land
+      // while the directory is being removed (ENOTEMPTY).
+      await rm(root, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 }

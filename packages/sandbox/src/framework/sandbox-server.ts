@@ -380,6 +380,11 @@ export function createSandboxServer(options: SandboxServerOptions): SandboxServe
         });
       });
       server.on('upgrade', handleUpgrade);
+      // Idle connections live 75 s (a common proxy default) instead of Node's 5: a client reuses one for the
+      // announced time less a margin (undici: 2 s) by its own timers, so a client whose event loop stalled
+      // past that margin (a busy machine; in tests the client often shares the sandbox's process) sent on a
+      // connection closed meanwhile, and its POST failed with an ECONNRESET that may not be retried.
+      server.keepAliveTimeout = 75_000;
       // A client error (malformed HTTP) must not crash the process.
       server.on('clientError', (_error, socket) => socket.destroy());
       const listening = server;
