@@ -127,6 +127,50 @@ describe('MCP roots of an HTTP client', () => {
     expect(connected.asked()).toBe(0);
   });
 
+  it("names a tenant's files inside its directories relative to them, in refusals and in list_jobs", async () => {
+    const tenantsFile = path.join(root, 'tenants.json');
+    await writeFile(
+      tenantsFile,
+      JSON.stringify({ tenants: [{ id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey }] }),
+    );
+    access = await createTenantAccess({
+      env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile },
+      name: 'meeting',
+    });
+    handle = await runHttpServer((request) => createServer({ context: request?.context }), {
+      port: 0,
+      access,
+    });
+    const empty = path.join(root, 'media', 'empty.wav');
+    await writeFile(empty, '');
+    const weekly = path.join(root, 'media', 'weekly.wav');
+    await writeMeetingRecording(weekly, { script: SHORT_SCRIPT });
+    client = new Client({ name: 'tenant', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(handle.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN_A}` } },
+      }),
+    );
+
+    const refused = await client.callTool({
+      name: 'summarize_meeting',
+      arguments: { path: empty, sourceLanguage: 'en', waitSeconds: 0 },
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/^invalid input: empty\.wav is empty/);
+    expect(textOf(refused)).not.toContain(root);
+
+    const started = await client.callTool({
+      name: 'summarize_meeting',
+      arguments: { path: weekly, sourceLanguage: 'en', waitSeconds: 0 },
+    });
+    expect(started.isError, textOf(started)).toBeFalsy();
+    const listed = await client.callTool({ name: 'list_jobs', arguments: {} });
+    const jobs = (listed.structuredContent as { jobs: { file?: string }[] }).jobs;
+    expect(jobs.map((job) => job.file)).toEqual(['weekly.wav']);
+    expect(JSON.stringify(listed)).not.toContain(root);
+  });
+
   it('honours the roots of a client on loopback without authentication', async () => {
     access = await createTenantAccess({
       env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey },

@@ -74,6 +74,12 @@ export interface ServerContext {
   ledger: JobLedger;
   /** Values that must never appear in a result, an error or a log line. */
   secrets: string[];
+  /**
+   * Server directories a tool error must not name to this context's callers: none over stdio (a person on
+   * this machine), and for HTTP callers every readable directory, the output and the inputs directory (a
+   * message about a file in one names the file relative to it).
+   */
+  hiddenDirs(): string[];
   log: Logger;
   /** Seconds one tool call may take before it answers with what it has. */
   toolDeadlineSeconds: number;
@@ -246,6 +252,18 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     clients,
     ledger,
     secrets,
+    hiddenDirs: () =>
+      files.revealsPaths
+        ? []
+        : [
+            ...new Set([
+              ...files.allowedDirs(),
+              files.outputDir,
+              files.inputsDir,
+              // The file store's directory, which a ledger refusal names (a database is named by URL).
+              ...(path.isAbsolute(ledger.location) ? [ledger.location] : []),
+            ]),
+          ],
     log,
     toolDeadlineSeconds,
     budget,

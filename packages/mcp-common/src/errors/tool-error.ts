@@ -19,6 +19,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '@polymodal/core/errors';
+import { hideServerPaths } from './hide-server-paths.js';
 
 /** Facts the tool knows that make an error message actionable. */
 export interface ToolErrorHints {
@@ -43,6 +44,11 @@ export interface ToolErrorHints {
 
 export interface ToolErrorContext {
   secrets: readonly string[];
+  /**
+   * Server directories the caller must not see (a remote caller): a path inside one is named relative to
+   * it, the directory itself as "a server directory".
+   */
+  hiddenDirs?: readonly string[];
   hints?: ToolErrorHints;
 }
 
@@ -68,7 +74,10 @@ export function toolError(error: unknown, context: ToolErrorContext): CallToolRe
 export function describeToolError(error: unknown, context: ToolErrorContext): ToolErrorInfo {
   const hints = context.hints ?? {};
   const raw = rawDescription(error, hints);
-  const message = redactSecrets(hints.next ? `${raw.message} ${hints.next}` : raw.message, context.secrets);
+  const message = hideServerPaths(
+    redactSecrets(hints.next ? `${raw.message} ${hints.next}` : raw.message, context.secrets),
+    context.hiddenDirs ?? [],
+  );
   return raw.status === undefined
     ? { kind: raw.kind, message }
     : { kind: raw.kind, status: raw.status, message };

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
 import { entryCredits } from '../budget/entry-credits.js';
 import { utcDay } from '../budget/utc-day.js';
+import { hideServerPaths } from '../errors/hide-server-paths.js';
 import { toolError } from '../errors/tool-error.js';
 
 export interface ListJobsToolOptions {
@@ -18,6 +19,8 @@ export interface ListJobsToolOptions {
   /** Ledger services this server owns (e.g. `['meeting']`). */
   services: readonly string[];
   secrets: readonly string[];
+  /** Server directories its callers must not see (see `ServerContext.hiddenDirs`): files are named relative. */
+  hiddenDirs?: () => readonly string[];
   /** Tool name, default `list_jobs`. */
   name?: string;
   /** Tool that shows a job's live state, named in the description and hints (e.g. `get_meeting`). */
@@ -92,7 +95,8 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
         const entries = selectEntries(all, options.services, limit);
         const credits = budget ? await budget.today(all) : countWithoutBudget(all);
         const byKey = new Map(all.map((entry) => [entryKey(entry), entry]));
-        const jobs = entries.map((entry) => toListedJob(entry, byKey));
+        const hidden = options.hiddenDirs?.() ?? [];
+        const jobs = entries.map((entry) => toListedJob(entry, byKey, hidden));
         const lines = jobs.map(
           (job) =>
             `- ${job.jobId ?? '(not created yet)'} ${job.status}${job.title ? ` "${job.title}"` : ''} (${job.createdAt})${describeParts(job.parts)}`,
@@ -107,7 +111,7 @@ export function registerListJobsTool(server: McpServer, options: ListJobsToolOpt
           structuredContent: { jobs, count: jobs.length, credits },
         };
       } catch (error) {
-        return toolError(error, { secrets: options.secrets });
+        return toolError(error, { secrets: options.secrets, hiddenDirs: options.hiddenDirs?.() ?? [] });
       }
     },
   );
@@ -131,8 +135,14 @@ const partRefsSchema = z.array(z.object({ service: z.string(), fingerprint: z.st
 const entryKey = (entry: { service: string; fingerprint: string }) =>
   `${entry.service}\n${entry.fingerprint}`;
 
-function toListedJob(entry: LedgerEntry, byKey: ReadonlyMap<string, LedgerEntry>): ListedJob {
-  const file = typeof entry.request?.file === 'string' ? entry.request.file : undefined;
+function toListedJob(
+  entry: LedgerEntry,
+  byKey: ReadonlyMap<string, LedgerEntry>,
+  hiddenDirs: readonly string[],
+): ListedJob {
+  const recorded = typeof entry.request?.file === 'string' ? entry.request.file : undefined;
+  // A caller on another machine sees the file as it knows it, not where it lies on this server.
+  const file = recorded === undefined ? undefined : hideServerPaths(recorded, hiddenDirs);
   const parts = partsOf(entry, byKey);
   return {
     service: entry.service,

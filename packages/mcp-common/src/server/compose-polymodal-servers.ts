@@ -47,6 +47,7 @@ export function composePolymodalServers(options: ComposePolymodalServersOptions)
         ledger: tools.context.ledger,
         services: options.servers.flatMap((composed) => composed.jobServices),
         secrets: tools.context.secrets,
+        hiddenDirs: () => tools.context.hiddenDirs(),
         getTool: options.servers.map((composed) => composed.getTool).join(', '),
         noun: 'jobs',
       });

@@ -35,6 +35,7 @@ export function registerMediaTools(server: McpServer, deps: MediaToolDeps): void
     // A speech synthesis is listed as one job, its parts (speech-synthesis entries) beneath it.
     services: [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, FLASHCARDS_SERVICE, SPEECH_TEXT_SERVICE],
     secrets: deps.context.secrets,
+    hiddenDirs: () => deps.context.hiddenDirs(),
     getTool: 'get_video_job or get_flashcards',
     noun: 'media jobs',
   });

@@ -14,7 +14,11 @@ export interface MediaToolDeps extends ToolContext {
 }
 
 export function mediaToolError(error: unknown, deps: MediaToolDeps, hints?: ToolErrorHints): CallToolResult {
-  return toolError(error, { secrets: deps.context.secrets, ...(hints ? { hints } : {}) });
+  return toolError(error, {
+    secrets: deps.context.secrets,
+    hiddenDirs: deps.context.hiddenDirs(),
+    ...(hints ? { hints } : {}),
+  });
 }
 
 /** An http(s) URL, a same-site `/uploads/...` path or a data URL: handed to the platform as is. */

@@ -33,6 +33,7 @@ export function registerMeetingTools(server: McpServer, deps: MeetingToolDeps): 
     ledger: deps.context.ledger,
     services: [MEETING_SERVICE],
     secrets: deps.context.secrets,
+    hiddenDirs: () => deps.context.hiddenDirs(),
     getTool: 'get_meeting',
     noun: 'meeting jobs',
   });

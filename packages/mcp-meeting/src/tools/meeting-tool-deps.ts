@@ -99,7 +99,7 @@ export async function meetingToolError(
   deps.context.log.warning('tool call failed', {
     error: error instanceof Error ? error.message : String(error),
   });
-  return toolError(error, { secrets: deps.context.secrets, hints });
+  return toolError(error, { secrets: deps.context.secrets, hiddenDirs: deps.context.hiddenDirs(), hints });
 }
 
 /** What the recording costs under the platform's rule (undefined when its duration cannot be read). */

@@ -25,6 +25,7 @@ export function registerSpeechTools(server: McpServer, deps: SpeechToolDeps): vo
     ledger: deps.context.ledger,
     services: [READING_SCORE_SERVICE],
     secrets: deps.context.secrets,
+    hiddenDirs: () => deps.context.hiddenDirs(),
     getTool: 'get_reading_score',
     noun: 'queued reading scores',
   });

@@ -11,5 +11,9 @@ export function speechToolError(
   deps: SpeechToolDeps,
   hints?: ToolErrorHints,
 ): CallToolResult {
-  return toolError(error, { secrets: deps.context.secrets, ...(hints ? { hints } : {}) });
+  return toolError(error, {
+    secrets: deps.context.secrets,
+    hiddenDirs: deps.context.hiddenDirs(),
+    ...(hints ? { hints } : {}),
+  });
 }
