@@ -85,7 +85,8 @@ describe('MCP roots of an HTTP client', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it("never reads beyond an authenticated tenant's directories, whatever its roots say, and names no server path", async () => {
+  /** The meeting server over HTTP for one tenant (team-a, TOKEN_A) of a tenants file. */
+  async function serveTenantA(options: { sessions: boolean }): Promise<HttpServerHandle> {
     const tenantsFile = path.join(root, 'tenants.json');
     await writeFile(
       tenantsFile,
@@ -95,11 +96,15 @@ describe('MCP roots of an HTTP client', () => {
       env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile },
       name: 'meeting',
     });
-    handle = await runHttpServer((request) => createServer({ context: request?.context }), {
+    return runHttpServer((request) => createServer({ context: request?.context }), {
       port: 0,
       access,
-      sessions: true,
+      sessions: options.sessions,
     });
+  }
+
+  it("never reads beyond an authenticated tenant's directories, whatever its roots say, and names no server path", async () => {
+    handle = await serveTenantA({ sessions: true });
     // Another tenant's saved output and a file nobody was given: both readable by the process.
     const otherTenants = path.join(root, 'out', 'team-b', 'board-meeting.wav');
     const nobodys = path.join(root, 'private', 'payroll.wav');
@@ -128,19 +133,7 @@ describe('MCP roots of an HTTP client', () => {
   });
 
   it("names a tenant's files inside its directories relative to them, in refusals and in list_jobs", async () => {
-    const tenantsFile = path.join(root, 'tenants.json');
-    await writeFile(
-      tenantsFile,
-      JSON.stringify({ tenants: [{ id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey }] }),
-    );
-    access = await createTenantAccess({
-      env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile },
-      name: 'meeting',
-    });
-    handle = await runHttpServer((request) => createServer({ context: request?.context }), {
-      port: 0,
-      access,
-    });
+    handle = await serveTenantA({ sessions: false });
     const empty = path.join(root, 'media', 'empty.wav');
     await writeFile(empty, '');
     const weekly = path.join(root, 'media', 'weekly.wav');
