@@ -62,6 +62,14 @@ export function createDeferredSpeechGovernor(options: DeferredSpeechGovernorOpti
     },
     learn(concurrentLimit) {
       learned = concurrentLimit;
+      // Told at once when the store is open: a refused request gives its slot back right after learning,
+      // and the store gives it back only once the limit is stored, so that no replica fills the freed slot
+      // while it still counts with the old limit (a second 429). Passed on a tick later, the slot went
+      // back first.
+      if (opened) {
+        opened.learn(concurrentLimit);
+        return;
+      }
       // A limit learned before the store opened still reaches it (and through it, every replica); a store
       // that cannot open refuses the next slot anyway, so nothing more is done about it here.
       store().then(
