@@ -13,10 +13,10 @@
  *   and a per-job minimum interval that holds across tool calls and processes: the last read (time, and in
  *   this process the body) is remembered and reused, or the rest of the interval is waited out.
  * - Every status read is recorded in the ledger here, in one write when it changed nothing: before it is
- *   sent, a compare-and-set takes the read (its time, and the earliest next one, one interval on), so of
- *   several processes exactly one reads and the others wait out the interval; after it, the answer is
- *   written only when it changed the job (status, recorded fields) or asked for a longer pause.
- *   A ledger write that fails is logged once with the reason (and never hides the platform's answer),
+ *   sent, a compare-and-set takes the read (its time, and the earliest next one: an interval, or the last
+ *   Retry-After, and a small slack on), so of several processes exactly one reads and the others wait; after
+ *   it, the answer is written only when it changed the job (status, recorded fields) or asked for a longer
+ *   pause. A ledger write that fails is logged once with the reason (and never hides the platform's answer),
  *   except a claim, whose failure blocks the paid request.
  */
 import { readFileSync } from 'node:fs';
