@@ -10,8 +10,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   createServerContext,
   createTenantAccess,
@@ -22,7 +20,7 @@ import {
 } from '@polymodal/mcp-common';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectInMemory, toolCaller } from '../../mcp-common/test/support/server-harness.js';
+import { connectInMemory, tenantClients } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const UPLOADS = { method: 'POST', path: '/api/conference-summary/v1/uploads$' };
@@ -316,22 +314,18 @@ describe('daily credit budget per tenant over HTTP', () => {
       (request) => createServer(request?.context ? { context: request.context } : {}),
       { port: 0, access },
     );
-    const clients: Client[] = [];
+    const tenants = tenantClients(handle.url, [
+      sandbox.apiKey,
+      sandbox.apiKey2,
+      'token-a-1f9c',
+      'token-b-7d2e',
+    ]);
     cleanups.push(async () => {
-      await Promise.allSettled(clients.map((client) => client.close()));
+      await tenants.close();
       await handle.close();
       await access.close();
     });
-    const connect = async (token: string) => {
-      const client = new Client({ name: 'tenant-client', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(handle.url), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
-      clients.push(client);
-      return toolCaller(client, [sandbox.apiKey, sandbox.apiKey2, 'token-a-1f9c', 'token-b-7d2e']);
-    };
+    const connect = tenants.connect;
     const teamA = await connect('token-a-1f9c');
     const teamB = await connect('token-b-7d2e');
     const files = await Promise.all(

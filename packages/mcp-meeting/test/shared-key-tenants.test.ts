@@ -6,15 +6,12 @@
  * tenant with a key of its own still reads, by id, jobs made with its key elsewhere.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createServerContext, createTenantAccess, runHttpServer } from '@polymodal/mcp-common';
-import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
+import { createServerContext } from '@polymodal/mcp-common';
+import { type Sandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectInMemory, toolCaller } from '../../mcp-common/test/support/server-harness.js';
+import { serveTenants } from '../../mcp-common/test/support/serve-tenants.js';
+import { connectInMemory, startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -37,60 +34,29 @@ const requestsAbout = (sandbox: Sandbox, jobId: string) =>
 
 describe('tenants sharing one platform key', () => {
   it("refuse each other's jobs by id before any platform request, and list only their own", async () => {
-    const sandbox = await startSandbox({ speed: 100, clock: 'held' });
-    const root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-shared-key-'));
-    cleanups.push(async () => {
-      await sandbox.close();
-      await rm(root, { recursive: true, force: true });
+    const { sandbox, root, mediaDir, close } = await startSandboxAndRoot('mcp-meeting-shared-key-', {
+      speed: 100,
+      clock: 'held',
     });
-    const mediaDir = path.join(root, 'media');
-    await mkdir(mediaDir, { recursive: true });
-    const tenantsFile = path.join(root, 'tenants.json');
-    await writeFile(
-      tenantsFile,
-      JSON.stringify({
-        tenants: [
-          // a and b have no key of their own: both use POLYMODAL_API_KEY.
-          { id: 'team-a', tokenSha256: sha256(TOKENS.a) },
-          { id: 'team-b', tokenSha256: sha256(TOKENS.b) },
-          // c has a key nobody else uses; d names the server's key as its own, so it shares it too.
-          { id: 'team-c', tokenSha256: sha256(TOKENS.c), apiKey: sandbox.apiKey2 },
-          { id: 'team-d', tokenSha256: sha256(TOKENS.d), apiKey: sandbox.apiKey },
-        ],
-      }),
-    );
-    const env: NodeJS.ProcessEnv = {
-      POLYMODAL_BASE_URL: sandbox.url,
-      POLYMODAL_API_KEY: sandbox.apiKey,
-      POLYMODAL_TENANTS_FILE: tenantsFile,
-      POLYMODAL_STATE_DIR: path.join(root, 'state'),
-      POLYMODAL_ALLOWED_DIRS: mediaDir,
-      POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-      POLYMODAL_LOG_LEVEL: 'error',
-      POLYMODAL_POLL_INTERVAL_MS: '20',
-    };
-    const access = await createTenantAccess({ env });
-    const handle = await runHttpServer(
-      (request) => createServer(request?.context ? { context: request.context } : {}),
-      { port: 0, access },
-    );
-    const clients: Client[] = [];
-    cleanups.push(async () => {
-      await Promise.allSettled(clients.map((client) => client.close()));
-      await handle.close();
-      await access.close();
+    cleanups.push(close);
+    const server = await serveTenants({
+      sandbox,
+      root,
+      mediaDir,
+      tenants: [
+        // a and b have no key of their own: both use POLYMODAL_API_KEY.
+        { id: 'team-a', tokenSha256: sha256(TOKENS.a) },
+        { id: 'team-b', tokenSha256: sha256(TOKENS.b) },
+        // c has a key nobody else uses; d names the server's key as its own, so it shares it too.
+        { id: 'team-c', tokenSha256: sha256(TOKENS.c), apiKey: sandbox.apiKey2 },
+        { id: 'team-d', tokenSha256: sha256(TOKENS.d), apiKey: sandbox.apiKey },
+      ],
+      createServer: (options) => createServer(options as Parameters<typeof createServer>[0]),
+      secrets: Object.values(TOKENS),
     });
+    cleanups.push(() => server.close());
     const secrets = [sandbox.apiKey, sandbox.apiKey2, ...Object.values(TOKENS)];
-    const connect = async (token: string) => {
-      const client = new Client({ name: 'tenant-client', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(handle.url), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
-      clients.push(client);
-      return toolCaller(client, secrets);
-    };
+    const connect = server.connect;
     const teamA = await connect(TOKENS.a);
     const teamB = await connect(TOKENS.b);
     const teamC = await connect(TOKENS.c);
@@ -152,10 +118,12 @@ describe('tenants sharing one platform key', () => {
     // job made on that key by a server outside this tenants file (so not in team-c's ledger).
     const elsewhereContext = createServerContext({
       env: {
-        ...env,
-        POLYMODAL_TENANTS_FILE: '',
+        POLYMODAL_BASE_URL: sandbox.url,
         POLYMODAL_API_KEY: sandbox.apiKey2,
         POLYMODAL_STATE_DIR: path.join(root, 'elsewhere'),
+        POLYMODAL_ALLOWED_DIRS: mediaDir,
+        POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+        POLYMODAL_LOG_LEVEL: 'error',
       },
     });
     const elsewhere = await connectInMemory(createServer({ context: elsewhereContext }), { secrets });

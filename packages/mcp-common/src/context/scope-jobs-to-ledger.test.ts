@@ -55,12 +55,18 @@ async function setUp(shared: { value: boolean }) {
     catalogVideo: recordingClient(calls, 'catalogVideo', [...byId, 'models']),
     imageToVideo: recordingClient(calls, 'imageToVideo', byId),
     flashcards,
-    speech: recordingClient(calls, 'speech', [...byId, 'listVoices']),
+    speech: recordingClient(calls, 'speech', [
+      ...byId,
+      'listVoices',
+      'synthesizeText',
+      'submit',
+      'synthesize',
+    ]),
     readingScore: recordingClient(calls, 'readingScore', ['task', 'poll', 'wait']),
     llm: { marker: 'llm' },
   } as unknown as Polymodal;
   const scoped = scopeJobsToLedger(polymodal, { ledger, isShared: () => shared.value });
-  return { scoped, calls, polymodal };
+  return { scoped, calls, polymodal, ledger };
 }
 
 describe('scopeJobsToLedger', () => {
@@ -126,5 +132,32 @@ describe('scopeJobsToLedger', () => {
     expect(await scoped.meeting.list()).toEqual({ jobs: [{ id: 'mine' }, { id: 'theirs' }], pricing: {} });
     expect(await scoped.meeting.retrieve('theirs')).toBe('ok');
     expect(calls).toEqual(['meeting.list(undefined)', 'meeting.list(undefined)', 'meeting.retrieve(theirs)']);
+  });
+
+  it('uses a registered voice only when this tenant registered it, while the key is shared', async () => {
+    const shared = { value: true };
+    const { scoped, calls, ledger } = await setUp(shared);
+    await ledger.insert({
+      service: 'custom-voice',
+      fingerprint: 'fp-voice',
+      id: 'voice-1',
+      lastStatus: 'REGISTERED',
+      request: { voice: { clone_audio: 'custom_voices/mine.wav' } },
+    });
+    const theirs = { text: 'Hello.', clone_audio: 'custom_voices/theirs.wav' };
+    for (const speak of [
+      () => scoped.speech.synthesizeText(theirs),
+      () => scoped.speech.submit(theirs),
+      () => scoped.speech.synthesize(theirs),
+    ]) {
+      await expect(speak()).rejects.toThrow(/custom_voices\/theirs\.wav was not registered by this tenant/);
+    }
+    expect(calls).toEqual([]);
+    await scoped.speech.synthesizeText({ text: 'Hello.', clone_audio: 'custom_voices/mine.wav' });
+    await scoped.speech.synthesizeText({ text: 'Hello.', clone_audio: 'https://cdn.example/own.wav' });
+    await scoped.speech.synthesizeText({ text: 'Hello.' });
+    shared.value = false;
+    await scoped.speech.synthesizeText(theirs);
+    expect(calls).toHaveLength(4);
   });
 });

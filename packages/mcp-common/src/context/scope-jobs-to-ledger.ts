@@ -8,6 +8,10 @@
  * the tenant's own. A tenant with a key of its own is not wrapped (`isShared` false): the platform keeps
  * its jobs apart, and it may reach jobs made with its key elsewhere.
  *
+ * Custom voices are the key's too: a speech request cloning a registered voice (`clone_audio`, a platform
+ * path rather than an https URL) is sent only when the tenant's ledger holds that voice's registration, so a
+ * tenant never speaks in a voice another tenant registered.
+ *
  * Every method of every job client is named in a table below, typed against the client's interface, so a
  * method added to a client does not compile here until someone says whether it takes a job id.
  */
@@ -22,17 +26,21 @@ import type {
 } from '@polymodal/core';
 import {
   CATALOG_VIDEO_SERVICE,
+  CUSTOM_VOICE_SERVICE,
   FLASHCARDS_SERVICE,
   IMAGE_TO_VIDEO_SERVICE,
   MEETING_SERVICE,
   READING_SCORE_SERVICE,
   SPEECH_SYNTHESIS_SERVICE,
 } from '@polymodal/core/constants';
-import { NotFoundError } from '@polymodal/core/errors';
+import { NotFoundError, ValidationError } from '@polymodal/core/errors';
 import type { JobLedger } from '@polymodal/core/jobs';
 
-/** `byId`: the first argument is a job id (or a path ending in one); `list`: the account's jobs; `free`: neither. */
-type MethodScope = 'byId' | 'list' | 'free';
+/**
+ * `byId`: the first argument is a job id (or a path ending in one); `list`: the account's jobs; `voice`: the
+ * first argument is a speech request that may clone a registered voice; `free`: none of these.
+ */
+type MethodScope = 'byId' | 'list' | 'voice' | 'free';
 
 const MEETING_METHODS = {
   upload: 'free',
@@ -77,13 +85,14 @@ const FLASHCARDS_METHODS = {
 } as const satisfies Record<keyof FlashcardsClient, MethodScope>;
 
 const SPEECH_METHODS = {
+  // Checks a request, sends nothing.
   validate: 'free',
-  submit: 'free',
+  submit: 'voice',
   get: 'byId',
   poll: 'byId',
   wait: 'byId',
-  synthesize: 'free',
-  synthesizeText: 'free',
+  synthesize: 'voice',
+  synthesizeText: 'voice',
   // Splits a text into its parts and their fingerprints: no platform request, no job id.
   textParts: 'free',
   registerVoice: 'free',
@@ -117,6 +126,12 @@ export function scopeJobsToLedger(polymodal: Polymodal, options: ScopeJobsOption
         const kind = methods[property as keyof T];
         if (typeof value !== 'function' || kind === undefined || kind === 'free') return value;
         const method = value as (...args: unknown[]) => Promise<unknown>;
+        if (kind === 'voice') {
+          return async (...args: unknown[]) => {
+            if (isShared()) await assertOwnVoice(ledger, args[0]);
+            return method.apply(target, args);
+          };
+        }
         if (kind === 'list') {
           return async (...args: unknown[]) => {
             const list = await method.apply(target, args);
@@ -147,6 +162,21 @@ async function assertOwnJob(ledger: JobLedger, service: string, reference: unkno
   // Not the platform's words: nothing was sent. The agent sees what a wrong id gets (see `toolError`).
   error.message = `${service} job ${String(reference)} is not in this tenant's job ledger: refused without a platform request (the key is shared with other tenants).`;
   throw error;
+}
+
+/** A request that clones a voice names one this tenant registered (an https URL is the caller's own). */
+async function assertOwnVoice(ledger: JobLedger, request: unknown): Promise<void> {
+  const clone = (request as { clone_audio?: unknown } | undefined)?.clone_audio;
+  if (typeof clone !== 'string' || /^https:\/\//i.test(clone)) return;
+  const voices = await ledger.list({ service: CUSTOM_VOICE_SERVICE });
+  const registered = voices.some(
+    (entry) => (entry.request?.voice as { clone_audio?: unknown } | undefined)?.clone_audio === clone,
+  );
+  if (registered) return;
+  throw new ValidationError(
+    `voice ${clone} was not registered by this tenant (register_voice), so it is not used: the key is shared with other tenants. Nothing was sent.`,
+    [{ path: 'voice', message: 'not a voice of this tenant' }],
+  );
 }
 
 /** A job id, or the last segment of a status path (reading score: `/…/task/<id>`). */

@@ -3,15 +3,16 @@
  * InMemoryTransport whose every result is checked for secrets, and the harness of a server started against
  * a sandbox on loopback with temporary state, allowed and output directories.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { type Sandbox, type SandboxConfig, startSandbox } from '@polymodal/sandbox';
+import { type Sandbox, type SandboxConfig, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, expect } from 'vitest';
 
 export interface ToolResult {
@@ -213,6 +214,52 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
       // (parts already sent are followed and recorded), so on a busy machine its last ledger writes can land
       // while the directory is being removed (ENOTEMPTY).
       await rm(root, { recursive: true, force: true, maxRetries: 10 });
+    },
+  };
+}
+
+/** A sandbox and a temporary root holding `media/` (an allowed directory to be), both gone after `close()`. */
+export async function startSandboxAndRoot(
+  name: string,
+  options: SandboxOptions,
+): Promise<{ sandbox: Sandbox; root: string; mediaDir: string; close(): Promise<void> }> {
+  const sandbox = await startSandbox(options);
+  const root = await mkdtemp(path.join(os.tmpdir(), name));
+  const mediaDir = path.join(root, 'media');
+  await mkdir(mediaDir, { recursive: true });
+  return {
+    sandbox,
+    root,
+    mediaDir,
+    async close() {
+      await sandbox.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Clients of tenants of a server over Streamable HTTP, one per bearer token, each a tool caller that checks
+ * its results for `secrets`; `close()` closes them all.
+ */
+export function tenantClients(
+  url: string,
+  secrets: readonly string[],
+): { connect(token: string): Promise<Connection['call']>; close(): Promise<void> } {
+  const clients: Client[] = [];
+  return {
+    async connect(token) {
+      const client = new Client({ name: 'tenant-client', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      clients.push(client);
+      return toolCaller(client, secrets);
+    },
+    async close() {
+      await Promise.allSettled(clients.map((client) => client.close()));
     },
   };
 }

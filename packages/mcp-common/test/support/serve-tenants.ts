@@ -1,0 +1,58 @@
+/**
+ * A server package's server over Streamable HTTP for the tenants of a tenants file written into `root`,
+ * against a sandbox, with tool callers per bearer token: the set-up of every test of tenants over HTTP.
+ * The package is imported by its name, as the server packages do, so that every module is the built one.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createTenantAccess, type HttpServerHandle, runHttpServer } from '@polymodal/mcp-common';
+import type { Sandbox } from '@polymodal/sandbox';
+import { type Connection, type ServerInstance, tenantClients } from './server-harness.js';
+
+export interface TenantsServer {
+  handle: HttpServerHandle;
+  connect(token: string): Promise<Connection['call']>;
+  close(): Promise<void>;
+}
+
+export async function serveTenants(options: {
+  sandbox: Sandbox;
+  root: string;
+  mediaDir: string;
+  tenants: Record<string, unknown>[];
+  createServer(options: { context?: unknown }): ServerInstance;
+  /** Values no result may contain, besides the sandbox's keys. */
+  secrets: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}): Promise<TenantsServer> {
+  const { sandbox, root } = options;
+  const tenantsFile = path.join(root, 'tenants.json');
+  await writeFile(tenantsFile, JSON.stringify({ tenants: options.tenants }));
+  const access = await createTenantAccess({
+    env: {
+      POLYMODAL_BASE_URL: sandbox.url,
+      POLYMODAL_API_KEY: sandbox.apiKey,
+      POLYMODAL_TENANTS_FILE: tenantsFile,
+      POLYMODAL_STATE_DIR: path.join(root, 'state'),
+      POLYMODAL_ALLOWED_DIRS: options.mediaDir,
+      POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+      POLYMODAL_LOG_LEVEL: 'error',
+      POLYMODAL_POLL_INTERVAL_MS: '20',
+      ...options.env,
+    },
+  });
+  const handle = await runHttpServer(
+    (request) => options.createServer(request?.context ? { context: request.context } : {}),
+    { port: 0, access },
+  );
+  const tenants = tenantClients(handle.url, [sandbox.apiKey, sandbox.apiKey2, ...options.secrets]);
+  return {
+    handle,
+    connect: tenants.connect,
+    async close() {
+      await tenants.close();
+      await handle.close();
+      await access.close();
+    },
+  };
+}
