@@ -698,6 +698,44 @@ describe('start: claim before paying', () => {
     expect(Date.parse(entry?.nextReadAt ?? '')).toBeGreaterThanOrEqual((sent[0] ?? 0) + 5_000);
   });
 
+  it('a read that changed the job is written even when the first write fails (a busy lock)', async () => {
+    const clock = virtualClock(Date.now());
+    let failures = 1;
+    const flaky: JobLedger = {
+      ...ledger,
+      location: ledger.location,
+      findById: (...args) => ledger.findById(...args),
+      compareAndSet: (...args) => ledger.compareAndSet(...args),
+      updateById: async (...args) => {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('ELOCKED: lock file is already being held');
+        }
+        return ledger.updateById(...args);
+      },
+    };
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const warnings: string[] = [];
+    const engine = createJobEngine({
+      ledger: flaky,
+      now: clock.now,
+      sleep: clock.sleep,
+      log: { warn: (message) => warnings.push(message) },
+    });
+    const outcome = await engine.poll({
+      service: 'meeting',
+      id: 'j1',
+      intervalMs: 5_000,
+      deadline: clock.now() + 1_000,
+      read: async () => ({ status: 'COMPLETED' }),
+      isDone: (job: Job) => job.status === 'COMPLETED',
+      status: (job: Job) => job.status,
+    });
+    expect(outcome.done).toBe(true);
+    expect((await ledger.findById('meeting', 'j1'))?.lastStatus).toBe('COMPLETED');
+    expect(warnings).toEqual([]);
+  });
+
   it('a recorded job the platform cannot confirm right now (503) is resumed, not paid again', async () => {
     const engine = createJobEngine({ ledger });
     const work = slowSubmission();

@@ -66,6 +66,9 @@ const CLAIM_CHECK_MS = 250;
  */
 const TAKE_SLACK_MS = 500;
 const MAX_TAKE_SLACK_MS = 8_000;
+/** How often a ledger write of a job's state is tried, and the pause between tries. */
+const RECORD_ATTEMPTS = 2;
+const RECORD_RETRY_MS = 100;
 /** A job the ledger does not hold is looked up again after this long (another process may record it). */
 const UNRECORDED_MEMORY_MS = 60_000;
 /** How long a resume check may take when the call gives no deadline. */
@@ -327,12 +330,25 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     }
   }
 
+  /**
+   * Writes what is known of a job; a failure is logged, never thrown. Tried twice: a read that changed the
+   * job is written once (and the last one of a finished job never again), so a write lost to a busy lock
+   * would leave the ledger behind the platform for good.
+   */
   async function record(service: string, id: string, patch: LedgerPatch): Promise<void> {
     if (!ledger) return;
-    try {
-      await ledger.updateById(service, id, patch);
-    } catch (error) {
-      warnOnce(`could not update the job ledger at ${ledger.location}: ${describeError(error)}`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ledger.updateById(service, id, patch);
+        return;
+      } catch (error) {
+        if (attempt < RECORD_ATTEMPTS) {
+          await sleep(RECORD_RETRY_MS).catch(() => undefined);
+          continue;
+        }
+        warnOnce(`could not update the job ledger at ${ledger.location}: ${describeError(error)}`);
+        return;
+      }
     }
   }
 
