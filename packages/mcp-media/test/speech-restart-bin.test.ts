@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
 import { speechSeenBySandbox, textOfParts } from '../../mcp-common/test/support/speech-load.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
@@ -37,13 +38,8 @@ async function spawnBin(): Promise<Bin> {
     args: [BIN],
     env: {
       PATH: process.env.PATH ?? '',
-      POLYMODAL_BASE_URL: sandbox.url,
-      POLYMODAL_API_KEY: sandbox.apiKey,
-      POLYMODAL_STATE_DIR: path.join(root, 'state'),
-      POLYMODAL_ALLOWED_DIRS: root,
-      POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+      ...serverEnv(root, sandbox),
       POLYMODAL_TTS_CONCURRENT_SESSIONS: String(KEY_LIMIT),
-      POLYMODAL_LOG_LEVEL: 'error',
     },
     stderr: 'ignore',
   });

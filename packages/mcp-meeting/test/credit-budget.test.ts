@@ -63,6 +63,25 @@ async function setUp() {
   return { sandbox, root, mediaDir, env };
 }
 
+/** A meeting server of the first user with a daily budget, its clock at `clock` (default noon UTC). */
+async function connectWithBudget(
+  sandbox: Sandbox,
+  env: NodeJS.ProcessEnv,
+  creditsPerDay: number,
+  clock: () => number = () => NOON,
+) {
+  const context = createServerContext({
+    env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: String(creditsPerDay) },
+    clock,
+  });
+  const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
+  cleanups.push(async () => {
+    await connection.close();
+    await context.close();
+  });
+  return connection.call;
+}
+
 function uploadsSeen(sandbox: Sandbox): number {
   return sandbox.control.requests(UPLOADS).length;
 }
@@ -71,16 +90,7 @@ describe('daily credit budget, one user (POLYMODAL_CREDITS_PER_DAY)', () => {
   it('admits within the budget, refuses before uploading what would exceed it, resumes, counts charges', async () => {
     const { sandbox, mediaDir, env } = await setUp();
     let now = NOON;
-    const context = createServerContext({
-      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '30' },
-      clock: () => now,
-    });
-    const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
-    cleanups.push(async () => {
-      await connection.close();
-      await context.close();
-    });
-    const call = connection.call;
+    const call = await connectWithBudget(sandbox, env, 30, () => now);
     const first = await writeSixMinuteRecording(mediaDir, 'first.wav');
     const second = await writeSixMinuteRecording(mediaDir, 'second.wav');
 
@@ -148,16 +158,7 @@ function jobsOf(listed: Record<string, unknown>): unknown[] {
 describe('force on a recorded job that fails before its new job exists', () => {
   it('a force refused by the budget, or whose upload gets 503s, leaves the recorded job listed, counted and resumed', async () => {
     const { sandbox, mediaDir, env } = await setUp();
-    const context = createServerContext({
-      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '50' },
-      clock: () => NOON,
-    });
-    const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
-    cleanups.push(async () => {
-      await connection.close();
-      await context.close();
-    });
-    const call = connection.call;
+    const call = await connectWithBudget(sandbox, env, 50);
     const file = await writeSixMinuteRecording(mediaDir, 'weekly.wav');
     const first = await call('summarize_meeting', { path: file, waitSeconds: 0 });
     expect(first.isError, first.text).toBe(false);
@@ -166,19 +167,9 @@ describe('force on a recorded job that fails before its new job exists', () => {
     expect(listedBefore.credits).toMatchObject({ reserved: 24, remaining: 26 });
 
     // 24 for the running job and 24 for a new one would exceed 40: refused before anything is sent.
-    const tight = createServerContext({
-      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '40' },
-      clock: () => NOON,
-    });
-    const tightConnection = await connectInMemory(createServer({ context: tight }), {
-      secrets: [sandbox.apiKey],
-    });
-    cleanups.push(async () => {
-      await tightConnection.close();
-      await tight.close();
-    });
+    const tight = await connectWithBudget(sandbox, env, 40);
     const requestsBefore = sandbox.control.requests().length;
-    const refused = await tightConnection.call('summarize_meeting', {
+    const refused = await tight('summarize_meeting', {
       path: file,
       force: true,
       waitSeconds: 0,
@@ -218,16 +209,7 @@ describe('force on a recorded job that fails before its new job exists', () => {
 describe('daily credit budget and retry_meeting', () => {
   it('checks a retry like a new submission, reserves it today, and puts the entry back when the platform refuses', async () => {
     const { sandbox, mediaDir, env } = await setUp();
-    const context = createServerContext({
-      env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: '30' },
-      clock: () => NOON,
-    });
-    const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
-    cleanups.push(async () => {
-      await connection.close();
-      await context.close();
-    });
-    const call = connection.call;
+    const call = await connectWithBudget(sandbox, env, 30);
     const actionsOn = (jobId: string) =>
       sandbox.control.requests({ method: 'POST', path: `/api/conference-summary/v1/jobs/${jobId}$` }).length;
     const credits = async () => (await call('list_jobs')).structured.credits;

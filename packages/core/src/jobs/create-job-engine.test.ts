@@ -607,28 +607,18 @@ describe('start: claim before paying', () => {
   it('a status read that changed nothing is one ledger write, and the ledger still spaces other processes', async () => {
     const clock = virtualClock(Date.now());
     let writes = 0;
+    const counting =
+      <A extends unknown[], R>(write: (...args: A) => R) =>
+      (...args: A): R => {
+        writes += 1;
+        return write(...args);
+      };
     const counted: JobLedger = {
       ...ledger,
-      location: ledger.location,
-      findByFingerprint: (...args) => ledger.findByFingerprint(...args),
-      findById: (...args) => ledger.findById(...args),
-      list: (...args) => ledger.list(...args),
-      insert: (...args) => {
-        writes += 1;
-        return ledger.insert(...args);
-      },
-      compareAndSet: (...args) => {
-        writes += 1;
-        return ledger.compareAndSet(...args);
-      },
-      update: (...args) => {
-        writes += 1;
-        return ledger.update(...args);
-      },
-      updateById: (...args) => {
-        writes += 1;
-        return ledger.updateById(...args);
-      },
+      insert: counting(ledger.insert),
+      compareAndSet: counting(ledger.compareAndSet),
+      update: counting(ledger.update),
+      updateById: counting(ledger.updateById),
     };
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
     const engine = createJobEngine({ ledger: counted, now: clock.now, sleep: clock.sleep });
@@ -666,15 +656,12 @@ describe('start: claim before paying', () => {
     const clock = virtualClock(Date.now());
     const slow: JobLedger = {
       ...ledger,
-      location: ledger.location,
-      findById: (...args) => ledger.findById(...args),
       // Every taking takes 700 ms: more than the first slack (500 ms), less than the doubled one.
       compareAndSet: async (...args) => {
         const written = await ledger.compareAndSet(...args);
         clock.advance(700);
         return written;
       },
-      updateById: (...args) => ledger.updateById(...args),
     };
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
     const engine = createJobEngine({ ledger: slow, now: clock.now, sleep: clock.sleep });
@@ -703,9 +690,6 @@ describe('start: claim before paying', () => {
     let failures = 1;
     const flaky: JobLedger = {
       ...ledger,
-      location: ledger.location,
-      findById: (...args) => ledger.findById(...args),
-      compareAndSet: (...args) => ledger.compareAndSet(...args),
       updateById: async (...args) => {
         if (failures > 0) {
           failures -= 1;
@@ -773,6 +757,30 @@ describe('start: claim before paying', () => {
       return rest;
     };
 
+    /** A forced submission that uploads (receipt-2) and then fails with `failure`; what it was shown. */
+    async function failedReplacement(engine: ReturnType<typeof createJobEngine>, failure: () => Error) {
+      let saw: { entry: unknown; previous: unknown } | undefined;
+      await expect(
+        engine.start({
+          service: 'meeting',
+          fingerprint: 'fp',
+          resendable: true,
+          forceNew: true,
+          request: { file: '/rec/weekly.wav' },
+          submit: async ({ entry, previous, save }) => {
+            saw = { entry, previous };
+            await save({
+              receipt: 'receipt-2',
+              receiptIssuedAt: new Date().toISOString(),
+              lastStatus: 'UPLOADED',
+            });
+            throw failure();
+          },
+        }),
+      ).rejects.toThrow();
+      return saw;
+    }
+
     async function recordRunningJob(engine: ReturnType<typeof createJobEngine>) {
       const started = await engine.start({
         service: 'meeting',
@@ -808,25 +816,7 @@ describe('start: claim before paying', () => {
         const engine = createJobEngine({ ledger });
         await recordRunningJob(engine);
         const before = await recorded();
-        let saw: { entry: unknown; previous: unknown } | undefined;
-        await expect(
-          engine.start({
-            service: 'meeting',
-            fingerprint: 'fp',
-            resendable: true,
-            forceNew: true,
-            request: { file: '/rec/weekly.wav' },
-            submit: async ({ entry, previous, save }) => {
-              saw = { entry, previous };
-              await save({
-                receipt: 'receipt-2',
-                receiptIssuedAt: new Date().toISOString(),
-                lastStatus: 'UPLOADED',
-              });
-              throw failure();
-            },
-          }),
-        ).rejects.toThrow();
+        const saw = await failedReplacement(engine, failure);
         // The replacement saw a job-less entry of its own: no id, not the recorded job's receipt.
         expect(saw?.entry).toMatchObject({ id: null, receipt: null, lastStatus: 'SUBMITTING' });
         expect(saw?.previous).toMatchObject({ id: 'job-1' });
@@ -856,22 +846,9 @@ describe('start: claim before paying', () => {
     it('an interrupted replacement leaves its receipt for the next one, which takes the entry over once its job exists', async () => {
       const engine = createJobEngine({ ledger });
       await recordRunningJob(engine);
-      await expect(
-        engine.start({
-          service: 'meeting',
-          fingerprint: 'fp',
-          resendable: true,
-          forceNew: true,
-          submit: async ({ save }) => {
-            await save({
-              receipt: 'receipt-2',
-              receiptIssuedAt: new Date().toISOString(),
-              lastStatus: 'UPLOADED',
-            });
-            throw createApiError({ status: 503, method: 'POST', url: '/jobs', body: undefined });
-          },
-        }),
-      ).rejects.toThrow();
+      await failedReplacement(engine, () =>
+        createApiError({ status: 503, method: 'POST', url: '/jobs', body: undefined }),
+      );
       const sent: (string | null | undefined)[] = [];
       const replaced = await engine.start({
         service: 'meeting',

@@ -6,16 +6,21 @@ import type { SpeechGovernor } from '@polymodal/core';
 import { describe, expect, it } from 'vitest';
 import { createDeferredSpeechGovernor } from './create-deferred-speech-governor.js';
 
+/** A store that only notes what it is told: limits learned and slots given back. */
+function recordingStore(events: string[]): SpeechGovernor {
+  return {
+    limit: undefined,
+    active: 0,
+    queued: 0,
+    learn: (limit) => events.push(`learn ${limit}`),
+    acquire: async () => ({ release: () => events.push('release') }),
+  };
+}
+
 describe('createDeferredSpeechGovernor', () => {
   it('an open store learns a limit before the refused slot is given back', async () => {
     const events: string[] = [];
-    const store: SpeechGovernor = {
-      limit: undefined,
-      active: 0,
-      queued: 0,
-      learn: (limit) => events.push(`learn ${limit}`),
-      acquire: async () => ({ release: () => events.push('release') }),
-    };
+    const store = recordingStore(events);
     const governor = createDeferredSpeechGovernor({ location: 'test', load: async () => store });
     const slot = await governor.acquire();
     // As the speech client answers a 429: learn the limit, then give the slot back, in one go.
@@ -27,13 +32,7 @@ describe('createDeferredSpeechGovernor', () => {
 
   it('a limit learned before the store opened reaches it once it opens', async () => {
     const events: string[] = [];
-    const store: SpeechGovernor = {
-      limit: undefined,
-      active: 0,
-      queued: 0,
-      learn: (limit) => events.push(`learn ${limit}`),
-      acquire: async () => ({ release: () => undefined }),
-    };
+    const store = recordingStore(events);
     const governor = createDeferredSpeechGovernor({ location: 'test', load: async () => store });
     governor.learn(2);
     expect(governor.limit).toBe(2);
