@@ -18,3 +18,4 @@ export * from './runners/index.js';
 export * from './server/index.js';
 export * from './subtitles/index.js';
 export * from './tenants/index.js';
+export * from './tools/index.js';

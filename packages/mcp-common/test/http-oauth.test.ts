@@ -16,7 +16,7 @@ import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
-import { registerListJobsTool } from '../src/jobs/register-list-jobs-tool.js';
+import { listJobsTool } from '../src/jobs/list-jobs-tool.js';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
 import type { ServerFactory } from '../src/runners/server-instance.js';
 import { unauthenticatedBindProblem } from '../src/runners/unauthenticated-bind-problem.js';
@@ -24,6 +24,7 @@ import { createPolymodalServer } from '../src/server/create-polymodal-server.js'
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { isAuthenticationConfigured } from '../src/tenants/read-oauth-settings.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
+import { testTools } from './support/test-tools.js';
 
 const AUDIENCE = 'https://mcp.example.test/mcp';
 const METADATA_URL = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp';
@@ -37,13 +38,7 @@ const createJobsServer: ServerFactory = (request) =>
     version: '1.0.0',
     instructions: 'Lists jobs.',
     deps: { context: request?.context },
-    register(server, tools) {
-      registerListJobsTool(server, {
-        ledger: tools.context.ledger,
-        services: [MEETING_SERVICE],
-        secrets: tools.context.secrets,
-      });
-    },
+    groups: [testTools(listJobsTool({ services: [MEETING_SERVICE] }))],
   });
 
 /** An authorization server as far as a resource server sees one: its metadata and its public keys. */

@@ -19,7 +19,10 @@ import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-se
 import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
+import { defineTool } from '../src/tools/define-tool.js';
+import type { ToolContext } from '../src/tools/tool-context.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
+import { testTools } from './support/test-tools.js';
 
 const TOKEN = 'ops-tenant-token-6b1d20f4';
 const METRICS_TOKEN = 'scrape-token-91ac33e0';
@@ -33,35 +36,52 @@ const createOpsServer: ServerFactory = (request) =>
     version: '1.0.0',
     instructions: 'Operations test server.',
     deps: { context: request?.context },
-    register(server, tools) {
-      server.registerTool('list_models', { inputSchema: {} }, async () => {
-        const models = await tools.context.polymodal.llm.models();
-        return { content: [{ type: 'text', text: JSON.stringify(models).slice(0, 200) }] };
-      });
-      server.registerTool('wait_on_job', { inputSchema: { jobId: z.string() } }, async ({ jobId }, extra) =>
-        respondWithJob<{ status: string; progress: number }>({
-          extra,
-          jobId,
-          waitSeconds: 45,
-          deadline: Date.now() + 50_000,
-          // Like the engine: reports what it read, then waits until its deadline or an abort.
-          poll: async (poll) => {
-            await poll.onProgress({ status: 'RUNNING', progress: 30 });
-            await new Promise((_resolve, reject) => {
-              const timer = setTimeout(_resolve, poll.deadline - Date.now());
-              poll.signal.addEventListener('abort', () => {
-                clearTimeout(timer);
-                reject(poll.signal.reason);
-              });
-            });
-            return { done: false, value: undefined, reads: 1, transientErrors: 0 };
+    groups: [
+      testTools(
+        defineTool({
+          name: 'list_models',
+          title: 'List models',
+          description: 'Lists the models.',
+          inputSchema: {},
+          annotations: {},
+          handler: (tools: ToolContext) => async () => {
+            const models = await tools.context.polymodal.llm.models();
+            return { content: [{ type: 'text', text: JSON.stringify(models).slice(0, 200) }] };
           },
-          view: (job) => ({ status: job.status, progress: job.progress }),
-          waitTool: 'wait_on_job',
-          present: (job) => ({ text: `Job ${jobId} is ${job.status}.` }),
         }),
-      );
-    },
+        defineTool({
+          name: 'wait_on_job',
+          title: 'Wait on a job',
+          description: 'Waits on a job that never ends.',
+          inputSchema: { jobId: z.string() },
+          annotations: {},
+          handler:
+            () =>
+            async ({ jobId }, extra) =>
+              respondWithJob<{ status: string; progress: number }>({
+                extra,
+                jobId,
+                waitSeconds: 45,
+                deadline: Date.now() + 50_000,
+                // Like the engine: reports what it read, then waits until its deadline or an abort.
+                poll: async (poll) => {
+                  await poll.onProgress({ status: 'RUNNING', progress: 30 });
+                  await new Promise((_resolve, reject) => {
+                    const timer = setTimeout(_resolve, poll.deadline - Date.now());
+                    poll.signal.addEventListener('abort', () => {
+                      clearTimeout(timer);
+                      reject(poll.signal.reason);
+                    });
+                  });
+                  return { done: false, value: undefined, reads: 1, transientErrors: 0 };
+                },
+                view: (job) => ({ status: job.status, progress: job.progress }),
+                waitTool: 'wait_on_job',
+                present: (job) => ({ text: `Job ${jobId} is ${job.status}.` }),
+              }),
+        }),
+      ),
+    ],
   });
 
 /** The value of one series in the exposition text (0 when absent). */

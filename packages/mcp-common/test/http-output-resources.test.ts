@@ -23,7 +23,10 @@ import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-se
 import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
+import { defineTool } from '../src/tools/define-tool.js';
+import type { ToolContext } from '../src/tools/tool-context.js';
 import { connectWithToken } from './support/raw-http.js';
+import { testTools } from './support/test-tools.js';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'token-of-team-a-6d21f0';
@@ -37,30 +40,32 @@ const createNotesServer: ServerFactory = (request) =>
     version: '1.0.0',
     instructions: 'Saves notes.',
     deps: { context: request?.context },
-    register(server, tools) {
-      server.registerTool(
-        'save_note',
-        {
+    groups: [
+      testTools(
+        defineTool({
+          name: 'save_note',
+          title: 'Save a note',
           description: 'Saves a note.',
           inputSchema: { name: z.string(), text: z.string(), bigBytes: z.number().optional() },
-        },
-        async (args) => {
-          const data = args.bigBytes === undefined ? args.text : Buffer.alloc(args.bigBytes, 0x61);
-          const saved = await tools.context.files.writeOutput(args.name, data);
-          return {
-            content: [
-              { type: 'text' as const, text: `Saved to ${saved}.` },
-              outputLink(saved, {
-                mimeType: 'text/markdown',
-                description: 'Note',
-                platformUrl: `https://platform.example/files/${args.name}`,
-              }),
-            ],
-            structuredContent: { savedPath: saved },
-          };
-        },
-      );
-    },
+          annotations: {},
+          handler: (tools: ToolContext) => async (args) => {
+            const data = args.bigBytes === undefined ? args.text : Buffer.alloc(args.bigBytes, 0x61);
+            const saved = await tools.context.files.writeOutput(args.name, data);
+            return {
+              content: [
+                { type: 'text' as const, text: `Saved to ${saved}.` },
+                outputLink(saved, {
+                  mimeType: 'text/markdown',
+                  description: 'Note',
+                  platformUrl: `https://platform.example/files/${args.name}`,
+                }),
+              ],
+              structuredContent: { savedPath: saved },
+            };
+          },
+        }),
+      ),
+    ],
   });
 
 describe('saved outputs as resources over HTTP, per tenant', () => {

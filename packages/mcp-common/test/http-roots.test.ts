@@ -19,6 +19,9 @@ import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-se
 import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
+import { defineTool } from '../src/tools/define-tool.js';
+import type { ToolContext } from '../src/tools/tool-context.js';
+import { testTools } from './support/test-tools.js';
 
 /** A tool that reads a file the way the servers' tools do: roots first, then the context's file access. */
 const createFileServer: ServerFactory = (request) =>
@@ -28,23 +31,30 @@ const createFileServer: ServerFactory = (request) =>
     version: '1.0.0',
     instructions: 'Reads files.',
     deps: { context: request?.context, env: fileEnv },
-    register(server, tools) {
-      server.registerTool(
-        'file_size',
-        { description: 'Size of a readable file.', inputSchema: { path: z.string() } },
-        async ({ path: file }) => {
-          await tools.roots.ready();
-          try {
-            const opened = await tools.context.files.openReadable(file);
-            const size = (await opened.handle.stat()).size;
-            await opened.handle.close();
-            return { content: [{ type: 'text', text: `${size} bytes` }] };
-          } catch (error) {
-            return { isError: true, content: [{ type: 'text', text: (error as Error).message }] };
-          }
-        },
-      );
-    },
+    groups: [
+      testTools(
+        defineTool({
+          name: 'file_size',
+          title: 'File size',
+          description: 'Size of a readable file.',
+          inputSchema: { path: z.string() },
+          annotations: {},
+          handler:
+            (tools: ToolContext) =>
+            async ({ path: file }) => {
+              await tools.roots.ready();
+              try {
+                const opened = await tools.context.files.openReadable(file);
+                const size = (await opened.handle.stat()).size;
+                await opened.handle.close();
+                return { content: [{ type: 'text', text: `${size} bytes` }] };
+              } catch (error) {
+                return { isError: true, content: [{ type: 'text', text: (error as Error).message }] };
+              }
+            },
+        }),
+      ),
+    ],
   });
 
 let fileEnv: NodeJS.ProcessEnv = {};

@@ -13,7 +13,7 @@ import { MEETING_SERVICE } from '@polymodal/core/clients';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
-import { registerListJobsTool } from '../src/jobs/register-list-jobs-tool.js';
+import { listJobsTool } from '../src/jobs/list-jobs-tool.js';
 import {
   type HttpServerHandle,
   type HttpSessionOptions,
@@ -23,6 +23,7 @@ import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
+import { testTools } from './support/test-tools.js';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'token-of-team-a-4f1c9a';
@@ -37,13 +38,7 @@ const createJobsServer: ServerFactory = (request) =>
     version: '1.0.0',
     instructions: 'Lists jobs.',
     deps: { context: request?.context },
-    register(server, tools) {
-      registerListJobsTool(server, {
-        ledger: tools.context.ledger,
-        services: [MEETING_SERVICE],
-        secrets: tools.context.secrets,
-      });
-    },
+    groups: [testTools(listJobsTool({ services: [MEETING_SERVICE] }))],
   });
 
 describe('HTTP with a tenants file', () => {

@@ -125,7 +125,7 @@ describe('tenants on one PostgreSQL database', () => {
           version: '1.0.0',
           instructions: 'Nothing.',
           deps: { context: request?.context },
-          register: () => undefined,
+          groups: [],
         }),
       { port: 0, access },
     );

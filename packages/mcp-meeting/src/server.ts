@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { createPolymodalServer, type PolymodalServerDeps, type ServerInstance } from '@polymodal/mcp-common';
 import { MEETING_ICON } from './icon.js';
-import { registerMeetingTools } from './tools/index.js';
+import { meetingTools } from './tools/index.js';
 
 export const SERVER_NAME = 'polymodal-mcp-meeting';
 
@@ -25,8 +25,8 @@ export function createServer(deps: MeetingServerDeps = {}): ServerInstance {
     instructions: INSTRUCTIONS,
     deps,
     icons: [MEETING_ICON],
-    register: registerMeetingTools,
+    groups: [meetingTools],
   });
 }
 
-export type { MeetingToolDeps } from './tools/index.js';
+export { type MeetingToolDeps, meetingTools } from './tools/index.js';

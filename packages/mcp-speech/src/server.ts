@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { createPolymodalServer, type PolymodalServerDeps, type ServerInstance } from '@polymodal/mcp-common';
 import { SPEECH_ICON } from './icon.js';
-import { registerSpeechTools } from './tools/index.js';
+import { speechTools } from './tools/index.js';
 
 export const SERVER_NAME = 'polymodal-mcp-speech';
 
@@ -26,8 +26,8 @@ export function createServer(deps: SpeechServerDeps = {}): ServerInstance {
     instructions: INSTRUCTIONS,
     deps,
     icons: [SPEECH_ICON],
-    register: registerSpeechTools,
+    groups: [speechTools],
   });
 }
 
-export type { SpeechToolDeps } from './tools/index.js';
+export { type SpeechToolDeps, speechTools } from './tools/index.js';

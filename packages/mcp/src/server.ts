@@ -1,7 +1,7 @@
 /**
  * The combined Polymodal MCP server: the tools of the meeting, media and speech servers on one server with
  * one context (one key, one ledger, one output directory), so a user adds one entry to their host instead of
- * three. Each server's own factory registers its tools unchanged; the toolsets choose which servers are
+ * three. Each server's tool group is installed unchanged; the toolsets choose which servers are
  * included, and the read-only mode keeps only the tools annotated read-only.
  */
 import { createRequire } from 'node:module';
@@ -20,9 +20,9 @@ import {
   readReadOnly,
   type ServerInstance,
 } from '@polymodal/mcp-common';
-import { createServer as createMediaServer } from '@polymodal/mcp-media';
-import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
-import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
+import { mediaTools } from '@polymodal/mcp-media';
+import { meetingTools } from '@polymodal/mcp-meeting';
+import { speechTools } from '@polymodal/mcp-speech';
 import { POLYMODAL_ICON } from './icon.js';
 import { parseToolsets, TOOLSETS_VARIABLE, type ToolsetName } from './parse-toolsets.js';
 
@@ -39,21 +39,21 @@ interface Toolset extends ComposedServer {
 
 const TOOLSETS: Record<ToolsetName, Toolset> = {
   meeting: {
-    createServer: createMeetingServer,
+    tools: meetingTools,
     jobServices: [MEETING_SERVICE],
     getTool: 'get_meeting',
     instructions:
       'Meetings: summarize_meeting with a local recording (4 credits per started minute), then get_meeting until done; update_meeting names speakers, export_meeting saves files.',
   },
   media: {
-    createServer: createMediaServer,
+    tools: mediaTools,
     jobServices: [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, FLASHCARDS_SERVICE, SPEECH_TEXT_SERVICE],
     getTool: 'get_video_job, get_flashcards',
     instructions:
       'Media (every generation costs credits): list_video_models then generate_video or image_to_video, get_video_job to keep waiting; create_flashcards then get_flashcards; synthesize_speech then get_speech.',
   },
   speech: {
-    createServer: createSpeechServer,
+    tools: speechTools,
     jobServices: [READING_SCORE_SERVICE],
     getTool: 'get_reading_score',
     instructions:

@@ -41,8 +41,6 @@ export class BudgetExceededError extends ConfigError {
   }
 
   static override isInstance(value: unknown): value is BudgetExceededError {
-    return (
-      ConfigError.isInstance(value) && (value as unknown as Record<symbol, unknown>)[BUDGET_BRAND] === true
-    );
+    return ConfigError.isInstance(value) && (value as { [BUDGET_BRAND]?: unknown })[BUDGET_BRAND] === true;
   }
 }

@@ -6,7 +6,7 @@
  * output schema even on error results, and an error shape would not fit the success schema. The error
  * kind and status travel in `_meta` instead, for clients that want them.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import { redactSecrets } from '@polymodal/core/config';
 import {
   ApiError,
@@ -19,6 +19,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '@polymodal/core/errors';
+import type { CallToolResult } from '../server/sdk-types.js';
 import { hideServerPaths } from './hide-server-paths.js';
 
 /** Facts the tool knows that make an error message actionable. */

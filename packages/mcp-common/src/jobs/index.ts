@@ -1,4 +1,4 @@
 export * from './job-handle.js';
+export * from './list-jobs-tool.js';
 export * from './long-job-contract.js';
-export * from './register-list-jobs-tool.js';
 export * from './respond-with-job.js';

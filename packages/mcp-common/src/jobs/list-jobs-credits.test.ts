@@ -1,13 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createJobLedger, type JobLedger } from '@polymodal/core/jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectTools, ledgerContext } from '../../test/support/test-tools.js';
 import { type BudgetLimit, createCreditBudget } from '../budget/create-credit-budget.js';
-import { registerListJobsTool } from './register-list-jobs-tool.js';
+import { listJobsTool } from './list-jobs-tool.js';
 
 const TODAY = '2026-11-23';
 const NOON = Date.parse(`${TODAY}T12:00:00.000Z`);
@@ -26,18 +24,16 @@ describe('list_jobs: credits of today', () => {
   /** list_jobs with the budget's clock at noon UTC of TODAY, so the day counted is fixed. */
   async function listJobs(options: { limit?: BudgetLimit; found?: boolean } = {}) {
     const budget = createCreditBudget({ ledger, limit: () => options.limit, now: () => NOON });
-    const server = new McpServer({ name: 't', version: '1' });
-    registerListJobsTool(server, {
-      ledger,
-      services: ['meeting', 'speech'],
-      secrets: [],
-      // Found from the ledger (as every server registers it), or given.
-      ...(options.found ? {} : { budget }),
-    });
-    const client = new Client({ name: 'c', version: '1' });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    await client.connect(clientTransport);
+    const client = await connectTools(
+      [
+        listJobsTool({
+          services: ['meeting', 'speech'],
+          // Found from the ledger (as every server registers it), or given.
+          ...(options.found ? {} : { budget }),
+        }),
+      ],
+      ledgerContext(ledger),
+    );
     const result = await client.callTool({ name: 'list_jobs', arguments: {} });
     await client.close();
     const text = (result.content as { type: string; text: string }[])[0]?.text ?? '';

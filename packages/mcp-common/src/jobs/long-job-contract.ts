@@ -3,11 +3,10 @@
  * (0..50, because hosts cut a tool call off at about 60 s) and progress notifications that only ever
  * increase. The waiting itself is `respondWithJob`.
  */
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import type { ToolExtra } from '../server/sdk-types.js';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type { ToolExtra };
 
 /** The part of the SDK's request context that waiting needs (kept narrow so tests can fake it). */
 export type WaitExtra = Pick<ToolExtra, 'signal' | 'sendNotification'> & { _meta?: ToolExtra['_meta'] };

@@ -11,9 +11,10 @@
  * saying how to try again (and whether that costs); its text starts with the same facts. `isError` is kept
  * for calls that could not do their work (bad input, the platform refusing or unreachable).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import type { PollOutcome } from '@polymodal/core/jobs';
 import { drainSignal } from '../deadline/tool-deadline.js';
+import type { CallToolResult } from '../server/sdk-types.js';
 import { keepWaitingHint } from './job-handle.js';
 import {
   createProgressReporter,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, statusClass } from './create-metrics.js';
-import { toolCallOutcome } from './instrument-tools.js';
+import { toolCallOutcome } from './tool-call-outcome.js';
 
 describe('createMetrics', () => {
   it('keeps its own registry: two sets do not share counts and do not collide', async () => {

@@ -6,43 +6,15 @@
  * structured content names it ("saved to /srv/…/out/summary.md", `savedPath`, `next`): a remote caller reads
  * `polymodal://outputs/summary.md` instead, and learns nothing of the server's directories. Over stdio (and
  * in-process) the file:// link stays first and paths stay as they are, since local hosts open them.
- * Installed once per server around registration, so no tool has to know which transport it answers on.
+ * Applied to every tool's result by the installer (`installTools`), so no tool has to know which transport it
+ * answers on.
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import type { FileAccess } from '@polymodal/core';
+import type { CallToolResult, ResourceLink } from '../server/sdk-types.js';
 import { outputResourceUri } from './output-resources.js';
-
-type LooseRegister = (name: string, config: unknown, ...rest: unknown[]) => unknown;
-type LooseHandler = (...parameters: unknown[]) => unknown;
-
-/** Runs `register` with every tool it registers on `server` answering with output resource links. */
-export function linkOutputResources(server: McpServer, files: FileAccess, register: () => void): void {
-  const hadOwn = Object.hasOwn(server, 'registerTool');
-  const registerTool = server.registerTool;
-  const original = registerTool as unknown as LooseRegister;
-  const linking: LooseRegister = (name, config, ...rest) => {
-    const handler = rest.at(-1);
-    if (typeof handler !== 'function') return original.call(server, name, config, ...rest);
-    const wrapped: LooseHandler = async (...parameters) => {
-      const result = await (handler as LooseHandler)(...parameters);
-      // The SDK passes `extra` last, after the arguments when the tool has an input schema.
-      const extra = parameters.at(-1) as { requestInfo?: unknown } | undefined;
-      return addResourceLinks(result as CallToolResult, files, extra?.requestInfo !== undefined);
-    };
-    return original.call(server, name, config, ...rest.slice(0, -1), wrapped);
-  };
-  server.registerTool = linking as unknown as McpServer['registerTool'];
-  try {
-    register();
-  } finally {
-    if (hadOwn) server.registerTool = registerTool;
-    else delete (server as { registerTool?: unknown }).registerTool;
-  }
-}
 
 /** The result with a `polymodal://outputs/` link beside (stdio) or instead of (HTTP) each output's file:// link. */
 export function addResourceLinks(result: CallToolResult, files: FileAccess, remote: boolean): CallToolResult {

@@ -8,12 +8,18 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FileAccess } from '@polymodal/core';
 import type { Logger } from '../logging/create-logger.js';
+import type { ToolExtra } from '../server/sdk-types.js';
 
 export interface RootsSync {
   /** Resolves once the latest roots refresh has finished (at once when none is running). */
   ready(): Promise<void>;
   /** Asks the client for its roots again. */
   refresh(): Promise<void>;
+  /**
+   * Runs one tool call within its session's roots, when roots are per session (a shared context's
+   * sessions, see `syncSessionRoots`); absent when they apply to the whole context.
+   */
+  within?<T>(extra: ToolExtra, call: () => Promise<T>): Promise<T>;
 }
 
 export interface SyncRootsOptions {

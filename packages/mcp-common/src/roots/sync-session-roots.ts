@@ -18,19 +18,15 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ListRootsResultSchema,
   RootsListChangedNotificationSchema,
-  type ServerNotification,
-  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FileAccess } from '@polymodal/core';
 import { createFileAccess } from '@polymodal/core/files';
 import type { Logger } from '../logging/create-logger.js';
+import type { ToolExtra } from '../server/sdk-types.js';
 import { fileUrisToPaths, type RootsSync } from './sync-roots.js';
-
-type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 interface SessionRoots {
   /** The shared FileAccess this session's view is layered on. */
@@ -41,7 +37,7 @@ interface SessionRoots {
 
 interface ToolCallScope {
   session: SessionRoots;
-  extra: ToolCallExtra;
+  extra: ToolExtra;
 }
 
 const scopes = new AsyncLocalStorage<ToolCallScope>();
@@ -72,7 +68,7 @@ export function syncSessionRoots(
   let generation = 0;
   let pending: Promise<void> = Promise.resolve();
 
-  const load = async (extra: ToolCallExtra, ticket: number) => {
+  const load = async (extra: ToolExtra, ticket: number) => {
     try {
       const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, {
         timeout: timeoutMs,
@@ -113,29 +109,12 @@ export function syncSessionRoots(
   server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
     stale = true;
   });
-  scopeToolCalls(server, session);
 
   return {
     ready: () => (stale ? refresh() : pending),
     refresh,
+    within: (extra, call) => scopes.run({ session, extra }, call),
   };
-}
-
-/** Runs every tool callback registered on `server` from now on within its session's scope. */
-function scopeToolCalls(server: McpServer, session: SessionRoots): void {
-  const registerTool = server.registerTool.bind(server) as (...args: unknown[]) => unknown;
-  const scoped = (...args: unknown[]) => {
-    const callback = args[args.length - 1];
-    if (typeof callback === 'function') {
-      // The SDK calls it as (args, extra) or, without an input schema, (extra): extra is last either way.
-      args[args.length - 1] = (...callArgs: unknown[]) =>
-        scopes.run({ session, extra: callArgs[callArgs.length - 1] as ToolCallExtra }, () =>
-          (callback as (...values: unknown[]) => unknown)(...callArgs),
-        );
-    }
-    return registerTool(...args);
-  };
-  server.registerTool = scoped as unknown as McpServer['registerTool'];
 }
 
 /** Makes `files` answer a scoped call of a session with roots through that session's view; once per object. */

@@ -1,19 +1,18 @@
 /**
- * One MCP server made of several Polymodal servers: each server's own factory registers its tools (with its
- * own tool context) on the combined server, which holds the one context, the roots and the connection. The
- * per-service `list_jobs` tools are replaced by one that lists the jobs of every service included.
+ * One MCP server made of several Polymodal servers: their tool groups installed together on one server,
+ * with one context, the roots and the connection. The per-service `list_jobs` tools are replaced by one
+ * that lists the jobs of every service included.
  */
-import type { Icon } from '@modelcontextprotocol/sdk/types.js';
-import { registerListJobsTool } from '../jobs/register-list-jobs-tool.js';
+import { listJobsTool } from '../jobs/list-jobs-tool.js';
 import type { ServerInstance } from '../runners/server-instance.js';
+import { exceptTools, sameContext, type ToolGroup, toolGroup } from '../tools/define-tool.js';
 import { createPolymodalServer, type PolymodalServerDeps } from './create-polymodal-server.js';
-
-const LIST_JOBS = 'list_jobs';
+import type { Icon } from './sdk-types.js';
 
 /** A server included in the combined one. */
 export interface ComposedServer {
-  /** The server's factory (its package's `createServer`), which passes its deps to createPolymodalServer. */
-  createServer: (deps: PolymodalServerDeps) => ServerInstance;
+  /** The server's tools (its package's tool group). */
+  tools: ToolGroup;
   /** Job ledger services whose jobs the shared `list_jobs` shows. */
   jobServices: readonly string[];
   /** Tool that shows one of those jobs live, named in `list_jobs`'s description. */
@@ -25,13 +24,24 @@ export interface ComposePolymodalServersOptions {
   title: string;
   version: string;
   instructions: string;
-  /** The combined server's icons; each mounted tool keeps its own server's. */
+  /** The combined server's icons, also listed on its `list_jobs`; each mounted tool keeps its own server's. */
   icons?: readonly Icon[];
   deps?: PolymodalServerDeps;
   servers: readonly ComposedServer[];
 }
 
 export function composePolymodalServers(options: ComposePolymodalServersOptions): ServerInstance {
+  const listJobs = toolGroup({
+    ...(options.icons ? { icons: options.icons } : {}),
+    tools: [
+      listJobsTool({
+        services: options.servers.flatMap((composed) => composed.jobServices),
+        getTool: options.servers.map((composed) => composed.getTool).join(', '),
+        noun: 'jobs',
+      }),
+    ],
+    toolContext: sameContext,
+  });
   return createPolymodalServer({
     name: options.name,
     title: options.title,
@@ -39,18 +49,6 @@ export function composePolymodalServers(options: ComposePolymodalServersOptions)
     instructions: options.instructions,
     ...(options.icons ? { icons: options.icons } : {}),
     deps: options.deps,
-    register: (server, tools) => {
-      for (const composed of options.servers) {
-        composed.createServer({ mount: { server, tools, dropped: [LIST_JOBS] } });
-      }
-      registerListJobsTool(server, {
-        ledger: tools.context.ledger,
-        services: options.servers.flatMap((composed) => composed.jobServices),
-        secrets: tools.context.secrets,
-        hiddenDirs: () => tools.context.hiddenDirs(),
-        getTool: options.servers.map((composed) => composed.getTool).join(', '),
-        noun: 'jobs',
-      });
-    },
+    groups: [...options.servers.map((composed) => exceptTools(composed.tools, ['list_jobs'])), listJobs],
   });
 }

@@ -1,8 +1,8 @@
 /**
  * One Polymodal MCP server: the SDK server with logging and instructions, the context built from the
- * environment (or shared), roots kept in sync with the file access, and the server's tools registered.
- * Each server's `server.ts` is one call of this, so what every server does alike lives here once (and a
- * move to the SDK's next major version touches this file, not three).
+ * environment (or shared), roots kept in sync with the file access, and the server's tool groups installed.
+ * Each server's `server.ts` is one call of this with its tool group, and the combined server one call with
+ * every group, so what every server does alike lives here once. The SDK itself is met in `sdk-server.ts`.
  *
  * A shared context (the HTTP runner's per-tenant one) serves many clients at once, so a client's roots are
  * never applied to its file access (they would widen what every other client of the tenant may read): they
@@ -12,34 +12,21 @@
  * (stdio, or HTTP on loopback without authentication); for an authenticated (remote) client they are
  * never asked for and never widen what the server reads (see `ContextClients`).
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Icon } from '@modelcontextprotocol/sdk/types.js';
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
 import type { RemoteInputsTestSeam } from '../inputs/resolve-tool-inputs.js';
 import type { PolymodalMetrics } from '../metrics/create-metrics.js';
-import { instrumentTools } from '../metrics/instrument-tools.js';
 import { processMetricsSink } from '../metrics/process-metrics-sink.js';
-import { linkOutputResources } from '../outputs/link-output-resources.js';
 import { registerOutputResources } from '../outputs/output-resources.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
-import { cacheToolList } from './cache-tool-list.js';
-import { decorateToolList, registerWithIcons } from './decorate-tool-list.js';
-import { LazyJsonSchemaValidator, loadBeforeElicitation } from './lazy-json-schema-validator.js';
-import { loadPlatformClientFirst } from './load-platform-client-first.js';
-import { answerFromPrecomputedToolList, type PrecomputedToolList } from './precomputed-tool-list.js';
-import { isReadOnlyTool, readReadOnly, registerToolsWhere } from './register-tools-where.js';
+import type { ToolGroup, ToolSpec } from '../tools/define-tool.js';
+import type { ToolContext } from '../tools/tool-context.js';
+import type { PrecomputedToolList } from './precomputed-tool-list.js';
+import { createSdkServer, installTools } from './sdk-server.js';
+import type { Icon } from './sdk-types.js';
 
-/** What every tool of a Polymodal server receives. */
-export interface ToolContext {
-  context: ServerContext;
-  roots: RootsSync;
-  /** Seconds one tool call may take before it answers with what it has. */
-  toolDeadlineSeconds: number;
-  /** How remote inputs reach their hosts (tests only; see `PolymodalServerDeps.remoteInputs`). */
-  remoteInputs?: RemoteInputsTestSeam;
-}
+export type { ToolContext };
 
 export interface PolymodalServerDeps {
   /**
@@ -58,69 +45,30 @@ export interface PolymodalServerDeps {
    * addresses are reachable.
    */
   remoteInputs?: RemoteInputsTestSeam;
-  /** Registers the tools on another server (the combined one) instead of a new one; the rest is ignored. */
-  mount?: ToolMount;
   /** Where tool calls are counted and timed (default: the process's metrics, served at `/metrics`). */
   metrics?: PolymodalMetrics;
-  /** The bin's `tools/list` answer written at build time (`readPrecomputedToolList`), used when it matches. */
+  /** The bin's `tools/list` answer written at build time (`readPrecomputedToolList`), used where it matches. */
   toolList?: () => PrecomputedToolList | undefined;
 }
 
-/** Where a server's tools go when it is part of a combined server. */
-export interface ToolMount {
-  server: McpServer;
-  /** The combined server's context, roots and deadline, shared by every server mounted on it. */
-  tools: ToolContext;
-  /** Tools the combined server registers once itself (`list_jobs`): each mounted server's own is dropped. */
-  dropped?: readonly string[];
-}
-
-export interface PolymodalServerOptions<T extends ToolContext> {
+export interface PolymodalServerOptions {
   name: string;
   title: string;
   version: string;
   /** The server's instructions to the model (how its tools fit together). */
   instructions: string;
-  /** The server's icons (serverInfo), also listed on each of its tools, wherever they are mounted. */
+  /** The server's icons (serverInfo); each tool is listed with its own group's. */
   icons?: readonly Icon[];
   deps?: PolymodalServerDeps;
-  /** Builds what this server's tools need beyond the common context (default: the common context). */
-  toolContext?: (common: ToolContext) => T;
-  register: (server: McpServer, tools: T) => void;
+  /** The server's tools: one group per service server, several on the combined server. */
+  groups: readonly ToolGroup[];
 }
 
-export function createPolymodalServer<T extends ToolContext = ToolContext>(
-  options: PolymodalServerOptions<T>,
-): ServerInstance {
+export function createPolymodalServer(options: PolymodalServerOptions): ServerInstance {
   const deps = options.deps ?? {};
-  if (deps.mount) return mountTools(options, deps.mount);
   const ownsContext = deps.context === undefined;
   const context = deps.context ?? createServerContext({ env: deps.env, name: options.name });
-  const server = new McpServer(
-    {
-      name: options.name,
-      title: options.title,
-      version: options.version,
-      ...(options.icons ? { icons: [...options.icons] } : {}),
-    },
-    {
-      capabilities: { logging: {} },
-      instructions: options.instructions,
-      // Ajv only when a client's elicitation answer is checked, not for every server an HTTP request builds.
-      jsonSchemaValidator: new LazyJsonSchemaValidator(),
-    },
-  );
-  loadBeforeElicitation(server.server);
-  // First of the tools/list wrappers, so that its handler is the outermost: the answer written at build time.
-  if (deps.toolList) answerFromPrecomputedToolList(server, deps.toolList);
-  // Before registration: the SDK installs its tools/list handler with the first tool.
-  cacheToolList(server);
-  // After the cache, so the cached answer is the one with icons (SDK 1.x's registerTool has none).
-  decorateToolList(server);
-  // Before registration too, so every tool (and every tool a combined server mounts) is measured.
-  instrumentTools(server, deps.metrics ?? processMetricsSink);
-  // And every tool call has the platform client, loaded by the first call rather than at start.
-  loadPlatformClientFirst(server, () => context.loadPolymodal());
+  const server = createSdkServer(options);
   const detachLog = context.log.attach(server);
   const roots =
     context.clients === 'remote'
@@ -137,13 +85,17 @@ export function createPolymodalServer<T extends ToolContext = ToolContext>(
   const readOnly = deps.readOnly ?? readReadOnly(deps.env ?? process.env);
   // Saved outputs are resources of the context (the tenant's, over HTTP), and tool results link them so.
   registerOutputResources(server, context.files);
-  linkOutputResources(server, context.files, () =>
-    registerToolsWhere(server, readOnly ? isReadOnlyTool : () => true, () =>
-      registerWithIcons(server, options.icons ?? [], () =>
-        options.register(server, options.toolContext ? options.toolContext(common) : (common as T)),
-      ),
-    ),
-  );
+  installTools(server, {
+    server: { name: options.name, version: options.version },
+    groups: options.groups,
+    common,
+    ...(roots.within ? { within: roots.within } : {}),
+    keep: readOnly ? isReadOnlyTool : () => true,
+    metrics: deps.metrics ?? processMetricsSink,
+    loadPlatformClient: () => context.loadPolymodal(),
+    files: context.files,
+    toolList: deps.toolList,
+  });
   return {
     server,
     async cleanup() {
@@ -159,22 +111,12 @@ const ROOTS_IGNORED: RootsSync = {
   refresh: () => Promise.resolve(),
 };
 
-function mountTools<T extends ToolContext>(
-  options: PolymodalServerOptions<T>,
-  mount: ToolMount,
-): ServerInstance {
-  const dropped = new Set(mount.dropped ?? []);
-  registerToolsWhere(
-    mount.server,
-    (name) => !dropped.has(name),
-    () =>
-      registerWithIcons(mount.server, options.icons ?? [], () =>
-        options.register(
-          mount.server,
-          options.toolContext ? options.toolContext(mount.tools) : (mount.tools as T),
-        ),
-      ),
-  );
-  // The combined server owns the context, the logging and the connection: nothing to release here.
-  return { server: mount.server, cleanup: async () => {} };
+/** Tools that neither spend credits nor change anything, as their annotations declare. */
+export const isReadOnlyTool = (spec: ToolSpec): boolean => spec.annotations.readOnlyHint === true;
+
+export const READ_ONLY_VARIABLE = 'POLYMODAL_READ_ONLY';
+
+/** `POLYMODAL_READ_ONLY=1` (or `true`, `yes`) turns the read-only mode on. */
+export function readReadOnly(env: NodeJS.ProcessEnv): boolean {
+  return ['1', 'true', 'yes'].includes(env[READ_ONLY_VARIABLE]?.trim().toLowerCase() ?? '');
 }

@@ -41,7 +41,7 @@ describe('LazyJsonSchemaValidator', () => {
           POLYMODAL_ALLOWED_DIRS: stateDir,
         },
       },
-      register: () => {},
+      groups: [],
     });
     const validator = (instance.server.server as unknown as { _jsonSchemaValidator: unknown })
       ._jsonSchemaValidator;

@@ -7,11 +7,10 @@
  * elicitation schemas are written per call, so a shared instance would grow with every elicitation.
  *
  * Ajv's code (with ajv-formats and fast-uri, about 190 KiB) is not even loaded until an elicitation is sent:
- * `loadBeforeElicitation` makes the server's `elicitInput` load it first, while the request goes out, so
+ * a tool session's `elicit` (see `sdk-server.ts`) loads it first, while the request goes out, so
  * it is there when the SDK checks the answer (synchronously). The server bins are bundled without the
  * SDK's own static import of it (see scripts/tsup-server-package.mjs), which would load it at every start.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
@@ -57,13 +56,4 @@ export class LazyJsonSchemaValidator implements jsonSchemaValidator {
   get built(): boolean {
     return this.validator !== undefined;
   }
-}
-
-/** Makes `server.elicitInput` load the validator before it sends the request (and so before the answer). */
-export function loadBeforeElicitation(server: Server): void {
-  const elicitInput = server.elicitInput;
-  server.elicitInput = (async (...args: Parameters<Server['elicitInput']>) => {
-    await loadJsonSchemaValidator();
-    return elicitInput.apply(server, args);
-  }) as Server['elicitInput'];
 }

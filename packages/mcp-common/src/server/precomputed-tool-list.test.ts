@@ -4,9 +4,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { testTools } from '../../test/support/test-tools.js';
+import { defineTool } from '../tools/define-tool.js';
 import { createPolymodalServer } from './create-polymodal-server.js';
 import { type PrecomputedToolList, readPrecomputedToolList } from './precomputed-tool-list.js';
 
@@ -26,13 +27,19 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const register = (description: string) => (server: McpServer) => {
-  server.registerTool(
-    'echo',
-    { title: 'Echo', description, inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
+const echo = (description: string) =>
+  testTools(
+    defineTool({
+      name: 'echo',
+      title: 'Echo',
+      description,
+      inputSchema: { text: z.string() },
+      annotations: { readOnlyHint: true },
+      handler:
+        () =>
+        async ({ text }) => ({ content: [{ type: 'text', text }] }),
+    }),
   );
-};
 
 /** A file as the build writes it, whose `echo` schema says so (the SDK's own would not). */
 async function writtenList(version: string): Promise<() => PrecomputedToolList | undefined> {
@@ -45,7 +52,7 @@ async function writtenList(version: string): Promise<() => PrecomputedToolList |
         title: 'Echo',
         description: 'Says it back.',
         inputSchema: { type: 'object', description: 'from the file' },
-        annotations: { readOnlyHint: true },
+        annotations: { title: 'Echo', readOnlyHint: true },
       },
     ],
   };
@@ -60,7 +67,7 @@ async function listed(options: { version: string; description: string; toolList?
     version: options.version,
     instructions: '',
     deps: { env, ...(options.toolList ? { toolList: options.toolList as () => PrecomputedToolList } : {}) },
-    register: register(options.description),
+    groups: [echo(options.description)],
   });
   const client = new Client({ name: 'test', version: '1' });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -2,12 +2,12 @@
  * create_flashcards: language-learning flashcards from a local video file (uploaded, streamed) or a
  * YouTube / public direct video URL.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FlashcardOptions } from '@polymodal/core';
 import { LEARNING_DIRECTIONS } from '@polymodal/core/constants';
 import {
   createProgressReporter,
   createWaitSecondsSchema,
+  defineTool,
   PLATFORM_WORK_ANNOTATIONS,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
@@ -31,71 +31,65 @@ const createFlashcardsInput = {
   waitSeconds: createWaitSecondsSchema(40),
 };
 
-export function registerCreateFlashcards(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'create_flashcards',
-    {
-      title: 'Create video flashcards',
-      description: DESCRIPTION,
-      inputSchema: createFlashcardsInput,
-      outputSchema: flashcardsOutcomeShape,
-      annotations: { title: 'Create video flashcards', ...PLATFORM_WORK_ANNOTATIONS },
-    },
-    async (args, extra) => {
-      try {
-        await deps.roots.ready();
-        const options: FlashcardOptions = {
-          learning_direction: args.learningDirection,
-          ...(args.sourceLanguage ? { source_language: args.sourceLanguage } : {}),
-          ...(args.targetLanguage ? { target_language: args.targetLanguage } : {}),
-          ...(args.maxWordsPerSegment === undefined
-            ? {}
-            : { max_words_per_segment: args.maxWordsPerSegment }),
-          ...(args.skipVocalSeparation === undefined
-            ? {}
-            : { skip_vocal_separation: args.skipVocalSeparation }),
-          ...(args.includeRenderedSegments === undefined
-            ? {}
-            : { include_rendered_segments: args.includeRenderedSegments }),
-          ...(args.includeOriginalSegments === undefined
-            ? {}
-            : { include_original_segments: args.includeOriginalSegments }),
-        };
-        const client = deps.context.polymodal.flashcards;
-        const reporter = createProgressReporter(extra);
-        const started = isRemoteReference(args.video)
-          ? await client.startFromUrl(
-              args.video,
-              { ...options, ...(args.sourceType ? { source_type: args.sourceType } : {}) },
-              {
-                signal: extra.signal,
-                deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
-                forceNew: args.newJob,
-              },
-            )
-          : await client.startFromFile(args.video, options, {
+export const createFlashcardsTool = defineTool({
+  name: 'create_flashcards',
+  title: 'Create video flashcards',
+  description: DESCRIPTION,
+  inputSchema: createFlashcardsInput,
+  outputSchema: flashcardsOutcomeShape,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: MediaToolDeps) => async (args, extra) => {
+    try {
+      await deps.roots.ready();
+      const options: FlashcardOptions = {
+        learning_direction: args.learningDirection,
+        ...(args.sourceLanguage ? { source_language: args.sourceLanguage } : {}),
+        ...(args.targetLanguage ? { target_language: args.targetLanguage } : {}),
+        ...(args.maxWordsPerSegment === undefined ? {} : { max_words_per_segment: args.maxWordsPerSegment }),
+        ...(args.skipVocalSeparation === undefined
+          ? {}
+          : { skip_vocal_separation: args.skipVocalSeparation }),
+        ...(args.includeRenderedSegments === undefined
+          ? {}
+          : { include_rendered_segments: args.includeRenderedSegments }),
+        ...(args.includeOriginalSegments === undefined
+          ? {}
+          : { include_original_segments: args.includeOriginalSegments }),
+      };
+      const client = deps.context.polymodal.flashcards;
+      const reporter = createProgressReporter(extra);
+      const started = isRemoteReference(args.video)
+        ? await client.startFromUrl(
+            args.video,
+            { ...options, ...(args.sourceType ? { source_type: args.sourceType } : {}) },
+            {
               signal: extra.signal,
               deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
               forceNew: args.newJob,
-              // The upload is reported as the first percent of the job.
-              onUploadProgress: (sent, total) => {
-                void reporter.report(
-                  total > 0 ? (sent / total) * 1 : 0,
-                  `uploading ${Math.round((sent / Math.max(total, 1)) * 100)}%`,
-                );
-              },
-            });
-        return await waitForFlashcards(deps, {
-          jobId: started.jobId,
-          waitSeconds: args.waitSeconds,
-          extra,
-          reporter,
-          resumed: started.resumed,
-          known: { status: started.status },
-        });
-      } catch (error) {
-        return mediaToolError(error, deps);
-      }
-    },
-  );
-}
+            },
+          )
+        : await client.startFromFile(args.video, options, {
+            signal: extra.signal,
+            deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+            forceNew: args.newJob,
+            // The upload is reported as the first percent of the job.
+            onUploadProgress: (sent, total) => {
+              void reporter.report(
+                total > 0 ? (sent / total) * 1 : 0,
+                `uploading ${Math.round((sent / Math.max(total, 1)) * 100)}%`,
+              );
+            },
+          });
+      return await waitForFlashcards(deps, {
+        jobId: started.jobId,
+        waitSeconds: args.waitSeconds,
+        extra,
+        reporter,
+        resumed: started.resumed,
+        known: { status: started.status },
+      });
+    } catch (error) {
+      return mediaToolError(error, deps);
+    }
+  },
+});

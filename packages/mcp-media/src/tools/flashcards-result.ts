@@ -3,9 +3,10 @@
  * JSON into the output directory and summarised (segments with translations and words) in the result. A
  * failed or cancelled job is `done: true` with its outcome and reason, as on every server.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import type { FlashcardJob, FlashcardResult } from '@polymodal/core';
 import { jobErrorText } from '@polymodal/core/constants';
+import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   type JobView,

@@ -2,10 +2,9 @@
  * generate_video: a video from a catalog model. The request is checked against the live catalog before
  * anything is sent; local image/video/audio files are sent inline (data URLs), URLs as they are.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CatalogVideoRequest } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/constants';
-import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';
 import { videoOutcomeShape, waitForVideo } from './video-result.js';
@@ -36,70 +35,66 @@ const generateVideoInput = {
   waitSeconds: createWaitSecondsSchema(40),
 };
 
-export function registerGenerateVideo(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'generate_video',
-    {
-      title: 'Generate a video (catalog model)',
-      description: DESCRIPTION,
-      inputSchema: generateVideoInput,
-      outputSchema: videoOutcomeShape,
-      annotations: { title: 'Generate a video (catalog model)', ...PLATFORM_WORK_ANNOTATIONS },
-    },
-    async (args, extra) => {
-      try {
-        await deps.roots.ready();
-        const references = async (
-          items: string[] | undefined,
-          kind: 'image' | 'video' | 'audio',
-          field: string,
-        ) =>
-          items === undefined
-            ? undefined
-            : Promise.all(
-                items.map(async (item, index) => ({
-                  url: await mediaReference(deps, item, kind, `${field}[${index}]`),
-                })),
-              );
-        const [images, videos, audios] = await Promise.all([
-          references(args.images, 'image', 'images'),
-          references(args.videos, 'video', 'videos'),
-          references(args.audios, 'audio', 'audios'),
-        ]);
-        const inputs = {
-          ...(images ? { images } : {}),
-          ...(videos ? { videos } : {}),
-          ...(audios ? { audios } : {}),
-        };
-        const request: CatalogVideoRequest = {
-          model: args.model,
-          ...(args.prompt ? { prompt: args.prompt } : {}),
-          ...(Object.keys(inputs).length > 0 ? { inputs } : {}),
-          ...(args.duration === undefined ? {} : { duration: args.duration }),
-          ...(args.resolution ? { resolution: args.resolution } : {}),
-          ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
-          ...(args.options ? { options: args.options } : {}),
-          ...(args.seed === undefined ? {} : { seed: args.seed }),
-        };
-        const submitted = await deps.context.polymodal.catalogVideo.submit(request, {
-          signal: extra.signal,
-          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
-          saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
-          forceNew: args.newVariation,
-          allowResubmit: args.allowResubmit,
-        });
-        return await waitForVideo(deps, {
-          service: CATALOG_VIDEO_SERVICE,
-          jobId: submitted.requestId,
-          waitSeconds: args.waitSeconds,
-          extra,
-          resumed: submitted.resumed,
-          known: { status: submitted.status },
-          fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
-        });
-      } catch (error) {
-        return mediaToolError(error, deps);
-      }
-    },
-  );
-}
+export const generateVideoTool = defineTool({
+  name: 'generate_video',
+  title: 'Generate a video (catalog model)',
+  description: DESCRIPTION,
+  inputSchema: generateVideoInput,
+  outputSchema: videoOutcomeShape,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: MediaToolDeps) => async (args, extra) => {
+    try {
+      await deps.roots.ready();
+      const references = async (
+        items: string[] | undefined,
+        kind: 'image' | 'video' | 'audio',
+        field: string,
+      ) =>
+        items === undefined
+          ? undefined
+          : Promise.all(
+              items.map(async (item, index) => ({
+                url: await mediaReference(deps, item, kind, `${field}[${index}]`),
+              })),
+            );
+      const [images, videos, audios] = await Promise.all([
+        references(args.images, 'image', 'images'),
+        references(args.videos, 'video', 'videos'),
+        references(args.audios, 'audio', 'audios'),
+      ]);
+      const inputs = {
+        ...(images ? { images } : {}),
+        ...(videos ? { videos } : {}),
+        ...(audios ? { audios } : {}),
+      };
+      const request: CatalogVideoRequest = {
+        model: args.model,
+        ...(args.prompt ? { prompt: args.prompt } : {}),
+        ...(Object.keys(inputs).length > 0 ? { inputs } : {}),
+        ...(args.duration === undefined ? {} : { duration: args.duration }),
+        ...(args.resolution ? { resolution: args.resolution } : {}),
+        ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
+        ...(args.options ? { options: args.options } : {}),
+        ...(args.seed === undefined ? {} : { seed: args.seed }),
+      };
+      const submitted = await deps.context.polymodal.catalogVideo.submit(request, {
+        signal: extra.signal,
+        deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+        saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
+        forceNew: args.newVariation,
+        allowResubmit: args.allowResubmit,
+      });
+      return await waitForVideo(deps, {
+        service: CATALOG_VIDEO_SERVICE,
+        jobId: submitted.requestId,
+        waitSeconds: args.waitSeconds,
+        extra,
+        resumed: submitted.resumed,
+        known: { status: submitted.status },
+        fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
+      });
+    } catch (error) {
+      return mediaToolError(error, deps);
+    }
+  },
+});

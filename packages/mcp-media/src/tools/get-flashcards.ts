@@ -1,8 +1,7 @@
 /**
  * get_flashcards: the state or result of a flashcards job, waiting up to waitSeconds.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
@@ -13,29 +12,18 @@ const getFlashcardsInput = {
   waitSeconds: createWaitSecondsSchema(40),
 };
 
-export function registerGetFlashcards(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'get_flashcards',
-    {
-      title: 'Get video flashcards',
-      description:
-        'Waits on a create_flashcards job; when done, returns the cards and saves them as JSON. Free.',
-      inputSchema: getFlashcardsInput,
-      outputSchema: flashcardsOutcomeShape,
-      annotations: {
-        title: 'Get video flashcards',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: true,
-      },
-    },
-    async (args, extra) => {
-      try {
-        return await waitForFlashcards(deps, { jobId: args.jobId, waitSeconds: args.waitSeconds, extra });
-      } catch (error) {
-        return mediaToolError(error, deps, { jobId: args.jobId });
-      }
-    },
-  );
-}
+export const getFlashcardsTool = defineTool({
+  name: 'get_flashcards',
+  title: 'Get video flashcards',
+  description: 'Waits on a create_flashcards job; when done, returns the cards and saves them as JSON. Free.',
+  inputSchema: getFlashcardsInput,
+  outputSchema: flashcardsOutcomeShape,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: (deps: MediaToolDeps) => async (args, extra) => {
+    try {
+      return await waitForFlashcards(deps, { jobId: args.jobId, waitSeconds: args.waitSeconds, extra });
+    } catch (error) {
+      return mediaToolError(error, deps, { jobId: args.jobId });
+    }
+  },
+});

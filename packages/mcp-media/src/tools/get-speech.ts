@@ -4,9 +4,8 @@
  * good in any process and after a restart: a synthesis that no process runs any more is resumed here (its
  * parts already made are reused, never paid again; the parts it had not sent yet are sent).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ValidationError } from '@polymodal/core/errors';
-import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
@@ -19,44 +18,39 @@ const getSpeechInput = {
   waitSeconds: createWaitSecondsSchema(40),
 };
 
-export function registerGetSpeech(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'get_speech',
-    {
-      title: 'Get a speech synthesis',
-      description:
-        'Waits on a synthesize_speech job, also after a restart (resumes it; paid parts are reused); returns the WAV.',
-      inputSchema: getSpeechInput,
-      outputSchema: speechOutcomeShape,
-      annotations: {
-        title: 'Get a speech synthesis',
-        // Not read-only, like get_video_job and get_flashcards: a finished synthesis is saved into the output
-        // directory, so a read-only client (the combined server's --read-only) must not see it.
-        readOnlyHint: false,
-        // It only rewrites this job's own file with the same audio.
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
-      },
-    },
-    async (args, extra) => {
-      try {
-        const job = await openSpeechSynthesis(deps, args.jobId);
-        if (!job) {
-          throw new ValidationError(
-            `No speech synthesis ${args.jobId} is recorded by this installation. Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,
-            [{ path: 'jobId', message: 'unknown speech synthesis' }],
-          );
-        }
-        return await waitForSpeech(deps, {
-          job,
-          waitSeconds: args.waitSeconds,
-          extra,
-          inlineAudio: args.inlineAudio,
-        });
-      } catch (error) {
-        return mediaToolError(error, deps, { jobId: args.jobId });
+export const getSpeechTool = defineTool({
+  name: 'get_speech',
+  title: 'Get a speech synthesis',
+  description:
+    'Waits on a synthesize_speech job, also after a restart (resumes it; paid parts are reused); returns the WAV.',
+  inputSchema: getSpeechInput,
+  outputSchema: speechOutcomeShape,
+  annotations: {
+    // Not read-only, like get_video_job and get_flashcards: a finished synthesis is saved into the output
+    // directory, so a read-only client (the combined server's --read-only) must not see it.
+    readOnlyHint: false,
+    // It only rewrites this job's own file with the same audio.
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  handler: (deps: MediaToolDeps) => async (args, extra) => {
+    try {
+      const job = await openSpeechSynthesis(deps, args.jobId);
+      if (!job) {
+        throw new ValidationError(
+          `No speech synthesis ${args.jobId} is recorded by this installation. Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,
+          [{ path: 'jobId', message: 'unknown speech synthesis' }],
+        );
       }
-    },
-  );
-}
+      return await waitForSpeech(deps, {
+        job,
+        waitSeconds: args.waitSeconds,
+        extra,
+        inlineAudio: args.inlineAudio,
+      });
+    } catch (error) {
+      return mediaToolError(error, deps, { jobId: args.jobId });
+    }
+  },
+});

@@ -2,10 +2,9 @@
  * get_video_job: the state of a video job (catalog or image-to-video), waiting up to waitSeconds; a
  * finished video is saved like generate_video does. The service is found in the job ledger when not given.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
-import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 import { type VideoService, videoOutcomeShape, waitForVideo } from './video-result.js';
@@ -20,53 +19,48 @@ const getVideoJobInput = {
   waitSeconds: createWaitSecondsSchema(40),
 };
 
-export function registerGetVideoJob(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'get_video_job',
-    {
-      title: 'Get a video job',
-      description:
-        'Waits on a generate_video or image_to_video job; when done, saves the MP4 and links it. Free.',
-      inputSchema: getVideoJobInput,
-      outputSchema: videoOutcomeShape,
-      annotations: {
-        title: 'Get a video job',
-        // Not read-only, like get_speech and get_flashcards: a finished video is saved into the output directory.
-        readOnlyHint: false,
-        // It only rewrites this job's own file with the same video.
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: true,
-      },
-    },
-    async (args, extra) => {
-      try {
-        let service: VideoService | undefined = args.service;
-        let saveAs: unknown;
-        for (const candidate of [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE] as const) {
-          if (service && service !== candidate) continue;
-          const entry = await deps.context.ledger.findById(candidate, args.jobId);
-          if (!entry) continue;
-          service = candidate;
-          // The name the starting call asked for, kept with the job: a later wait saves under it too.
-          saveAs = entry.request?.saveAs;
-        }
-        if (!service) {
-          throw new ValidationError(
-            `Job ${args.jobId} is not in this installation's ledger; say which service it belongs to (service: ${CATALOG_VIDEO_SERVICE} or ${IMAGE_TO_VIDEO_SERVICE}).`,
-            [{ path: 'service', message: 'unknown; give it' }],
-          );
-        }
-        return await waitForVideo(deps, {
-          service,
-          jobId: args.jobId,
-          waitSeconds: args.waitSeconds,
-          extra,
-          ...(typeof saveAs === 'string' && saveAs !== '' ? { fileName: saveAs } : {}),
-        });
-      } catch (error) {
-        return mediaToolError(error, deps, { jobId: args.jobId });
+export const getVideoJobTool = defineTool({
+  name: 'get_video_job',
+  title: 'Get a video job',
+  description:
+    'Waits on a generate_video or image_to_video job; when done, saves the MP4 and links it. Free.',
+  inputSchema: getVideoJobInput,
+  outputSchema: videoOutcomeShape,
+  annotations: {
+    // Not read-only, like get_speech and get_flashcards: a finished video is saved into the output directory.
+    readOnlyHint: false,
+    // It only rewrites this job's own file with the same video.
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: true,
+  },
+  handler: (deps: MediaToolDeps) => async (args, extra) => {
+    try {
+      let service: VideoService | undefined = args.service;
+      let saveAs: unknown;
+      for (const candidate of [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE] as const) {
+        if (service && service !== candidate) continue;
+        const entry = await deps.context.ledger.findById(candidate, args.jobId);
+        if (!entry) continue;
+        service = candidate;
+        // The name the starting call asked for, kept with the job: a later wait saves under it too.
+        saveAs = entry.request?.saveAs;
       }
-    },
-  );
-}
+      if (!service) {
+        throw new ValidationError(
+          `Job ${args.jobId} is not in this installation's ledger; say which service it belongs to (service: ${CATALOG_VIDEO_SERVICE} or ${IMAGE_TO_VIDEO_SERVICE}).`,
+          [{ path: 'service', message: 'unknown; give it' }],
+        );
+      }
+      return await waitForVideo(deps, {
+        service,
+        jobId: args.jobId,
+        waitSeconds: args.waitSeconds,
+        extra,
+        ...(typeof saveAs === 'string' && saveAs !== '' ? { fileName: saveAs } : {}),
+      });
+    } catch (error) {
+      return mediaToolError(error, deps, { jobId: args.jobId });
+    }
+  },
+});

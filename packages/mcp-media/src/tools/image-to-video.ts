@@ -2,14 +2,13 @@
  * image_to_video: animates one image. A local image is checked (JPG/PNG/WEBP by content, at most 25 MB)
  * and sent as a data URL; a URL must name a public host.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   IMAGE_TO_VIDEO_ASPECT_RATIOS,
   IMAGE_TO_VIDEO_MODELS,
   IMAGE_TO_VIDEO_RESOLUTIONS,
   IMAGE_TO_VIDEO_SERVICE,
 } from '@polymodal/core/constants';
-import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { retryFlags } from './generate-video.js';
 import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';
@@ -31,50 +30,46 @@ const imageToVideoInput = {
   waitSeconds: createWaitSecondsSchema(40),
 };
 
-export function registerImageToVideo(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'image_to_video',
-    {
-      title: 'Animate an image into a video',
-      description: DESCRIPTION,
-      inputSchema: imageToVideoInput,
-      outputSchema: videoOutcomeShape,
-      annotations: { title: 'Animate an image into a video', ...PLATFORM_WORK_ANNOTATIONS },
-    },
-    async (args, extra) => {
-      try {
-        await deps.roots.ready();
-        const url = await mediaReference(deps, args.image, 'image', 'image');
-        const submitted = await deps.context.polymodal.imageToVideo.submit(
-          {
-            prompt: args.prompt,
-            image: { url },
-            ...(args.model ? { model: args.model } : {}),
-            ...(args.duration === undefined ? {} : { duration: args.duration }),
-            ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
-            ...(args.resolution ? { resolution: args.resolution } : {}),
-            ...(args.seed === undefined ? {} : { seed: args.seed }),
-          },
-          {
-            signal: extra.signal,
-            deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
-            saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
-            forceNew: args.newVariation,
-            allowResubmit: args.allowResubmit,
-          },
-        );
-        return await waitForVideo(deps, {
-          service: IMAGE_TO_VIDEO_SERVICE,
-          jobId: submitted.requestId,
-          waitSeconds: args.waitSeconds,
-          extra,
-          resumed: submitted.resumed,
-          known: { status: submitted.status },
-          fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
-        });
-      } catch (error) {
-        return mediaToolError(error, deps);
-      }
-    },
-  );
-}
+export const imageToVideoTool = defineTool({
+  name: 'image_to_video',
+  title: 'Animate an image into a video',
+  description: DESCRIPTION,
+  inputSchema: imageToVideoInput,
+  outputSchema: videoOutcomeShape,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: MediaToolDeps) => async (args, extra) => {
+    try {
+      await deps.roots.ready();
+      const url = await mediaReference(deps, args.image, 'image', 'image');
+      const submitted = await deps.context.polymodal.imageToVideo.submit(
+        {
+          prompt: args.prompt,
+          image: { url },
+          ...(args.model ? { model: args.model } : {}),
+          ...(args.duration === undefined ? {} : { duration: args.duration }),
+          ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
+          ...(args.resolution ? { resolution: args.resolution } : {}),
+          ...(args.seed === undefined ? {} : { seed: args.seed }),
+        },
+        {
+          signal: extra.signal,
+          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+          saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
+          forceNew: args.newVariation,
+          allowResubmit: args.allowResubmit,
+        },
+      );
+      return await waitForVideo(deps, {
+        service: IMAGE_TO_VIDEO_SERVICE,
+        jobId: submitted.requestId,
+        waitSeconds: args.waitSeconds,
+        extra,
+        resumed: submitted.resumed,
+        known: { status: submitted.status },
+        fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
+      });
+    } catch (error) {
+      return mediaToolError(error, deps);
+    }
+  },
+});

@@ -2,9 +2,8 @@
  * list_video_models: the catalog video service's models with what each needs, so an agent can build a
  * generate_video call that passes validation.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { inputSlots } from '@polymodal/core/constants';
-import { READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import { defineTool, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 
@@ -19,17 +18,15 @@ const listVideoModelsOutput = z.looseObject({
   models: z.array(z.looseObject({ id: z.string(), required: z.array(z.string()) })),
 });
 
-export function registerListVideoModels(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'list_video_models',
-    {
-      title: 'List video models',
-      description:
-        'Lists video models for generate_video: ids, categories, required fields, parameters. Free.',
-      inputSchema: listVideoModelsInput,
-      outputSchema: listVideoModelsOutput,
-      annotations: { title: 'List video models', ...READ_ONLY_ANNOTATIONS },
-    },
+export const listVideoModelsTool = defineTool({
+  name: 'list_video_models',
+  title: 'List video models',
+  description: 'Lists video models for generate_video: ids, categories, required fields, parameters. Free.',
+  inputSchema: listVideoModelsInput,
+  outputSchema: listVideoModelsOutput,
+  annotations: READ_ONLY_ANNOTATIONS,
+  handler:
+    (deps: MediaToolDeps) =>
     async ({ refresh }, extra) => {
       try {
         const catalog = await deps.context.polymodal.catalogVideo.models({
@@ -69,5 +66,4 @@ export function registerListVideoModels(server: McpServer, deps: MediaToolDeps):
         return mediaToolError(error, deps);
       }
     },
-  );
-}
+});

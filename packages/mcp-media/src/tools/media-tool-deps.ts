@@ -3,8 +3,8 @@
  * argument into a media reference, saving finished media, and the error result.
  */
 import path from 'node:path';
-import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { type MediaKind, readMediaAsDataUrl } from '@polymodal/core/media';
+import type { CallToolResult, ResourceLink } from '@polymodal/mcp-common';
 import { outputLink, type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
 import type { SpeechJobs } from './speech-jobs.js';
 

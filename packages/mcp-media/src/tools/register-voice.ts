@@ -3,10 +3,9 @@
  * reused by synthesize_speech. Cloning someone's voice needs their authorisation: the call requires
  * consent=true, and when it is missing and the client supports elicitation, the user is asked directly.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CustomVoiceCreated } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
-import { PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import { defineTool, PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { isRemoteReference, type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
 
@@ -33,115 +32,109 @@ const listVoicesOutput = z.looseObject({
   voices: z.array(z.looseObject({ cloneAudio: z.string() })),
 });
 
-export function registerVoiceTools(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'register_voice',
-    {
-      title: 'Register a custom voice',
-      description:
-        'Clones a voice from a short WAV (local or https) once; pass its cloneAudio as voice to synthesize_speech. Needs consent=true (the owner agreed).',
-      inputSchema: registerVoiceInput,
-      outputSchema: registerVoiceOutput,
-      annotations: { title: 'Register a custom voice', ...PLATFORM_WORK_ANNOTATIONS },
-    },
-    async (args, extra) => {
-      try {
-        await deps.roots.ready();
-        if ((args.audioPath === undefined) === (args.audioUrl === undefined)) {
-          throw new ValidationError('Give either audioPath or audioUrl (exactly one). Nothing was sent.');
-        }
-        if (args.audioPath !== undefined && isRemoteReference(args.audioPath)) {
-          throw new ValidationError('audioPath is a URL; pass it as audioUrl. Nothing was sent.');
-        }
-        let consent = args.consent === true;
-        if (args.consent === undefined && server.server.getClientCapabilities()?.elicitation) {
-          const answer = await server.server.elicitInput(
-            {
-              message: CONSENT_QUESTION,
-              requestedSchema: {
-                type: 'object',
-                properties: {
-                  ownerConsents: {
-                    type: 'boolean',
-                    title: 'The voice owner authorised cloning',
-                    description: 'Only confirm if the person whose voice this is agreed.',
-                  },
+export const registerVoiceTool = defineTool({
+  name: 'register_voice',
+  title: 'Register a custom voice',
+  description:
+    'Clones a voice from a short WAV (local or https) once; pass its cloneAudio as voice to synthesize_speech. Needs consent=true (the owner agreed).',
+  inputSchema: registerVoiceInput,
+  outputSchema: registerVoiceOutput,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: MediaToolDeps, session) => async (args, extra) => {
+    try {
+      await deps.roots.ready();
+      if ((args.audioPath === undefined) === (args.audioUrl === undefined)) {
+        throw new ValidationError('Give either audioPath or audioUrl (exactly one). Nothing was sent.');
+      }
+      if (args.audioPath !== undefined && isRemoteReference(args.audioPath)) {
+        throw new ValidationError('audioPath is a URL; pass it as audioUrl. Nothing was sent.');
+      }
+      let consent = args.consent === true;
+      if (args.consent === undefined && session.canElicit()) {
+        const answer = await session.elicit(
+          {
+            message: CONSENT_QUESTION,
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                ownerConsents: {
+                  type: 'boolean',
+                  title: 'The voice owner authorised cloning',
+                  description: 'Only confirm if the person whose voice this is agreed.',
                 },
-                required: ['ownerConsents'],
               },
+              required: ['ownerConsents'],
             },
-            { signal: extra.signal },
-          );
-          consent = answer.action === 'accept' && answer.content?.ownerConsents === true;
-        }
-        if (!consent) {
-          throw new ValidationError(
-            'consent is required: register_voice needs consent=true, confirming that the owner of the voice authorised cloning it. Nothing was sent.',
-            [{ path: 'consent', message: 'required' }],
-          );
-        }
-        const voice = await deps.context.polymodal.speech.registerVoice({
-          consent: true,
-          ...(args.audioPath ? { audioFile: args.audioPath } : {}),
-          ...(args.audioUrl ? { audioUrl: args.audioUrl } : {}),
-          ...(args.name ? { name: args.name } : {}),
-          ...(args.model ? { model: args.model } : {}),
-          ...(args.language ? { language: args.language } : {}),
-          ...(args.transcript !== undefined ? { transcript: args.transcript } : {}),
-          signal: extra.signal,
-        });
-        const described = describeVoice(voice);
-        return {
-          content: [
-            {
-              type: 'text',
-              text: `Voice "${described.name ?? described.voiceId}" ${voice.resumed ? 'was already registered' : 'registered'}; use voice=${described.cloneAudio} in synthesize_speech.`,
-            },
-          ],
-          structuredContent: { ...described, resumed: voice.resumed },
-        };
-      } catch (error) {
-        return mediaToolError(error, deps);
+          },
+          { signal: extra.signal },
+        );
+        consent = answer.action === 'accept' && answer.content?.ownerConsents === true;
       }
-    },
-  );
+      if (!consent) {
+        throw new ValidationError(
+          'consent is required: register_voice needs consent=true, confirming that the owner of the voice authorised cloning it. Nothing was sent.',
+          [{ path: 'consent', message: 'required' }],
+        );
+      }
+      const voice = await deps.context.polymodal.speech.registerVoice({
+        consent: true,
+        ...(args.audioPath ? { audioFile: args.audioPath } : {}),
+        ...(args.audioUrl ? { audioUrl: args.audioUrl } : {}),
+        ...(args.name ? { name: args.name } : {}),
+        ...(args.model ? { model: args.model } : {}),
+        ...(args.language ? { language: args.language } : {}),
+        ...(args.transcript !== undefined ? { transcript: args.transcript } : {}),
+        signal: extra.signal,
+      });
+      const described = describeVoice(voice);
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Voice "${described.name ?? described.voiceId}" ${voice.resumed ? 'was already registered' : 'registered'}; use voice=${described.cloneAudio} in synthesize_speech.`,
+          },
+        ],
+        structuredContent: { ...described, resumed: voice.resumed },
+      };
+    } catch (error) {
+      return mediaToolError(error, deps);
+    }
+  },
+});
 
-  server.registerTool(
-    'list_voices',
-    {
-      title: 'List registered voices',
-      description:
-        'Lists voices registered here (local, free), with the cloneAudio to pass to synthesize_speech.',
-      inputSchema: listVoicesInput,
-      outputSchema: listVoicesOutput,
-      annotations: { title: 'List registered voices', ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
-    },
-    async () => {
-      try {
-        const entries = await deps.context.polymodal.speech.listVoices();
-        const voices = entries
-          .map((entry) => entry.request?.voice as CustomVoiceCreated | undefined)
-          .filter((voice): voice is CustomVoiceCreated => voice !== undefined)
-          .map(describeVoice);
-        const lines = voices.map((voice) => `- ${voice.name ?? voice.voiceId}: voice=${voice.cloneAudio}`);
-        return {
-          content: [
-            {
-              type: 'text',
-              text:
-                voices.length === 0
-                  ? 'No voices registered by this installation yet.'
-                  : `${voices.length} voices:\n${lines.join('\n')}`,
-            },
-          ],
-          structuredContent: { voices },
-        };
-      } catch (error) {
-        return mediaToolError(error, deps);
-      }
-    },
-  );
-}
+export const listVoicesTool = defineTool({
+  name: 'list_voices',
+  title: 'List registered voices',
+  description:
+    'Lists voices registered here (local, free), with the cloneAudio to pass to synthesize_speech.',
+  inputSchema: listVoicesInput,
+  outputSchema: listVoicesOutput,
+  annotations: { ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
+  handler: (deps: MediaToolDeps) => async () => {
+    try {
+      const entries = await deps.context.polymodal.speech.listVoices();
+      const voices = entries
+        .map((entry) => entry.request?.voice as CustomVoiceCreated | undefined)
+        .filter((voice): voice is CustomVoiceCreated => voice !== undefined)
+        .map(describeVoice);
+      const lines = voices.map((voice) => `- ${voice.name ?? voice.voiceId}: voice=${voice.cloneAudio}`);
+      return {
+        content: [
+          {
+            type: 'text',
+            text:
+              voices.length === 0
+                ? 'No voices registered by this installation yet.'
+                : `${voices.length} voices:\n${lines.join('\n')}`,
+          },
+        ],
+        structuredContent: { voices },
+      };
+    } catch (error) {
+      return mediaToolError(error, deps);
+    }
+  },
+});
 
 function describeVoice(voice: CustomVoiceCreated) {
   return {

@@ -10,10 +10,11 @@
  * The batch is not polled here: its parts are polled by the core client through the job engine. A call
  * only follows the batch until it stops, the call's wait is over, or the call is cancelled.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import type { TextSynthesisProgress } from '@polymodal/core';
 import { JobFailedError } from '@polymodal/core/errors';
 import type { PollOutcome } from '@polymodal/core/jobs';
+import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   type JobPollRequest,

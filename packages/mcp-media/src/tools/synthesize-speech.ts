@@ -5,13 +5,11 @@
  * or get_speech, in this process or another one, also after a restart; the call follows it through the
  * long-job contract (speech-result.ts).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SpeechRequest } from '@polymodal/core';
 import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/constants';
 import { fingerprint } from '@polymodal/core/jobs';
-import { createWaitSecondsSchema, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { registerGetSpeech } from './get-speech.js';
 import { type MediaToolDeps, mediaToolError, outputName } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 import { speechSynthesisId, startSpeechSynthesis } from './speech-synthesis-job.js';
@@ -38,64 +36,57 @@ const synthesizeSpeechInput = {
   waitSeconds: createWaitSecondsSchema(40),
 };
 
-export function registerSynthesizeSpeech(server: McpServer, deps: MediaToolDeps): void {
-  server.registerTool(
-    'synthesize_speech',
-    {
-      title: 'Synthesise speech',
-      description: DESCRIPTION,
-      inputSchema: synthesizeSpeechInput,
-      outputSchema: speechOutcomeShape,
-      annotations: { title: 'Synthesise speech', ...PLATFORM_WORK_ANNOTATIONS },
-    },
-    async (args, extra) => {
-      try {
-        await deps.roots.ready();
-        const language = args.language;
-        const request: SpeechRequest = {
-          text: args.text,
-          ...(language ? { language } : {}),
-          // Thai, Malay and Lao must use model_d; choosing it spares the agent a refused call.
-          ...(args.model
-            ? { model: args.model }
-            : language && ['th', 'ms', 'lo'].includes(language)
-              ? { model: 'model_d' as const }
-              : {}),
-          ...(args.voice ? { clone_audio: args.voice } : {}),
-          ...(args.voiceTranscript !== undefined ? { clone_text: args.voiceTranscript } : {}),
-          ...(args.consent === undefined ? {} : { consent: args.consent }),
-          ...(args.speaker ? { speaker: args.speaker } : {}),
-          ...(args.instruct ? { instruct: args.instruct } : {}),
-          ...(args.modelAExpression ? { model_a_expression: args.modelAExpression } : {}),
-          ...(args.seed === undefined ? {} : { seed: args.seed }),
-        };
-        const speech = deps.context.polymodal.speech;
-        // Every part is checked here, before any job exists.
-        speech.validate({ ...request, text: args.text.slice(0, 1) });
-        const identity = fingerprint({ request });
-        const jobId = speechSynthesisId(identity);
-        const job = await startSpeechSynthesis(
-          deps,
-          {
-            id: jobId,
-            fingerprint: identity,
-            speech: request,
-            fileName: outputName(args.fileName, `${jobId}.wav`, '.wav'),
-          },
-          { allowResubmit: args.allowResubmit, signal: extra.signal },
-        );
-        return await waitForSpeech(deps, {
-          job,
-          waitSeconds: args.waitSeconds,
-          extra,
-          inlineAudio: args.inlineAudio,
-        });
-      } catch (error) {
-        return mediaToolError(error, deps);
-      }
-    },
-  );
-
-  // get_speech continues what this tool starts; registered here so that the two always come together.
-  registerGetSpeech(server, deps);
-}
+export const synthesizeSpeechTool = defineTool({
+  name: 'synthesize_speech',
+  title: 'Synthesise speech',
+  description: DESCRIPTION,
+  inputSchema: synthesizeSpeechInput,
+  outputSchema: speechOutcomeShape,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: MediaToolDeps) => async (args, extra) => {
+    try {
+      await deps.roots.ready();
+      const language = args.language;
+      const request: SpeechRequest = {
+        text: args.text,
+        ...(language ? { language } : {}),
+        // Thai, Malay and Lao must use model_d; choosing it spares the agent a refused call.
+        ...(args.model
+          ? { model: args.model }
+          : language && ['th', 'ms', 'lo'].includes(language)
+            ? { model: 'model_d' as const }
+            : {}),
+        ...(args.voice ? { clone_audio: args.voice } : {}),
+        ...(args.voiceTranscript !== undefined ? { clone_text: args.voiceTranscript } : {}),
+        ...(args.consent === undefined ? {} : { consent: args.consent }),
+        ...(args.speaker ? { speaker: args.speaker } : {}),
+        ...(args.instruct ? { instruct: args.instruct } : {}),
+        ...(args.modelAExpression ? { model_a_expression: args.modelAExpression } : {}),
+        ...(args.seed === undefined ? {} : { seed: args.seed }),
+      };
+      const speech = deps.context.polymodal.speech;
+      // Every part is checked here, before any job exists.
+      speech.validate({ ...request, text: args.text.slice(0, 1) });
+      const identity = fingerprint({ request });
+      const jobId = speechSynthesisId(identity);
+      const job = await startSpeechSynthesis(
+        deps,
+        {
+          id: jobId,
+          fingerprint: identity,
+          speech: request,
+          fileName: outputName(args.fileName, `${jobId}.wav`, '.wav'),
+        },
+        { allowResubmit: args.allowResubmit, signal: extra.signal },
+      );
+      return await waitForSpeech(deps, {
+        job,
+        waitSeconds: args.waitSeconds,
+        extra,
+        inlineAudio: args.inlineAudio,
+      });
+    } catch (error) {
+      return mediaToolError(error, deps);
+    }
+  },
+});

@@ -4,9 +4,10 @@
  * failed or canceled job as `done: true, outcome: "failed" | "cancelled"` with the platform's reason.
  * Shared by generate_video, image_to_video and get_video_job.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import type { IMAGE_TO_VIDEO_SERVICE, VideoJob } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE, jobErrorText, videoProgressPercent } from '@polymodal/core/constants';
+import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   type JobView,

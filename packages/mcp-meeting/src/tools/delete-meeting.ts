@@ -2,7 +2,8 @@
  * delete_meeting: permanently removes a stopped recording and its files. Without confirm=true it only
  * shows what would be deleted, so a model cannot destroy a recording in one careless call.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+import { defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 
@@ -15,62 +16,52 @@ const deleteMeetingInput = {
 // Terse (issue 14): a preview's status, title and next pass as further properties.
 const deleteMeetingOutput = z.looseObject({ jobId: z.string(), deleted: z.boolean() });
 
-export function registerDeleteMeeting(server: McpServer, deps: MeetingToolDeps): void {
-  server.registerTool(
-    'delete_meeting',
-    {
-      title: 'Delete a meeting recording',
-      description:
-        'Permanently deletes a stopped meeting job and its results (409 while running). Without confirm: a ' +
-        'preview.',
-      inputSchema: deleteMeetingInput,
-      outputSchema: deleteMeetingOutput,
-      annotations: {
-        title: 'Delete a meeting recording',
-        readOnlyHint: false,
-        destructiveHint: true,
-        idempotentHint: true,
-        openWorldHint: true,
-      },
-    },
-    async (args, extra) => {
-      try {
-        if (!args.confirm) {
-          const job = await readJob(deps, args.jobId, extra.signal);
-          const next = `call delete_meeting with jobId=${job.id} and confirm=true to delete it permanently`;
-          return {
-            content: [
-              {
-                type: 'text',
-                text:
-                  `Not deleted yet: meeting job ${job.id}${job.title ? ` "${job.title}"` : ''} (${job.status}). ` +
-                  `Deleting removes the recording and all its results for good. Next: ${next}.`,
-              },
-            ],
-            structuredContent: {
-              jobId: job.id,
-              deleted: false,
-              status: job.status,
-              title: job.title ?? null,
-              next,
-            },
-          };
-        }
-        await deps.context.polymodal.meeting.delete(args.jobId, {
-          signal: extra.signal,
-          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
-        });
-        // The core client also marks the ledger entry DELETED, so the same file is not "resumed" later.
-        deps.context.log.info(`deleted meeting job ${args.jobId}`);
+export const deleteMeetingTool = defineTool({
+  name: 'delete_meeting',
+  title: 'Delete a meeting recording',
+  description:
+    'Permanently deletes a stopped meeting job and its results (409 while running). Without confirm: a ' +
+    'preview.',
+  inputSchema: deleteMeetingInput,
+  outputSchema: deleteMeetingOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+    try {
+      if (!args.confirm) {
+        const job = await readJob(deps, args.jobId, extra.signal);
+        const next = `call delete_meeting with jobId=${job.id} and confirm=true to delete it permanently`;
         return {
           content: [
-            { type: 'text', text: `Deleted meeting job ${args.jobId} and its files from the platform.` },
+            {
+              type: 'text',
+              text:
+                `Not deleted yet: meeting job ${job.id}${job.title ? ` "${job.title}"` : ''} (${job.status}). ` +
+                `Deleting removes the recording and all its results for good. Next: ${next}.`,
+            },
           ],
-          structuredContent: { jobId: args.jobId, deleted: true },
+          structuredContent: {
+            jobId: job.id,
+            deleted: false,
+            status: job.status,
+            title: job.title ?? null,
+            next,
+          },
         };
-      } catch (error) {
-        return meetingToolError(error, deps, { jobId: args.jobId });
       }
-    },
-  );
-}
+      await deps.context.polymodal.meeting.delete(args.jobId, {
+        signal: extra.signal,
+        deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+      });
+      // The core client also marks the ledger entry DELETED, so the same file is not "resumed" later.
+      deps.context.log.info(`deleted meeting job ${args.jobId}`);
+      return {
+        content: [
+          { type: 'text', text: `Deleted meeting job ${args.jobId} and its files from the platform.` },
+        ],
+        structuredContent: { jobId: args.jobId, deleted: true },
+      };
+    } catch (error) {
+      return meetingToolError(error, deps, { jobId: args.jobId });
+    }
+  },
+});

@@ -2,10 +2,9 @@
  * export_meeting: writes a transcript, translation or summary into the output directory (atomically) and
  * returns the saved path and a resource_link — never the file's bytes inside the result.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { MeetingJob } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
-import { outputLink } from '@polymodal/mcp-common';
+import { defineTool, outputLink } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import {
   EXPORT_MIME_TYPES,
@@ -34,65 +33,60 @@ const exportMeetingInput = {
 // Terse (issue 14): what and format (as asked) and mimeType pass as further properties.
 const exportMeetingOutput = z.looseObject({ jobId: z.string(), path: z.string(), bytes: z.number() });
 
-export function registerExportMeeting(server: McpServer, deps: MeetingToolDeps): void {
-  server.registerTool(
-    'export_meeting',
-    {
-      title: 'Export a meeting to a file',
-      description:
-        'Saves a transcript or translation (srt, vtt, md) or the summary (md) into the output directory ' +
-        '(replacing a same-named file). Free.',
-      inputSchema: exportMeetingInput,
-      outputSchema: exportMeetingOutput,
-      annotations: {
-        title: 'Export a meeting to a file',
-        readOnlyHint: false,
-        // A file of the same name in the output directory is replaced.
-        destructiveHint: true,
-        idempotentHint: true,
-        // It reads the job from the platform before writing.
-        openWorldHint: true,
-      },
-    },
-    async (args, extra) => {
-      try {
-        if (args.what === 'summary' && args.format !== 'md') {
-          throw new ValidationError(`a summary exports as md only (got ${args.format}); use format "md"`);
-        }
-        const job = await readJob(deps, args.jobId, extra.signal);
-        const text = render(job, args.what, args.format);
-        const name = exportFileName(job, args.what, args.format, args.fileName);
-        const savedPath = await deps.context.files.writeOutput(name, text);
-        const bytes = Buffer.byteLength(text, 'utf8');
-        const mimeType = EXPORT_MIME_TYPES[args.format];
-        deps.context.log.info(`exported ${args.what} of meeting job ${job.id}`, { path: savedPath });
-        return {
-          content: [
-            {
-              type: 'text',
-              text: `Saved the ${args.what} of meeting job ${job.id} (${bytes} bytes) to ${savedPath}`,
-            },
-            outputLink(savedPath, {
-              mimeType,
-              description: `${args.what} of meeting ${job.title ?? job.id}`,
-              size: bytes,
-            }),
-          ],
-          structuredContent: {
-            jobId: job.id,
-            what: args.what,
-            format: args.format,
-            path: savedPath,
-            bytes,
-            mimeType,
-          },
-        };
-      } catch (error) {
-        return meetingToolError(error, deps, { jobId: args.jobId });
+export const exportMeetingTool = defineTool({
+  name: 'export_meeting',
+  title: 'Export a meeting to a file',
+  description:
+    'Saves a transcript or translation (srt, vtt, md) or the summary (md) into the output directory ' +
+    '(replacing a same-named file). Free.',
+  inputSchema: exportMeetingInput,
+  outputSchema: exportMeetingOutput,
+  annotations: {
+    readOnlyHint: false,
+    // A file of the same name in the output directory is replaced.
+    destructiveHint: true,
+    idempotentHint: true,
+    // It reads the job from the platform before writing.
+    openWorldHint: true,
+  },
+  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+    try {
+      if (args.what === 'summary' && args.format !== 'md') {
+        throw new ValidationError(`a summary exports as md only (got ${args.format}); use format "md"`);
       }
-    },
-  );
-}
+      const job = await readJob(deps, args.jobId, extra.signal);
+      const text = render(job, args.what, args.format);
+      const name = exportFileName(job, args.what, args.format, args.fileName);
+      const savedPath = await deps.context.files.writeOutput(name, text);
+      const bytes = Buffer.byteLength(text, 'utf8');
+      const mimeType = EXPORT_MIME_TYPES[args.format];
+      deps.context.log.info(`exported ${args.what} of meeting job ${job.id}`, { path: savedPath });
+      return {
+        content: [
+          {
+            type: 'text',
+            text: `Saved the ${args.what} of meeting job ${job.id} (${bytes} bytes) to ${savedPath}`,
+          },
+          outputLink(savedPath, {
+            mimeType,
+            description: `${args.what} of meeting ${job.title ?? job.id}`,
+            size: bytes,
+          }),
+        ],
+        structuredContent: {
+          jobId: job.id,
+          what: args.what,
+          format: args.format,
+          path: savedPath,
+          bytes,
+          mimeType,
+        },
+      };
+    } catch (error) {
+      return meetingToolError(error, deps, { jobId: args.jobId });
+    }
+  },
+});
 
 function render(job: MeetingJob, what: What, format: ExportFormat): string {
   const title = job.title?.trim() || `Meeting ${job.id}`;

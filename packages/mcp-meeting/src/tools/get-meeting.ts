@@ -2,12 +2,12 @@
  * get_meeting: status, summary and one page of transcript or translation of a job; optionally waits for
  * a running job (the second half of the long-job contract).
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { MeetingJob } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
+  defineTool,
   jobOutputSchema,
   keepWaitingHint,
   respondWithJob,
@@ -71,39 +71,35 @@ const getMeetingOutput = jobOutputSchema.extend({
   translation: segmentPageOutputSchema.optional(),
 });
 
-export function registerGetMeeting(server: McpServer, deps: MeetingToolDeps): void {
-  server.registerTool(
-    'get_meeting',
-    {
-      title: 'Get a meeting job',
-      description: DESCRIPTION,
-      inputSchema: getMeetingInput,
-      outputSchema: getMeetingOutput,
-      annotations: { title: 'Get a meeting job', ...ANNOTATIONS_READ_ONLY },
-    },
-    async (args, extra) => {
-      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
-      try {
-        const selection = checkSelection(args);
-        const include = new Set(args.include ?? ['summary', 'transcript']);
-        return await respondWithJob<MeetingJob>({
-          extra,
-          jobId: args.jobId,
-          waitSeconds: args.waitSeconds,
-          deadline: deadline.at,
-          poll: (request) => deps.context.polymodal.meeting.poll(args.jobId, request),
-          view: meetingJobView,
-          waitTool: 'get_meeting',
-          present: (job, done) => presentPage(job, done, include, selection),
-        });
-      } catch (error) {
-        return meetingToolError(error, deps, { jobId: args.jobId });
-      } finally {
-        deadline.dispose();
-      }
-    },
-  );
-}
+export const getMeetingTool = defineTool({
+  name: 'get_meeting',
+  title: 'Get a meeting job',
+  description: DESCRIPTION,
+  inputSchema: getMeetingInput,
+  outputSchema: getMeetingOutput,
+  annotations: ANNOTATIONS_READ_ONLY,
+  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+    try {
+      const selection = checkSelection(args);
+      const include = new Set(args.include ?? ['summary', 'transcript']);
+      return await respondWithJob<MeetingJob>({
+        extra,
+        jobId: args.jobId,
+        waitSeconds: args.waitSeconds,
+        deadline: deadline.at,
+        poll: (request) => deps.context.polymodal.meeting.poll(args.jobId, request),
+        view: meetingJobView,
+        waitTool: 'get_meeting',
+        present: (job, done) => presentPage(job, done, include, selection),
+      });
+    } catch (error) {
+      return meetingToolError(error, deps, { jobId: args.jobId });
+    } finally {
+      deadline.dispose();
+    }
+  },
+});
 
 /** The job with the requested parts: summary, and one page of transcript and/or translation. */
 function presentPage(job: MeetingJob, done: boolean, include: Set<string>, selection: SegmentSelection) {

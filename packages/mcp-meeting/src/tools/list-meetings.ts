@@ -1,8 +1,8 @@
 /**
  * list_meetings: the account's newest recordings on the platform, with the upload limit and pricing.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { MEETING_LIST_LIMIT } from '@polymodal/core/constants';
+import { defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import {
   ANNOTATIONS_READ_ONLY,
@@ -23,51 +23,46 @@ const listMeetingsOutput = z.looseObject({
   maxUploadBytes: z.number().nullable(),
 });
 
-export function registerListMeetings(server: McpServer, deps: MeetingToolDeps): void {
-  server.registerTool(
-    'list_meetings',
-    {
-      title: 'List meeting recordings',
-      description: DESCRIPTION,
-      inputSchema: listMeetingsInput,
-      outputSchema: listMeetingsOutput,
-      annotations: { title: 'List meeting recordings', ...ANNOTATIONS_READ_ONLY },
-    },
-    async (_args, extra) => {
-      try {
-        const list = await deps.context.polymodal.meeting.list({
-          signal: extra.signal,
-          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
-        });
-        const meetings = list.jobs.map((header) => ({
-          ...header,
-          title: header.title ?? null,
-          status: header.status ?? null,
-        }));
-        const pricing =
-          typeof list.pricing === 'object' && list.pricing !== null && !Array.isArray(list.pricing)
-            ? (list.pricing as Record<string, unknown>)
-            : null;
-        const maxUploadBytes = list.maxUploadBytes ?? null;
-        const minimum = minimumCredits(pricing);
-        const lines = [
-          meetings.length === 0
-            ? 'No meeting recordings on this account yet.'
-            : `${meetings.length} meeting recording(s), newest first:`,
-          ...meetings.map(
-            (meeting) =>
-              `- ${meeting.id} ${meeting.status ?? ''}${meeting.title ? ` "${meeting.title}"` : ''}`,
-          ),
-          `Upload limit: ${maxUploadBytes === null ? 'not reported' : formatBytes(maxUploadBytes)}. ` +
-            `Pricing: 4 credits per started minute${minimum !== undefined ? `, minimum ${minimum} credits` : ''}.`,
-        ];
-        return {
-          content: [{ type: 'text', text: lines.join('\n') }],
-          structuredContent: { meetings, count: meetings.length, maxUploadBytes, pricing },
-        };
-      } catch (error) {
-        return meetingToolError(error, deps);
-      }
-    },
-  );
-}
+export const listMeetingsTool = defineTool({
+  name: 'list_meetings',
+  title: 'List meeting recordings',
+  description: DESCRIPTION,
+  inputSchema: listMeetingsInput,
+  outputSchema: listMeetingsOutput,
+  annotations: ANNOTATIONS_READ_ONLY,
+  handler: (deps: MeetingToolDeps) => async (_args, extra) => {
+    try {
+      const list = await deps.context.polymodal.meeting.list({
+        signal: extra.signal,
+        deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+      });
+      const meetings = list.jobs.map((header) => ({
+        ...header,
+        title: header.title ?? null,
+        status: header.status ?? null,
+      }));
+      const pricing =
+        typeof list.pricing === 'object' && list.pricing !== null && !Array.isArray(list.pricing)
+          ? (list.pricing as Record<string, unknown>)
+          : null;
+      const maxUploadBytes = list.maxUploadBytes ?? null;
+      const minimum = minimumCredits(pricing);
+      const lines = [
+        meetings.length === 0
+          ? 'No meeting recordings on this account yet.'
+          : `${meetings.length} meeting recording(s), newest first:`,
+        ...meetings.map(
+          (meeting) => `- ${meeting.id} ${meeting.status ?? ''}${meeting.title ? ` "${meeting.title}"` : ''}`,
+        ),
+        `Upload limit: ${maxUploadBytes === null ? 'not reported' : formatBytes(maxUploadBytes)}. ` +
+          `Pricing: 4 credits per started minute${minimum !== undefined ? `, minimum ${minimum} credits` : ''}.`,
+      ];
+      return {
+        content: [{ type: 'text', text: lines.join('\n') }],
+        structuredContent: { meetings, count: meetings.length, maxUploadBytes, pricing },
+      };
+    } catch (error) {
+      return meetingToolError(error, deps);
+    }
+  },
+});

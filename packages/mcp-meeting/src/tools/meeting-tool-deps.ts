@@ -3,11 +3,12 @@
  * engine, so reads stay 5 s apart and are recorded by core), viewing it for the long-job answer, and error
  * results with the facts that make them actionable (cost on 402, state on 409, limits on 413).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import type { MeetingJob } from '@polymodal/core';
 import { isMeetingTerminal, MEETING_MAX_DURATION_SECONDS, meetingCost } from '@polymodal/core/constants';
 import { ApiError, TimeoutError } from '@polymodal/core/errors';
 import { inspectRecording } from '@polymodal/core/media';
+import type { CallToolResult } from '@polymodal/mcp-common';
 import { type JobView, type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
 import { z } from 'zod';
 

@@ -1,9 +1,8 @@
 /**
  * retranslate_meeting: translates the existing transcript into another language, without a new charge.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { MeetingLanguage } from '@polymodal/core/constants';
-import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
@@ -14,26 +13,22 @@ const retranslateMeetingInput = {
   waitSeconds: createWaitSecondsSchema(0),
 };
 
-export function registerRetranslateMeeting(server: McpServer, deps: MeetingToolDeps): void {
-  server.registerTool(
-    'retranslate_meeting',
-    {
-      title: 'Translate a meeting again',
-      description:
-        'Translates a stopped meeting job into targetLanguage (else 409), replacing the old translation. ' +
-        'Free. Then get_meeting.',
-      inputSchema: retranslateMeetingInput,
-      outputSchema: jobActionOutputSchema,
-      // Destructive: the new translation replaces the job's current one, which cannot be fetched again.
-      annotations: { title: 'Translate a meeting again', ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
-    },
-    async (args, extra) =>
-      runJobAction(deps, {
-        action: 'retranslate',
-        jobId: args.jobId,
-        targetLanguage: args.targetLanguage,
-        waitSeconds: args.waitSeconds,
-        extra,
-      }),
-  );
-}
+export const retranslateMeetingTool = defineTool({
+  name: 'retranslate_meeting',
+  title: 'Translate a meeting again',
+  description:
+    'Translates a stopped meeting job into targetLanguage (else 409), replacing the old translation. ' +
+    'Free. Then get_meeting.',
+  inputSchema: retranslateMeetingInput,
+  outputSchema: jobActionOutputSchema,
+  // Destructive: the new translation replaces the job's current one, which cannot be fetched again.
+  annotations: { ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
+  handler: (deps: MeetingToolDeps) => async (args, extra) =>
+    runJobAction(deps, {
+      action: 'retranslate',
+      jobId: args.jobId,
+      targetLanguage: args.targetLanguage,
+      waitSeconds: args.waitSeconds,
+      extra,
+    }),
+});

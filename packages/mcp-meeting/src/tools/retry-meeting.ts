@@ -1,27 +1,22 @@
 /**
  * retry_meeting: processes a FAILED or CANCELLED job again from its uploaded recording.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createWaitSecondsSchema } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const retryMeetingInput = { jobId: jobIdSchema, waitSeconds: createWaitSecondsSchema(0) };
 
-export function registerRetryMeeting(server: McpServer, deps: MeetingToolDeps): void {
-  server.registerTool(
-    'retry_meeting',
-    {
-      title: 'Retry a meeting job',
-      description:
-        'Reprocesses a FAILED or CANCELLED meeting job (else 409); charged only on success, never twice. ' +
-        'Then get_meeting.',
-      inputSchema: retryMeetingInput,
-      outputSchema: jobActionOutputSchema,
-      annotations: { title: 'Retry a meeting job', ...JOB_ACTION_ANNOTATIONS },
-    },
-    async (args, extra) =>
-      runJobAction(deps, { action: 'retry', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),
-  );
-}
+export const retryMeetingTool = defineTool({
+  name: 'retry_meeting',
+  title: 'Retry a meeting job',
+  description:
+    'Reprocesses a FAILED or CANCELLED meeting job (else 409); charged only on success, never twice. ' +
+    'Then get_meeting.',
+  inputSchema: retryMeetingInput,
+  outputSchema: jobActionOutputSchema,
+  annotations: JOB_ACTION_ANNOTATIONS,
+  handler: (deps: MeetingToolDeps) => async (args, extra) =>
+    runJobAction(deps, { action: 'retry', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),
+});

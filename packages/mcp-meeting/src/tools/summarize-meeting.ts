@@ -2,7 +2,6 @@
  * summarize_meeting: upload a local recording, start the job (or resume the one already recorded for the
  * same file and options), and wait up to `waitSeconds` for transcript, translation and summary.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { MeetingClient, MeetingJob } from '@polymodal/core';
 import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '@polymodal/core/constants';
 import { SubmissionInProgressError } from '@polymodal/core/errors';
@@ -12,6 +11,7 @@ import {
   createProgressReporter,
   createToolDeadline,
   createWaitSecondsSchema,
+  defineTool,
   estimateMeetingCredits,
   jobOutputSchema,
   resolveToolInputs,
@@ -38,99 +38,89 @@ const summarizeMeetingInput = {
   force: z.boolean().default(false).describe('Pay for a new job.'),
 };
 
-export function registerSummarizeMeeting(server: McpServer, deps: MeetingToolDeps): void {
-  server.registerTool(
-    'summarize_meeting',
-    {
-      title: 'Summarize a meeting recording',
-      description: DESCRIPTION,
-      inputSchema: summarizeMeetingInput,
-      outputSchema: jobOutputSchema,
-      annotations: {
-        title: 'Summarize a meeting recording',
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
-    },
-    async (args, extra) => {
-      const reporter = createProgressReporter(extra);
-      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
-      const meeting = deps.context.polymodal.meeting;
-      const inputs = resolveToolInputs(deps, deadline.signal);
-      let uploadPercent = 0;
-      try {
-        await deps.roots.ready();
-        let lastUploadReport = 0;
-        const submitted = await meeting.submit({
-          file: await inputs.resolve(args.path, { field: 'path', maxBytes: () => uploadLimit(meeting) }),
-          sourceLanguage: args.sourceLanguage,
-          targetLanguage: args.targetLanguage,
-          asrEngine: args.asrEngine,
-          noiseReduction: args.noiseReduction,
-          minSpeakers: args.minSpeakers,
-          maxSpeakers: args.maxSpeakers,
-          title: args.title,
-          force: args.force,
-          // The daily credit budget is checked only when new paid work starts (a resumed or joined job
-          // costs nothing new), after the recording's length is read and before anything is sent.
-          admit: (admission) =>
-            deps.context.budget.admit({
-              ...admission,
-              estimate: estimateMeetingCredits(admission.recording.durationSeconds),
-              what: 'this recording',
-            }),
-          // The upload is not cut at the call's deadline (it has no job to come back to yet): the call
-          // answers then, and the upload goes on for the next identical call to join.
-          signal: extra.signal,
-          deadline: deadline.at,
-          onUploadProgress: (sent: number, total: number) => {
-            // Upload progress keeps hosts' progress-reset timeouts alive during a long upload. It stays
-            // within 0..1 so the job's own 0..100 can follow without going backwards, and is sent at most
-            // once a second (plus the last one) so a fast upload does not flood the client.
-            const percent = total > 0 ? Math.floor((sent / total) * 100) : 0;
-            const now = Date.now();
-            if (percent === uploadPercent || (percent < 100 && now - lastUploadReport < 1000)) return;
-            uploadPercent = percent;
-            lastUploadReport = now;
-            void reporter.report(percent / 100, `UPLOADING ${percent}%`);
-          },
-        });
-        deps.context.log.info(
-          submitted.resumed ? `resumed meeting job ${submitted.id}` : `submitted meeting job ${submitted.id}`,
-        );
-        const notes = [
-          submitted.resumed ? 'Resumed the job already submitted for this file (no new charge).' : '',
-          submitted.joined ? 'Joined the identical submission already in progress (no new charge).' : '',
-          submitted.warning ?? '',
-        ].filter(Boolean);
-        return await respondWithJob<MeetingJob>({
-          extra,
-          reporter,
-          jobId: submitted.id,
-          waitSeconds: args.waitSeconds,
-          deadline: deadline.at,
-          poll: (request) => meeting.poll(submitted.id, request),
-          view: meetingJobView,
-          waitTool: 'get_meeting',
-          known: { status: submitted.status },
-          present: presentMeetingJob,
-          lead: notes.length > 0 ? notes.join(' ') : undefined,
-          structured: { resumed: submitted.resumed },
-        });
-      } catch (error) {
-        if (SubmissionInProgressError.isInstance(error)) return uploadInProgress(uploadPercent);
-        if (BudgetExceededError.isInstance(error)) return budgetToolError(error, deps.context.secrets);
-        return meetingToolError(inputs.explain(error), deps, { path: args.path });
-      } finally {
-        deadline.dispose();
-        // A download is removed now; an upload still running reads it through its open descriptor.
-        await inputs.release();
-      }
-    },
-  );
-}
+export const summarizeMeetingTool = defineTool({
+  name: 'summarize_meeting',
+  title: 'Summarize a meeting recording',
+  description: DESCRIPTION,
+  inputSchema: summarizeMeetingInput,
+  outputSchema: jobOutputSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+    const reporter = createProgressReporter(extra);
+    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+    const meeting = deps.context.polymodal.meeting;
+    const inputs = resolveToolInputs(deps, deadline.signal);
+    let uploadPercent = 0;
+    try {
+      await deps.roots.ready();
+      let lastUploadReport = 0;
+      const submitted = await meeting.submit({
+        file: await inputs.resolve(args.path, { field: 'path', maxBytes: () => uploadLimit(meeting) }),
+        sourceLanguage: args.sourceLanguage,
+        targetLanguage: args.targetLanguage,
+        asrEngine: args.asrEngine,
+        noiseReduction: args.noiseReduction,
+        minSpeakers: args.minSpeakers,
+        maxSpeakers: args.maxSpeakers,
+        title: args.title,
+        force: args.force,
+        // The daily credit budget is checked only when new paid work starts (a resumed or joined job
+        // costs nothing new), after the recording's length is read and before anything is sent.
+        admit: (admission) =>
+          deps.context.budget.admit({
+            ...admission,
+            estimate: estimateMeetingCredits(admission.recording.durationSeconds),
+            what: 'this recording',
+          }),
+        // The upload is not cut at the call's deadline (it has no job to come back to yet): the call
+        // answers then, and the upload goes on for the next identical call to join.
+        signal: extra.signal,
+        deadline: deadline.at,
+        onUploadProgress: (sent: number, total: number) => {
+          // Upload progress keeps hosts' progress-reset timeouts alive during a long upload. It stays
+          // within 0..1 so the job's own 0..100 can follow without going backwards, and is sent at most
+          // once a second (plus the last one) so a fast upload does not flood the client.
+          const percent = total > 0 ? Math.floor((sent / total) * 100) : 0;
+          const now = Date.now();
+          if (percent === uploadPercent || (percent < 100 && now - lastUploadReport < 1000)) return;
+          uploadPercent = percent;
+          lastUploadReport = now;
+          void reporter.report(percent / 100, `UPLOADING ${percent}%`);
+        },
+      });
+      deps.context.log.info(
+        submitted.resumed ? `resumed meeting job ${submitted.id}` : `submitted meeting job ${submitted.id}`,
+      );
+      const notes = [
+        submitted.resumed ? 'Resumed the job already submitted for this file (no new charge).' : '',
+        submitted.joined ? 'Joined the identical submission already in progress (no new charge).' : '',
+        submitted.warning ?? '',
+      ].filter(Boolean);
+      return await respondWithJob<MeetingJob>({
+        extra,
+        reporter,
+        jobId: submitted.id,
+        waitSeconds: args.waitSeconds,
+        deadline: deadline.at,
+        poll: (request) => meeting.poll(submitted.id, request),
+        view: meetingJobView,
+        waitTool: 'get_meeting',
+        known: { status: submitted.status },
+        present: presentMeetingJob,
+        lead: notes.length > 0 ? notes.join(' ') : undefined,
+        structured: { resumed: submitted.resumed },
+      });
+    } catch (error) {
+      if (SubmissionInProgressError.isInstance(error)) return uploadInProgress(uploadPercent);
+      if (BudgetExceededError.isInstance(error)) return budgetToolError(error, deps.context.secrets);
+      return meetingToolError(inputs.explain(error), deps, { path: args.path });
+    } finally {
+      deadline.dispose();
+      // A download is removed now; an upload still running reads it through its open descriptor.
+      await inputs.release();
+    }
+  },
+});
 
 /**
  * The cap of a recording downloaded from a URL: the service's `maxUploadBytes` (a free read), or, when the

@@ -2,11 +2,16 @@
  * ask_llm: one chat completion on the platform's shared LLM, from a prompt or a list of messages, within
  * one tool-call deadline (50 s by default) so that the host's ~60 s limit never cuts the call off silently.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
 import { redactSecrets } from '@polymodal/core/config';
 import { NotFoundError, TimeoutError, ValidationError } from '@polymodal/core/errors';
-import { createToolDeadline, PLATFORM_WORK_ANNOTATIONS, TOOL_ERROR_META_KEY } from '@polymodal/mcp-common';
+import type { CallToolResult } from '@polymodal/mcp-common';
+import {
+  createToolDeadline,
+  defineTool,
+  PLATFORM_WORK_ANNOTATIONS,
+  TOOL_ERROR_META_KEY,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -72,21 +77,16 @@ const askLlmOutput = {
   finishReason: z.string().nullable(),
 };
 
-export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
-  const seconds = deps.toolDeadlineSeconds;
-  server.registerTool(
-    'ask_llm',
-    {
-      title: 'Ask the shared LLM',
-      description: describeTool(seconds),
-      inputSchema: askLlmInput,
-      outputSchema: askLlmOutput,
-      annotations: {
-        title: 'Ask the shared LLM',
-        ...PLATFORM_WORK_ANNOTATIONS,
-      },
-    },
-    async (args, extra) => {
+export const askLlmTool = defineTool({
+  name: 'ask_llm',
+  title: 'Ask the shared LLM',
+  description: describeTool,
+  inputSchema: askLlmInput,
+  outputSchema: askLlmOutput,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: SpeechToolDeps) => {
+    const seconds = deps.toolDeadlineSeconds;
+    return async (args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
       // The caller's cancellation goes down as the signal; the deadline as `deadline`, so that the client
       // stops in time and says what happened instead of reporting a cancellation.
@@ -135,6 +135,6 @@ export function registerAskLlm(server: McpServer, deps: SpeechToolDeps): void {
       } finally {
         deadline.dispose();
       }
-    },
-  );
-}
+    };
+  },
+});

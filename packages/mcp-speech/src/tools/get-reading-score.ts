@@ -1,10 +1,10 @@
 /**
  * get_reading_score: the state or result of a queued reading score, optionally waiting for it.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
+  defineTool,
   jobOutputSchema,
   READ_ONLY_ANNOTATIONS,
 } from '@polymodal/mcp-common';
@@ -20,28 +20,21 @@ const getReadingScoreInput = {
   waitSeconds: createWaitSecondsSchema(0),
 };
 
-export function registerGetReadingScore(server: McpServer, deps: SpeechToolDeps): void {
-  server.registerTool(
-    'get_reading_score',
-    {
-      title: 'Get a queued reading score',
-      description: DESCRIPTION,
-      inputSchema: getReadingScoreInput,
-      outputSchema: jobOutputSchema,
-      annotations: {
-        title: 'Get a queued reading score',
-        ...READ_ONLY_ANNOTATIONS,
-      },
-    },
-    async (args, extra) => {
-      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
-      try {
-        return await waitForTask(deps, args.jobId, args.waitSeconds, extra, deadline.at);
-      } catch (error) {
-        return speechToolError(error, deps, { jobId: args.jobId });
-      } finally {
-        deadline.dispose();
-      }
-    },
-  );
-}
+export const getReadingScoreTool = defineTool({
+  name: 'get_reading_score',
+  title: 'Get a queued reading score',
+  description: DESCRIPTION,
+  inputSchema: getReadingScoreInput,
+  outputSchema: jobOutputSchema,
+  annotations: READ_ONLY_ANNOTATIONS,
+  handler: (deps: SpeechToolDeps) => async (args, extra) => {
+    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+    try {
+      return await waitForTask(deps, args.jobId, args.waitSeconds, extra, deadline.at);
+    } catch (error) {
+      return speechToolError(error, deps, { jobId: args.jobId });
+    } finally {
+      deadline.dispose();
+    }
+  },
+});

@@ -2,8 +2,7 @@
  * get_thai_asr_config: the streaming recogniser's defaults and this key's limits and usage, within one
  * tool-call deadline.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createToolDeadline, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import { createToolDeadline, defineTool, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
 
@@ -19,21 +18,16 @@ const getThaiAsrConfigOutput = {
   limits: z.record(z.string(), z.unknown()).nullable(),
 };
 
-export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps): void {
-  const seconds = deps.toolDeadlineSeconds;
-  server.registerTool(
-    'get_thai_asr_config',
-    {
-      title: 'Thai recognition configuration',
-      description: DESCRIPTION,
-      inputSchema: getThaiAsrConfigInput,
-      outputSchema: getThaiAsrConfigOutput,
-      annotations: {
-        title: 'Thai recognition configuration',
-        ...READ_ONLY_ANNOTATIONS,
-      },
-    },
-    async (_args, extra) => {
+export const getThaiAsrConfigTool = defineTool({
+  name: 'get_thai_asr_config',
+  title: 'Thai recognition configuration',
+  description: DESCRIPTION,
+  inputSchema: getThaiAsrConfigInput,
+  outputSchema: getThaiAsrConfigOutput,
+  annotations: READ_ONLY_ANNOTATIONS,
+  handler: (deps: SpeechToolDeps) => {
+    const seconds = deps.toolDeadlineSeconds;
+    return async (_args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
       try {
         const config = await deps.context.polymodal.thaiAsr.config({
@@ -63,6 +57,6 @@ export function registerGetThaiAsrConfig(server: McpServer, deps: SpeechToolDeps
       } finally {
         deadline.dispose();
       }
-    },
-  );
-}
+    };
+  },
+});

@@ -2,8 +2,7 @@
  * list_llm_models: the models of the platform's shared LLM pool, to pick one for ask_llm. Bounded by one
  * tool-call deadline: a list that hangs is not retried past it.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createToolDeadline, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import { createToolDeadline, defineTool, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { llmToolError } from './ask-llm.js';
 import type { SpeechToolDeps } from './speech-tool-deps.js';
@@ -18,21 +17,16 @@ const listLlmModelsOutput = {
   count: z.number(),
 };
 
-export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): void {
-  const seconds = deps.toolDeadlineSeconds;
-  server.registerTool(
-    'list_llm_models',
-    {
-      title: 'List shared LLM models',
-      description: DESCRIPTION,
-      inputSchema: listLlmModelsInput,
-      outputSchema: listLlmModelsOutput,
-      annotations: {
-        title: 'List shared LLM models',
-        ...READ_ONLY_ANNOTATIONS,
-      },
-    },
-    async (_args, extra) => {
+export const listLlmModelsTool = defineTool({
+  name: 'list_llm_models',
+  title: 'List shared LLM models',
+  description: DESCRIPTION,
+  inputSchema: listLlmModelsInput,
+  outputSchema: listLlmModelsOutput,
+  annotations: READ_ONLY_ANNOTATIONS,
+  handler: (deps: SpeechToolDeps) => {
+    const seconds = deps.toolDeadlineSeconds;
+    return async (_args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
       try {
         const { data } = await deps.context.polymodal.llm.models({
@@ -50,6 +44,6 @@ export function registerListLlmModels(server: McpServer, deps: SpeechToolDeps): 
       } finally {
         deadline.dispose();
       }
-    },
-  );
-}
+    };
+  },
+});

@@ -4,13 +4,13 @@
  * identical request again (same recordings and fields) returns the recorded score or joins the queued
  * task instead of being scored and paid for again; newJob=true scores anew.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadingScoreTask } from '@polymodal/core';
 import { READING_SCORE_MAX_UPLOAD_BYTES } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
+  defineTool,
   type JobView,
   jobOutputSchema,
   PLATFORM_WORK_ANNOTATIONS,
@@ -38,86 +38,79 @@ const scoreReadingInput = {
   newJob: z.boolean().default(false).describe('Score again (paid again).'),
 };
 
-export function registerScoreReading(server: McpServer, deps: SpeechToolDeps): void {
-  server.registerTool(
-    'score_reading',
-    {
-      title: 'Score a Thai reading',
-      description: DESCRIPTION,
-      inputSchema: scoreReadingInput,
-      outputSchema: jobOutputSchema,
-      annotations: {
-        title: 'Score a Thai reading',
-        ...PLATFORM_WORK_ANNOTATIONS,
-      },
-    },
-    async (args, extra) => {
-      const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
-      const inputs = resolveToolInputs(deps, deadline.signal);
-      try {
-        await deps.roots.ready();
-        if ((args.referenceText === undefined) === (args.referenceAudioPath === undefined)) {
-          throw new ValidationError(
-            'Give either referenceText or referenceAudioPath (exactly one). Nothing was sent.',
-          );
-        }
-        const limit = { maxBytes: READING_SCORE_MAX_UPLOAD_BYTES };
-        const studentAudio = await inputs.resolve(args.studentAudioPath, {
-          field: 'studentAudioPath',
-          ...limit,
-        });
-        const referenceAudio = args.referenceAudioPath
-          ? await inputs.resolve(args.referenceAudioPath, { field: 'referenceAudioPath', ...limit })
-          : undefined;
-        const submitted = await deps.context.polymodal.readingScore.submit({
-          studentAudio,
-          ...(args.referenceText ? { referenceText: args.referenceText } : {}),
-          ...(referenceAudio ? { referenceAudio } : {}),
-          ...(args.engine ? { engine: args.engine } : {}),
-          ...(args.studentId ? { studentId: args.studentId } : {}),
-          ...(args.lessonId ? { lessonId: args.lessonId } : {}),
-          ...(args.includePronunciation === undefined
-            ? {}
-            : { includePronunciation: args.includePronunciation }),
-          forceNew: args.newJob,
-          signal: extra.signal,
-          deadline: deadline.at,
-        });
-        const note = submitted.resumed
-          ? 'These recordings were scored before: this is the recorded score (no new charge).'
-          : submitted.joined
-            ? 'Joined the identical request already in progress (no new charge).'
-            : undefined;
-        if (submitted.kind === 'result') {
-          return {
-            content: [
-              {
-                type: 'text' as const,
-                text: [note, readingSummary(submitted.result)].filter(Boolean).join(' '),
-              },
-            ],
-            structuredContent: {
-              jobId: 'immediate',
-              status: 'SUCCESS',
-              progress: 100,
-              done: true,
-              outcome: 'succeeded',
-              next: 'nothing further is needed',
-              resumed: submitted.resumed,
-              ...readingOutcome(submitted.result),
-            },
-          };
-        }
-        return await waitForTask(deps, submitted.taskId, args.waitSeconds, extra, deadline.at, note);
-      } catch (error) {
-        return speechToolError(inputs.explain(error), deps);
-      } finally {
-        deadline.dispose();
-        await inputs.release();
+export const scoreReadingTool = defineTool({
+  name: 'score_reading',
+  title: 'Score a Thai reading',
+  description: DESCRIPTION,
+  inputSchema: scoreReadingInput,
+  outputSchema: jobOutputSchema,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: SpeechToolDeps) => async (args, extra) => {
+    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+    const inputs = resolveToolInputs(deps, deadline.signal);
+    try {
+      await deps.roots.ready();
+      if ((args.referenceText === undefined) === (args.referenceAudioPath === undefined)) {
+        throw new ValidationError(
+          'Give either referenceText or referenceAudioPath (exactly one). Nothing was sent.',
+        );
       }
-    },
-  );
-}
+      const limit = { maxBytes: READING_SCORE_MAX_UPLOAD_BYTES };
+      const studentAudio = await inputs.resolve(args.studentAudioPath, {
+        field: 'studentAudioPath',
+        ...limit,
+      });
+      const referenceAudio = args.referenceAudioPath
+        ? await inputs.resolve(args.referenceAudioPath, { field: 'referenceAudioPath', ...limit })
+        : undefined;
+      const submitted = await deps.context.polymodal.readingScore.submit({
+        studentAudio,
+        ...(args.referenceText ? { referenceText: args.referenceText } : {}),
+        ...(referenceAudio ? { referenceAudio } : {}),
+        ...(args.engine ? { engine: args.engine } : {}),
+        ...(args.studentId ? { studentId: args.studentId } : {}),
+        ...(args.lessonId ? { lessonId: args.lessonId } : {}),
+        ...(args.includePronunciation === undefined
+          ? {}
+          : { includePronunciation: args.includePronunciation }),
+        forceNew: args.newJob,
+        signal: extra.signal,
+        deadline: deadline.at,
+      });
+      const note = submitted.resumed
+        ? 'These recordings were scored before: this is the recorded score (no new charge).'
+        : submitted.joined
+          ? 'Joined the identical request already in progress (no new charge).'
+          : undefined;
+      if (submitted.kind === 'result') {
+        return {
+          content: [
+            {
+              type: 'text' as const,
+              text: [note, readingSummary(submitted.result)].filter(Boolean).join(' '),
+            },
+          ],
+          structuredContent: {
+            jobId: 'immediate',
+            status: 'SUCCESS',
+            progress: 100,
+            done: true,
+            outcome: 'succeeded',
+            next: 'nothing further is needed',
+            resumed: submitted.resumed,
+            ...readingOutcome(submitted.result),
+          },
+        };
+      }
+      return await waitForTask(deps, submitted.taskId, args.waitSeconds, extra, deadline.at, note);
+    } catch (error) {
+      return speechToolError(inputs.explain(error), deps);
+    } finally {
+      deadline.dispose();
+      await inputs.release();
+    }
+  },
+});
 
 /** What the long-job answer needs to know of a queued reading score. */
 export function readingTaskView(task: ReadingScoreTask): JobView {

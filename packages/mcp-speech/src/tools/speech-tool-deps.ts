@@ -1,7 +1,7 @@
 /**
  * What every tool of the speech server receives, and the error result they share.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@polymodal/mcp-common';
 import { type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
 
 export type SpeechToolDeps = ToolContext;

@@ -11,13 +11,13 @@
  * transcription streams) before the first request; the core client decodes it block by block while it
  * streams, so a long recording never sits in memory.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { TranscribeResult } from '@polymodal/core';
 import { redactSecrets } from '@polymodal/core/config';
 import { DEFAULT_DOWNLOAD_LIMITS } from '@polymodal/core/net';
 import {
   createProgressReporter,
   createToolDeadline,
+  defineTool,
   PLATFORM_WORK_ANNOTATIONS,
   resolveToolInputs,
 } from '@polymodal/mcp-common';
@@ -53,21 +53,16 @@ const transcribeThaiOutput = z.looseObject({
   totalAudioSeconds: z.number(),
 });
 
-export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps): void {
-  const seconds = deps.toolDeadlineSeconds;
-  server.registerTool(
-    'transcribe_thai',
-    {
-      title: 'Transcribe Thai speech',
-      description: describeTool(seconds),
-      inputSchema: transcribeThaiInput,
-      outputSchema: transcribeThaiOutput,
-      annotations: {
-        title: 'Transcribe Thai speech',
-        ...PLATFORM_WORK_ANNOTATIONS,
-      },
-    },
-    async (args, extra) => {
+export const transcribeThaiTool = defineTool({
+  name: 'transcribe_thai',
+  title: 'Transcribe Thai speech',
+  description: describeTool,
+  inputSchema: transcribeThaiInput,
+  outputSchema: transcribeThaiOutput,
+  annotations: PLATFORM_WORK_ANNOTATIONS,
+  handler: (deps: SpeechToolDeps) => {
+    const seconds = deps.toolDeadlineSeconds;
+    return async (args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
       const inputs = resolveToolInputs(deps, deadline.signal);
       try {
@@ -133,9 +128,9 @@ export function registerTranscribeThai(server: McpServer, deps: SpeechToolDeps):
         deadline.dispose();
         await inputs.release();
       }
-    },
-  );
-}
+    };
+  },
+});
 
 /** The text an agent reads: the transcript, or what there is of it and how to get the rest. */
 function describeResult(

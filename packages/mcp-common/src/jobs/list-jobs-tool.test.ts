@@ -1,12 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createJobLedger } from '@polymodal/core/jobs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { registerListJobsTool } from './register-list-jobs-tool.js';
+import { connectTools, ledgerContext } from '../../test/support/test-tools.js';
+import { listJobsTool } from './list-jobs-tool.js';
 
 describe('list_jobs', () => {
   let dir: string;
@@ -38,12 +36,10 @@ describe('list_jobs', () => {
     });
     await ledger.insert({ service: 'speech', fingerprint: 'c', id: 'other', lastStatus: 'PENDING' });
 
-    const server = new McpServer({ name: 't', version: '1' });
-    registerListJobsTool(server, { ledger, services: ['meeting'], secrets: [], getTool: 'get_meeting' });
-    const client = new Client({ name: 'c', version: '1' });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    await client.connect(clientTransport);
+    const client = await connectTools(
+      [listJobsTool({ services: ['meeting'], getTool: 'get_meeting' })],
+      ledgerContext(ledger),
+    );
 
     const { tools } = await client.listTools();
     expect(tools[0]?.annotations?.readOnlyHint).toBe(true);
@@ -85,12 +81,7 @@ describe('list_jobs', () => {
         parts: ['p2', 'p1', 'p3'].map((fingerprint) => ({ service: 'speech-synthesis', fingerprint })),
       },
     });
-    const server = new McpServer({ name: 't', version: '1' });
-    registerListJobsTool(server, { ledger, services: ['speech-text'], secrets: [] });
-    const client = new Client({ name: 'c', version: '1' });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverTransport);
-    await client.connect(clientTransport);
+    const client = await connectTools([listJobsTool({ services: ['speech-text'] })], ledgerContext(ledger));
 
     const result = await client.callTool({ name: 'list_jobs', arguments: {} });
     expect(result.isError).toBeFalsy();

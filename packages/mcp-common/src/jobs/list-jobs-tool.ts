@@ -5,29 +5,26 @@
  * of today (UTC) from the same ledger: charged, reserved by jobs not charged yet, and with a daily budget
  * what is left of it — per tenant, since each tenant has a ledger of its own.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { JobLedger, LedgerEntry } from '@polymodal/core/jobs';
+import type { LedgerEntry } from '@polymodal/core/jobs';
 import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
 import { entryCredits } from '../budget/entry-credits.js';
 import { utcDay } from '../budget/utc-day.js';
 import { hideServerPaths } from '../errors/hide-server-paths.js';
 import { toolError } from '../errors/tool-error.js';
+import { defineTool, type ToolDefinition } from '../tools/define-tool.js';
+import type { ToolContext } from '../tools/tool-context.js';
 
 export interface ListJobsToolOptions {
-  ledger: JobLedger;
   /** Ledger services this server owns (e.g. `['meeting']`). */
   services: readonly string[];
-  secrets: readonly string[];
-  /** Server directories its callers must not see (see `ServerContext.hiddenDirs`): files are named relative. */
-  hiddenDirs?: () => readonly string[];
   /** Tool name, default `list_jobs`. */
   name?: string;
   /** Tool that shows a job's live state, named in the description and hints (e.g. `get_meeting`). */
   getTool?: string;
   /** Noun for the jobs in texts, default "jobs". */
   noun?: string;
-  /** The daily credit budget to show; default the one created on `ledger` (the context's). */
+  /** The daily credit budget to show; default the one created on the context's ledger. */
   budget?: CreditBudget;
 }
 
@@ -66,55 +63,54 @@ const listJobsOutput = z.looseObject({
   credits: z.looseObject({ spent: z.number() }),
 });
 
-export function registerListJobsTool(server: McpServer, options: ListJobsToolOptions): void {
-  const name = options.name ?? 'list_jobs';
+/** `list_jobs` over the services given, reading the ledger of the calling context (its tenant's, over HTTP). */
+export function listJobsTool(options: ListJobsToolOptions): ToolDefinition<ToolContext> {
   const noun = options.noun ?? 'jobs';
   const getHint = options.getTool ? ` Live state: ${options.getTool}.` : '';
-  server.registerTool(
-    name,
-    {
-      title: `List ${noun} started here`,
-      description:
-        `Lists the ${noun} started here, newest first (local, free; last seen status), and today's credits.` +
-        `${getHint} Find a jobId here instead of paying again.`,
-      inputSchema: listJobsInput,
-      outputSchema: listJobsOutput,
-      annotations: {
-        title: `List ${noun} started here`,
-        readOnlyHint: true,
-        destructiveHint: false,
-        idempotentHint: true,
-        openWorldHint: false,
+  return defineTool({
+    name: options.name ?? 'list_jobs',
+    title: `List ${noun} started here`,
+    description:
+      `Lists the ${noun} started here, newest first (local, free; last seen status), and today's credits.` +
+      `${getHint} Find a jobId here instead of paying again.`,
+    inputSchema: listJobsInput,
+    outputSchema: listJobsOutput,
+    annotations: {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
+    handler:
+      ({ context }: ToolContext) =>
+      async ({ limit }) => {
+        try {
+          const budget = options.budget ?? creditBudgetOf(context.ledger);
+          // One read of the whole ledger serves both the list and today's credits (which count every job).
+          const all = await context.ledger.list();
+          const entries = selectEntries(all, options.services, limit);
+          const credits = budget ? await budget.today(all) : countWithoutBudget(all);
+          const byKey = new Map(all.map((entry) => [entryKey(entry), entry]));
+          const hidden = context.hiddenDirs();
+          const jobs = entries.map((entry) => toListedJob(entry, byKey, hidden));
+          const lines = jobs.map(
+            (job) =>
+              `- ${job.jobId ?? '(not created yet)'} ${job.status}${job.title ? ` "${job.title}"` : ''} (${job.createdAt})${describeParts(job.parts)}`,
+          );
+          const listing =
+            jobs.length === 0
+              ? `No ${noun} recorded by this installation yet.`
+              : `${jobs.length} ${noun} recorded by this installation (last seen status):\n${lines.join('\n')}`;
+          const text = `${listing}\n${describeCredits(credits)}`;
+          return {
+            content: [{ type: 'text', text }],
+            structuredContent: { jobs, count: jobs.length, credits },
+          };
+        } catch (error) {
+          return toolError(error, { secrets: context.secrets, hiddenDirs: context.hiddenDirs() });
+        }
       },
-    },
-    async ({ limit }) => {
-      try {
-        const budget = options.budget ?? creditBudgetOf(options.ledger);
-        // One read of the whole ledger serves both the list and today's credits (which count every job).
-        const all = await options.ledger.list();
-        const entries = selectEntries(all, options.services, limit);
-        const credits = budget ? await budget.today(all) : countWithoutBudget(all);
-        const byKey = new Map(all.map((entry) => [entryKey(entry), entry]));
-        const hidden = options.hiddenDirs?.() ?? [];
-        const jobs = entries.map((entry) => toListedJob(entry, byKey, hidden));
-        const lines = jobs.map(
-          (job) =>
-            `- ${job.jobId ?? '(not created yet)'} ${job.status}${job.title ? ` "${job.title}"` : ''} (${job.createdAt})${describeParts(job.parts)}`,
-        );
-        const listing =
-          jobs.length === 0
-            ? `No ${noun} recorded by this installation yet.`
-            : `${jobs.length} ${noun} recorded by this installation (last seen status):\n${lines.join('\n')}`;
-        const text = `${listing}\n${describeCredits(credits)}`;
-        return {
-          content: [{ type: 'text', text }],
-          structuredContent: { jobs, count: jobs.length, credits },
-        };
-      } catch (error) {
-        return toolError(error, { secrets: options.secrets, hiddenDirs: options.hiddenDirs?.() ?? [] });
-      }
-    },
-  );
+  });
 }
 
 function selectEntries(

@@ -1,0 +1,150 @@
+/**
+ * Tools as data. A tool file exports one definition — its name, what `tools/list` shows of it, and a handler
+ * built from the server's dependencies — and a server is a list of such definitions (a `ToolGroup`). Nothing
+ * in a tool file talks to the MCP SDK: the installer (`server/sdk-server.ts`) registers each definition once,
+ * wraps its handler once (platform client, metrics, output links, roots) and builds the `tools/list` answer
+ * from the same list. The combined server concatenates the servers' groups.
+ *
+ * Definitions are built once per process, at module level: over Streamable HTTP every request builds a new
+ * server from the same objects, and the JSON Schema of each schema object is converted once per process.
+ */
+import { z } from 'zod';
+import type {
+  CallToolResult,
+  ElicitRequestFormParams,
+  ElicitResult,
+  Icon,
+  ToolAnnotations,
+  ToolExtra,
+} from '../server/sdk-types.js';
+import type { ToolContext } from './tool-context.js';
+
+/** What a tool may ask of the session it answers in, besides its request's own `extra`. */
+export interface ToolSession {
+  /** Whether the client declared the elicitation capability. */
+  canElicit(): boolean;
+  /** Asks the user through the client (`elicitation/create`, form mode); the answer is checked against the schema. */
+  elicit(request: ElicitRequestFormParams, options: { signal: AbortSignal }): Promise<ElicitResult>;
+}
+
+/** One call of a tool: its arguments (already checked against its input schema) and the request's context. */
+export type ToolHandler<A = Record<string, unknown>> = (args: A, extra: ToolExtra) => Promise<CallToolResult>;
+
+/** What `tools/list` shows of a tool, and how the server checks its calls. */
+export interface ToolSpec {
+  readonly name: string;
+  readonly title: string;
+  /** The description, or how it reads for the server's tool deadline (a tool that says how long it may take). */
+  readonly description: string | ((toolDeadlineSeconds: number) => string);
+  /** Checked by the server before the handler runs; shown as the tool's input JSON Schema. */
+  readonly inputSchema: z.ZodObject;
+  /** Checked against every result's `structuredContent`; shown as the tool's output JSON Schema. */
+  readonly outputSchema?: z.ZodObject | undefined;
+  readonly annotations: ToolAnnotations;
+  readonly _meta?: Record<string, unknown> | undefined;
+}
+
+/** A tool: its spec and the handler it gets for a server's dependencies `D`. */
+export interface ToolDefinition<D> extends ToolSpec {
+  /** Called once per server instance (over HTTP: per request or session) with that server's dependencies. */
+  readonly handler: (deps: D, session: ToolSession) => ToolHandler;
+}
+
+/** A tool as its file writes it: the input schema as a field map, the handler typed by it. */
+export interface ToolSource<D, S extends z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: ToolSpec['description'];
+  inputSchema: S;
+  /** A zod object, or a field map made one here. */
+  outputSchema?: z.ZodObject | z.ZodRawShape | undefined;
+  /** The title is repeated here by the installer, so the annotations need not name it. */
+  annotations: ToolAnnotations;
+  _meta?: Record<string, unknown> | undefined;
+  handler: (deps: D, session: ToolSession) => ToolHandler<z.output<z.ZodObject<S>>>;
+}
+
+/**
+ * A tool definition from its source. The input field map becomes one zod object here, once per process, the
+ * same object the server checks calls against and converts for `tools/list`.
+ */
+export function defineTool<D, S extends z.ZodRawShape>(source: ToolSource<D, S>): ToolDefinition<D> {
+  const { inputSchema, outputSchema, handler, annotations, ...spec } = source;
+  return {
+    ...spec,
+    annotations: { title: source.title, ...annotations },
+    inputSchema: objectOf(inputSchema),
+    ...(outputSchema === undefined
+      ? {}
+      : { outputSchema: outputSchema instanceof z.ZodObject ? outputSchema : objectOf(outputSchema) }),
+    // The server checks the arguments against `inputSchema` before the handler sees them, so they have the
+    // shape the handler's type names; the list of definitions cannot carry each tool's own argument type.
+    handler: handler as ToolDefinition<D>['handler'],
+  };
+}
+
+// A field map's zod object, once per process: a tool defined per server (the combined server's `list_jobs`)
+// from module-level field maps then has the same schema objects, converted to JSON Schema once.
+const objects = new WeakMap<z.ZodRawShape, z.ZodObject>();
+
+function objectOf(shape: z.ZodRawShape): z.ZodObject {
+  let object = objects.get(shape);
+  if (object === undefined) {
+    object = z.object(shape);
+    objects.set(shape, object);
+  }
+  return object;
+}
+
+/** A tool of a group, bound to one server instance: its spec, and its handler built on first use. */
+export interface BoundTool {
+  readonly spec: ToolSpec;
+  handler(): ToolHandler;
+}
+
+/** The tools of one server with what they need: the unit a server is made of, and a combined server concatenates. */
+export interface ToolGroup {
+  /** Listed on each of the group's tools, wherever the group is installed. */
+  readonly icons: readonly Icon[];
+  readonly tools: readonly ToolSpec[];
+  /** The group's tools on one server instance, in order, with the dependencies built from the common ones. */
+  bind(common: ToolContext, session: ToolSession): readonly BoundTool[];
+}
+
+/** A group of tools sharing the dependencies `toolContext` builds from the common ones. */
+export function toolGroup<D>(options: {
+  icons?: readonly Icon[];
+  tools: readonly ToolDefinition<D>[];
+  /** The group's dependencies on one server instance (`sameContext` when the common ones suffice). */
+  toolContext: (common: ToolContext) => D;
+}): ToolGroup {
+  const { tools, toolContext } = options;
+  return {
+    icons: options.icons ?? [],
+    tools,
+    bind(common, session) {
+      // Built once per server instance, and only when one of the group's tools is installed on it.
+      let deps: { value: D } | undefined;
+      return tools.map((tool) => ({
+        spec: tool,
+        handler: () => {
+          deps ??= { value: toolContext(common) };
+          return tool.handler(deps.value, session);
+        },
+      }));
+    },
+  };
+}
+
+/** The `toolContext` of a group whose tools need only the common context. */
+export const sameContext = (common: ToolContext): ToolContext => common;
+
+/** The group without the named tools (the combined server lists one `list_jobs` of its own). */
+export function exceptTools(group: ToolGroup, names: readonly string[]): ToolGroup {
+  const dropped = new Set(names);
+  return {
+    icons: group.icons,
+    tools: group.tools.filter((tool) => !dropped.has(tool.name)),
+    bind: (common, session) => group.bind(common, session).filter((tool) => !dropped.has(tool.spec.name)),
+  };
+}

@@ -1,0 +1,2 @@
+export * from './define-tool.js';
+export * from './tool-context.js';
