@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: ['src/index.ts', 'src/host.ts', 'src/http.ts'],
   format: ['esm'],
   // Declarations come from `tsc -b` (the root's `build:types`), and tests' typecheck reuses them.
   dts: false,

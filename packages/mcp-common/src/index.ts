@@ -1,21 +1,49 @@
-export * from './annotations/index.js';
 /**
- * @polymodal/mcp-common: the MCP glue every Polymodal server shares — context from the environment,
- * error results, the long-job contract, tool deadlines, roots, output links, subtitle writers, the server
- * factory, the stdio/HTTP runners and the tenants (authentication and isolation) of an HTTP server.
+ * @polymodal/mcp-common, the tool kit: what a tool file imports. A tool is a definition (`defineTool`), a
+ * server's tools are a group (`toolGroup`); the long-job contract (`respondWithJob`, `waitSeconds`, progress,
+ * handles), tool deadlines, error results, output links, remote inputs, credit estimates and subtitles.
+ * Running a server (the factory, the stdio/HTTP runners, tenants, metrics) is `@polymodal/mcp-common/host`.
  */
-export * from './budget/index.js';
-export * from './context/index.js';
-export * from './deadline/index.js';
-export * from './errors/index.js';
-export * from './inputs/index.js';
-export * from './jobs/index.js';
-export * from './logging/index.js';
-export * from './metrics/index.js';
-export * from './outputs/index.js';
-export * from './roots/index.js';
-export * from './runners/index.js';
-export * from './server/index.js';
-export * from './subtitles/index.js';
-export * from './tenants/index.js';
-export * from './tools/index.js';
+export { PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from './annotations/tool-annotations.js';
+export { BudgetExceededError } from './budget/budget-exceeded-error.js';
+export { budgetToolError } from './budget/budget-tool-error.js';
+export { restartCredits } from './budget/entry-credits.js';
+export { type CreditEstimate, estimateMeetingCredits } from './budget/estimate-meeting-credits.js';
+export type { ServerContext } from './context/create-server-context.js';
+export { createToolDeadline, type ToolDeadline } from './deadline/tool-deadline.js';
+export { TOOL_ERROR_META_KEY, type ToolErrorHints, toolError } from './errors/tool-error.js';
+export { jobOutputSchema, keepWaitingHint } from './jobs/job-handle.js';
+export { type ListJobsToolOptions, listJobsTool } from './jobs/list-jobs-tool.js';
+export {
+  createProgressReporter,
+  createWaitSecondsSchema,
+  type ProgressReporter,
+  type ToolExtra,
+  type WaitExtra,
+} from './jobs/long-job-contract.js';
+export {
+  type JobOutcome,
+  type JobPollRequest,
+  type JobView,
+  type PresentedJob,
+  respondWithJob,
+} from './jobs/respond-with-job.js';
+export { outputLink } from './outputs/output-link.js';
+export type { CallToolResult, Icon, ResourceLink, ToolAnnotations } from './protocol/sdk-types.js';
+export { perContext } from './server/per-context.js';
+export { svgIcon } from './server/tool-list-json.js';
+export { formatSrt, formatVtt, type SubtitleCue } from './subtitles/format-subtitles.js';
+export {
+  type BoundTool,
+  defineTool,
+  exceptTools,
+  sameContext,
+  type ToolDefinition,
+  type ToolGroup,
+  type ToolHandler,
+  type ToolSession,
+  type ToolSpec,
+  toolGroup,
+} from './tools/define-tool.js';
+export { resolveToolInputs } from './tools/resolve-tool-inputs.js';
+export type { ToolContext } from './tools/tool-context.js';

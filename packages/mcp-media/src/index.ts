@@ -4,7 +4,7 @@
  * `--http` for Streamable HTTP. Configuration comes from POLYMODAL_* environment variables.
  */
 import { createRequire } from 'node:module';
-import { readPrecomputedToolList, runServerMain } from '@polymodal/mcp-common';
+import { readPrecomputedToolList, runServerMain } from '@polymodal/mcp-common/host';
 import { createServer, SERVER_NAME } from './server.js';
 
 const require = createRequire(import.meta.url);

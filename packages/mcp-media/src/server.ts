@@ -3,7 +3,11 @@
  * synthesis, with the long-job contract, file confinement, error results and logging of mcp-common.
  */
 import { createRequire } from 'node:module';
-import { createPolymodalServer, type PolymodalServerDeps, type ServerInstance } from '@polymodal/mcp-common';
+import {
+  createPolymodalServer,
+  type PolymodalServerDeps,
+  type ServerInstance,
+} from '@polymodal/mcp-common/host';
 import { MEDIA_ICON } from './icon.js';
 import { mediaTools } from './tools/index.js';
 

@@ -3,7 +3,11 @@
  * platform, with the shared long-job contract, file confinement and error results of mcp-common.
  */
 import { createRequire } from 'node:module';
-import { createPolymodalServer, type PolymodalServerDeps, type ServerInstance } from '@polymodal/mcp-common';
+import {
+  createPolymodalServer,
+  type PolymodalServerDeps,
+  type ServerInstance,
+} from '@polymodal/mcp-common/host';
 import { MEETING_ICON } from './icon.js';
 import { meetingTools } from './tools/index.js';
 

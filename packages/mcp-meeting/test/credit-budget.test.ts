@@ -10,14 +10,14 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { ServerContext } from '@polymodal/mcp-common';
+import { createServerContext } from '@polymodal/mcp-common/host';
 import {
-  createServerContext,
   createTenantAccess,
   type HttpServerHandle,
   runHttpServer,
-  type ServerContext,
   type TenantAccess,
-} from '@polymodal/mcp-common';
+} from '@polymodal/mcp-common/http';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectInMemory, tenantClients } from '../../mcp-common/test/support/server-harness.js';

@@ -16,7 +16,7 @@ import {
   type HttpServerHandle,
   runHttpServer,
   type TenantAccess,
-} from '@polymodal/mcp-common';
+} from '@polymodal/mcp-common/http';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';

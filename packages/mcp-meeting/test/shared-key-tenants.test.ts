@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { createServerContext } from '@polymodal/mcp-common';
+import { createServerContext } from '@polymodal/mcp-common/host';
 import { type Sandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveTenants } from '../../mcp-common/test/support/serve-tenants.js';

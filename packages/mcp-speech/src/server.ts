@@ -4,7 +4,11 @@
  * mcp-common.
  */
 import { createRequire } from 'node:module';
-import { createPolymodalServer, type PolymodalServerDeps, type ServerInstance } from '@polymodal/mcp-common';
+import {
+  createPolymodalServer,
+  type PolymodalServerDeps,
+  type ServerInstance,
+} from '@polymodal/mcp-common/host';
 import { SPEECH_ICON } from './icon.js';
 import { speechTools } from './tools/index.js';
 

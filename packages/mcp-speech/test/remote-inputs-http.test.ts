@@ -17,13 +17,13 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerFactory } from '@polymodal/mcp-common/host';
 import {
   createTenantAccess,
   type HttpServerHandle,
   runHttpServer,
-  type ServerFactory,
   type TenantAccess,
-} from '@polymodal/mcp-common';
+} from '@polymodal/mcp-common/http';
 import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';

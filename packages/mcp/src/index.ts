@@ -5,7 +5,7 @@
  * POLYMODAL_TOOLSETS and POLYMODAL_READ_ONLY.
  */
 import { createRequire } from 'node:module';
-import { readPrecomputedToolList, readReadOnly, runServerMain } from '@polymodal/mcp-common';
+import { readPrecomputedToolList, readReadOnly, runServerMain } from '@polymodal/mcp-common/host';
 import { readCombinedArgs } from './read-combined-args.js';
 import { createServer, parseToolsets, SERVER_NAME, TOOLSETS_VARIABLE } from './server.js';
 

@@ -19,7 +19,7 @@ import {
   type PolymodalServerDeps,
   readReadOnly,
   type ServerInstance,
-} from '@polymodal/mcp-common';
+} from '@polymodal/mcp-common/host';
 import { mediaTools } from '@polymodal/mcp-media';
 import { meetingTools } from '@polymodal/mcp-meeting';
 import { speechTools } from '@polymodal/mcp-speech';

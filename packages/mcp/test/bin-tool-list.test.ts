@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerInstance } from '@polymodal/mcp-common';
+import type { ServerInstance } from '@polymodal/mcp-common/host';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';

@@ -4,7 +4,7 @@
  * process, not once each. That holds only if every tool's schema objects are built once per process, so this
  * covers each real server.
  */
-import type { ServerInstance } from '@polymodal/mcp-common';
+import type { ServerInstance } from '@polymodal/mcp-common/host';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';

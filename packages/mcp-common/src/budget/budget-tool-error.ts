@@ -5,7 +5,7 @@
 
 import { redactSecrets } from '@polymodal/core/config';
 import { TOOL_ERROR_META_KEY } from '../errors/tool-error.js';
-import type { CallToolResult } from '../server/sdk-types.js';
+import type { CallToolResult } from '../protocol/sdk-types.js';
 import type { BudgetExceededError } from './budget-exceeded-error.js';
 
 export function budgetToolError(error: BudgetExceededError, secrets: readonly string[]): CallToolResult {

@@ -136,7 +136,7 @@ describe('createServerContext', () => {
 
     it('does not load the PostgreSQL driver until the ledger is first used (servers start fast)', async () => {
       // A process of its own, because this one may have loaded pg already; it imports the built package.
-      const built = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+      const built = fileURLToPath(new URL('../../dist/host.js', import.meta.url));
       const script = `
         import { createRequire } from 'node:module';
         const require = createRequire(import.meta.url);

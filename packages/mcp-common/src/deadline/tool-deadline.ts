@@ -9,7 +9,7 @@
  * what it has (a job's handle) instead of being cut off with the connection (see `drainSignal`).
  */
 import { TimeoutError } from '@polymodal/core/errors';
-import { currentRequestScope } from '../context/request-scope.js';
+import { currentRequestScope } from '../scope/request-scope.js';
 
 /** Seconds a tool call may use before it must answer with what it has. */
 export const TOOL_CALL_DEADLINE_SECONDS = 50;

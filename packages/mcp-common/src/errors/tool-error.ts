@@ -19,7 +19,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '@polymodal/core/errors';
-import type { CallToolResult } from '../server/sdk-types.js';
+import type { CallToolResult } from '../protocol/sdk-types.js';
 import { hideServerPaths } from './hide-server-paths.js';
 
 /** Facts the tool knows that make an error message actionable. */

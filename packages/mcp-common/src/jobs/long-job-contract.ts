@@ -4,7 +4,7 @@
  * increase. The waiting itself is `respondWithJob`.
  */
 import { z } from 'zod';
-import type { ToolExtra } from '../server/sdk-types.js';
+import type { ToolExtra } from '../protocol/sdk-types.js';
 
 export type { ToolExtra };
 

@@ -14,7 +14,7 @@
 
 import type { PollOutcome } from '@polymodal/core/jobs';
 import { drainSignal } from '../deadline/tool-deadline.js';
-import type { CallToolResult } from '../server/sdk-types.js';
+import type { CallToolResult } from '../protocol/sdk-types.js';
 import { keepWaitingHint } from './job-handle.js';
 import {
   createProgressReporter,

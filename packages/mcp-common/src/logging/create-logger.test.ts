@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runInRequestScope } from '../context/request-scope.js';
+import { runInRequestScope } from '../scope/request-scope.js';
 import { createLogger, parseLogFormat, parseLogLevel } from './create-logger.js';
 
 describe('createLogger', () => {

@@ -11,7 +11,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { redactSecrets } from '@polymodal/core/config';
-import { currentRequestScope } from '../context/request-scope.js';
+import { currentRequestScope } from '../scope/request-scope.js';
 
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
 export type LogFormat = 'text' | 'json';

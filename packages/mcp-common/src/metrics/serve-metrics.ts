@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '@polymodal/core/errors';
 import type { Logger } from '../logging/create-logger.js';
-import { isLoopbackHost } from '../runners/unauthenticated-bind-problem.js';
+import { isLoopbackHost } from '../network/unauthenticated-bind-problem.js';
 import type { PolymodalMetrics } from './create-metrics.js';
 import { DEFAULT_METRICS_HOST, decideMetricsAccess, METRICS_TOKEN_VARIABLE } from './metrics-access.js';
 

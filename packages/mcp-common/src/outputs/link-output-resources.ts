@@ -13,7 +13,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FileAccess } from '@polymodal/core';
-import type { CallToolResult, ResourceLink } from '../server/sdk-types.js';
+import type { CallToolResult, ResourceLink } from '../protocol/sdk-types.js';
 import { outputResourceUri } from './output-resources.js';
 
 /** The result with a `polymodal://outputs/` link beside (stdio) or instead of (HTTP) each output's file:// link. */

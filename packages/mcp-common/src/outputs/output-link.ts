@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ResourceLink } from '../server/sdk-types.js';
+import type { ResourceLink } from '../protocol/sdk-types.js';
 
 /** How many outputs' platform URLs are remembered (for the message that refuses a too large read). */
 const REMEMBERED_PLATFORM_URLS = 1_000;

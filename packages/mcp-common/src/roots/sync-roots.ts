@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FileAccess } from '@polymodal/core';
 import type { Logger } from '../logging/create-logger.js';
-import type { ToolExtra } from '../server/sdk-types.js';
+import type { ToolExtra } from '../protocol/sdk-types.js';
 
 export interface RootsSync {
   /** Resolves once the latest roots refresh has finished (at once when none is running). */

@@ -25,7 +25,7 @@ import {
 import type { FileAccess } from '@polymodal/core';
 import { createFileAccess } from '@polymodal/core/files';
 import type { Logger } from '../logging/create-logger.js';
-import type { ToolExtra } from '../server/sdk-types.js';
+import type { ToolExtra } from '../protocol/sdk-types.js';
 import { fileUrisToPaths, type RootsSync } from './sync-roots.js';
 
 interface SessionRoots {

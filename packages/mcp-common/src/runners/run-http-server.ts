@@ -36,11 +36,12 @@ import { type AddressInfo, isIPv6 } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ConfigError } from '@polymodal/core/errors';
-import { requestIdFrom, runInRequestScope } from '../context/request-scope.js';
 import type { Logger } from '../logging/create-logger.js';
 import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
 import { DEFAULT_METRICS_HOST } from '../metrics/metrics-access.js';
 import { type MetricsListener, serveMetrics, startMetricsListener } from '../metrics/serve-metrics.js';
+import { unauthenticatedBindProblem } from '../network/unauthenticated-bind-problem.js';
+import { requestIdFrom, runInRequestScope } from '../scope/request-scope.js';
 import type { AuthenticationResult, TenantAccess, TenantCaller } from '../tenants/create-tenant-access.js';
 import {
   PROTECTED_RESOURCE_WELL_KNOWN,
@@ -54,7 +55,6 @@ import {
   type HttpSessionOptions,
 } from './http-session-defaults.js';
 import type { ServerFactory, ServerInstance } from './server-instance.js';
-import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
 
 export {
   DEFAULT_MAX_SESSIONS,

@@ -10,6 +10,7 @@ import { ConfigError } from '@polymodal/core/errors';
 import { createLogger, parseLogLevel } from '../logging/create-logger.js';
 import { processMetrics } from '../metrics/create-metrics.js';
 import { METRICS_TOKEN_VARIABLE } from '../metrics/metrics-access.js';
+import { unauthenticatedBindProblem } from '../network/unauthenticated-bind-problem.js';
 import { createTenantAccess, type TenantAccess } from '../tenants/create-tenant-access.js';
 import {
   isAuthenticationConfigured,
@@ -24,7 +25,6 @@ import type { ServerArgs } from './parse-server-args.js';
 import type { HttpSettings } from './read-http-settings.js';
 import { runHttpServer } from './run-http-server.js';
 import type { ServerFactory } from './server-instance.js';
-import { unauthenticatedBindProblem } from './unauthenticated-bind-problem.js';
 
 export interface ServeHttpOptions {
   /** Bin name, used in log lines. */

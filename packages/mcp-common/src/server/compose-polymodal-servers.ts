@@ -4,10 +4,10 @@
  * that lists the jobs of every service included.
  */
 import { listJobsTool } from '../jobs/list-jobs-tool.js';
+import type { Icon } from '../protocol/sdk-types.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import { exceptTools, sameContext, type ToolGroup, toolGroup } from '../tools/define-tool.js';
 import { createPolymodalServer, type PolymodalServerDeps } from './create-polymodal-server.js';
-import type { Icon } from './sdk-types.js';
 
 /** A server included in the combined one. */
 export interface ComposedServer {

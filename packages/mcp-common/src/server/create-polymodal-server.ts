@@ -13,18 +13,17 @@
  * never asked for and never widen what the server reads (see `ContextClients`).
  */
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
-import type { RemoteInputsTestSeam } from '../inputs/resolve-tool-inputs.js';
 import type { PolymodalMetrics } from '../metrics/create-metrics.js';
 import { processMetricsSink } from '../metrics/process-metrics-sink.js';
 import { registerOutputResources } from '../outputs/output-resources.js';
+import type { Icon } from '../protocol/sdk-types.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import type { ToolGroup, ToolSpec } from '../tools/define-tool.js';
-import type { ToolContext } from '../tools/tool-context.js';
+import type { RemoteInputsTestSeam, ToolContext } from '../tools/tool-context.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
 import { createSdkServer, installTools } from './sdk-server.js';
-import type { Icon } from './sdk-types.js';
 
 export type { ToolContext };
 

@@ -26,12 +26,12 @@ import { toJSONSchema, type z } from 'zod';
 import type { MetricsSink } from '../metrics/process-metrics-sink.js';
 import { toolCallOutcome } from '../metrics/tool-call-outcome.js';
 import { addResourceLinks } from '../outputs/link-output-resources.js';
+import type { Icon } from '../protocol/sdk-types.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 import type { BoundTool, ToolGroup, ToolHandler, ToolSession, ToolSpec } from '../tools/define-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
-import type { Icon } from './sdk-types.js';
 import { withoutVacuousKeywords } from './tool-list-json.js';
 
 export { McpServer };

@@ -10,7 +10,7 @@
  *
  * `execution: {"taskSupport":"forbidden"}`, the protocol's default, is never listed (see `sdk-server.ts`).
  */
-import type { Icon } from './sdk-types.js';
+import type { Icon } from '../protocol/sdk-types.js';
 
 /**
  * A JSON Schema without `minimum: -(2^53 - 1)`, `maximum: 2^53 - 1`, `propertyNames: {type: string}` and

@@ -14,7 +14,7 @@
  */
 import { API_KEY_VARIABLE } from '@polymodal/core/config';
 import { ConfigError } from '@polymodal/core/errors';
-import { isLoopbackHost } from '../runners/unauthenticated-bind-problem.js';
+import { isLoopbackHost } from '../network/unauthenticated-bind-problem.js';
 
 export const OAUTH_ISSUER_VARIABLE = 'POLYMODAL_OAUTH_ISSUER';
 export const OAUTH_AUDIENCE_VARIABLE = 'POLYMODAL_OAUTH_AUDIENCE';

@@ -16,7 +16,7 @@ import type {
   Icon,
   ToolAnnotations,
   ToolExtra,
-} from '../server/sdk-types.js';
+} from '../protocol/sdk-types.js';
 import type { ToolContext } from './tool-context.js';
 
 /** What a tool may ask of the session it answers in, besides its request's own `extra`. */

@@ -2,8 +2,9 @@
  * What every tool of a Polymodal server receives: the context (platform client, files, ledger, log), the
  * client's roots and the tool deadline. A server's group may build more on it (`toolGroup`'s `toolContext`).
  */
+
+import type { RemoteInputsOptions } from '@polymodal/core/net';
 import type { ServerContext } from '../context/create-server-context.js';
-import type { RemoteInputsTestSeam } from '../inputs/resolve-tool-inputs.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 
 export interface ToolContext {
@@ -14,3 +15,6 @@ export interface ToolContext {
   /** How remote inputs reach their hosts (tests only; see `PolymodalServerDeps.remoteInputs`). */
   remoteInputs?: RemoteInputsTestSeam;
 }
+
+/** Tests only: how downloads reach a loopback server. Never read from configuration. */
+export type RemoteInputsTestSeam = Pick<RemoteInputsOptions, 'connect' | 'lookup'>;

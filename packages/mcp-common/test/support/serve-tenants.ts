@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createTenantAccess, type HttpServerHandle, runHttpServer } from '@polymodal/mcp-common';
+import { createTenantAccess, type HttpServerHandle, runHttpServer } from '@polymodal/mcp-common/http';
 import type { Sandbox } from '@polymodal/sandbox';
 import { type Connection, type ServerInstance, tenantClients } from './server-harness.js';
 

@@ -5,11 +5,8 @@
  * a local file, with every check a local file gets. `release()` at the end of the call removes the
  * downloads (an identical URL given twice in the call is downloaded once).
  */
-import { createRemoteInputs, type RemoteInputs, type RemoteInputsOptions } from '@polymodal/core/net';
-import type { ToolContext } from '../server/create-polymodal-server.js';
-
-/** Tests only: how downloads reach a loopback server. Never read from configuration. */
-export type RemoteInputsTestSeam = Pick<RemoteInputsOptions, 'connect' | 'lookup'>;
+import { createRemoteInputs, type RemoteInputs } from '@polymodal/core/net';
+import type { ToolContext } from './tool-context.js';
 
 /** Short wording for an input argument's description: what the argument now accepts. */
 export const LOCAL_OR_HTTPS = 'absolute local path, or an https:// URL (downloaded first)';

@@ -1,1 +1,0 @@
-export * from './tool-deadline.js';

@@ -1,1 +1,0 @@
-export * from './tool-error.js';

@@ -1,3 +1,0 @@
-export * from './link-output-resources.js';
-export * from './output-link.js';
-export * from './output-resources.js';

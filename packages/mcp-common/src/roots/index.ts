@@ -1,1 +1,0 @@
-export * from './sync-roots.js';

@@ -1,2 +1,0 @@
-export * from './define-tool.js';
-export * from './tool-context.js';
