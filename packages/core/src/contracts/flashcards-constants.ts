@@ -2,7 +2,7 @@
  * The flashcards service's constants (directions, limits, states), apart from its schemas: code that needs
  * only these does not build the schemas. Re-exported by flashcards.ts.
  */
-export const FLASHCARDS_API_PATH = '/api/video-flashcards/v1';
+export { FLASHCARDS_API_PATH } from '../services/service-table.js';
 
 export const LEARNING_DIRECTIONS = [
   'thai_to_chinese',

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-export const LLM_API_PATH = '/api/llm/v1';
+export { LLM_API_PATH } from '../services/service-table.js';
 
 export const LlmModel = z.looseObject({
   id: z.string().min(1),

@@ -2,7 +2,7 @@
  * The speech synthesis service's constants (languages, models, limits), apart from its schemas: code that
  * needs only these does not build the schemas. Re-exported by speech-synthesis.ts.
  */
-export const TTS_API_PATH = '/api/tts/v1';
+export { TTS_API_PATH } from '../services/service-table.js';
 export const TTS_LANGUAGES = ['en', 'zh', 'vi', 'th', 'ms', 'lo', 'ja', 'ko'] as const;
 export type TtsLanguage = (typeof TTS_LANGUAGES)[number];
 export const TTS_MODELS = ['model_a', 'model_b', 'model_c', 'model_d'] as const;

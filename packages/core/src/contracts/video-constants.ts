@@ -2,8 +2,7 @@
  * The video services' constants (paths, states, image-to-video's models and options) and `jobErrorText`,
  * apart from their schemas: code that needs only these does not build the schemas. Re-exported by video.ts.
  */
-export const CATALOG_VIDEO_API_PATH = '/api/modelhub/v1';
-export const IMAGE_TO_VIDEO_API_PATH = '/api/imgvid/v1';
+export { CATALOG_VIDEO_API_PATH, IMAGE_TO_VIDEO_API_PATH } from '../services/service-table.js';
 
 /** Largest seed sent; the services clamp to a "service-safe range" whose bounds are not published. */
 export const MAX_VIDEO_SEED = 2_147_483_647;

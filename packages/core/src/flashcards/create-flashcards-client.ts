@@ -19,7 +19,6 @@
  * URL shapes and public hosts for direct video URLs.
  */
 
-import { FLASHCARDS_SERVICE } from '../client/service-names.js';
 import {
   DIRECTION_LANGUAGES,
   FLASHCARD_TERMINAL_STATES,
@@ -55,12 +54,13 @@ import {
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
+import { FLASHCARDS_SERVICE, serviceOf } from '../services/service-table.js';
 import { createMultipartFileBody, inspectOpenedRecording } from '../upload/index.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { checkJobId } from '../video/video-job-client.js';
 
 export { FLASHCARDS_SERVICE };
-export const FLASHCARDS_POLL_INTERVAL_MS = 3_000;
+export const FLASHCARDS_POLL_INTERVAL_MS = serviceOf(FLASHCARDS_SERVICE).pollIntervalMs;
 export const FLASHCARDS_WAIT_TIMEOUT_MS = 60 * 60 * 1000;
 
 export type FlashcardSourceType = 'youtube' | 'direct_video_url';

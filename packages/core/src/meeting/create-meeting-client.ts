@@ -11,7 +11,6 @@
  *   created from a recorded receipt answers 200 with the existing job instead of creating a second one.
  */
 import { z } from 'zod';
-import { MEETING_SERVICE } from '../client/service-names.js';
 import {
   CreateJobResponse,
   CreateMeetingJobRequest,
@@ -55,6 +54,7 @@ import {
   waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint, type LedgerEntry, type LedgerPatch } from '../ledger/index.js';
+import { MEETING_SERVICE } from '../services/service-table.js';
 import {
   assertWithinUploadLimit,
   createMultipartFileBody,

@@ -23,7 +23,6 @@
  * never at a path rebuilt from the id.
  */
 import path from 'node:path';
-import { READING_SCORE_SERVICE } from '../client/service-names.js';
 import {
   canonicalReadingScoreField,
   LEGACY_READING_SCORE_API_PATH,
@@ -61,6 +60,7 @@ import {
   waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
+import { READING_SCORE_SERVICE, serviceOf } from '../services/service-table.js';
 import {
   createMultipartFileBody,
   RECORDING_CONTENT_TYPES,
@@ -71,7 +71,7 @@ import {
 import { validateRecordingContent } from '../upload/validate-recording-content.js';
 
 export { READING_SCORE_SERVICE };
-export const READING_SCORE_POLL_INTERVAL_MS = 2_000;
+export const READING_SCORE_POLL_INTERVAL_MS = serviceOf(READING_SCORE_SERVICE).pollIntervalMs;
 export const READING_SCORE_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** `timeout` bounds the whole submission (like `deadline`); `maxRetries` applies to its requests. */

@@ -21,7 +21,6 @@
 import path from 'node:path';
 import { concatWav } from '../audio/concat-wav.js';
 import { readAtOf, readWavHeader } from '../audio/read-wav-header.js';
-import { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE } from '../client/service-names.js';
 import {
   CustomVoiceCreated,
   isTruthyConsent,
@@ -59,6 +58,7 @@ import { fingerprint, type LedgerEntry } from '../ledger/index.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
 import { isWav } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
+import { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE, serviceOf } from '../services/service-table.js';
 import { createMultipartFieldsBody, createMultipartFileBody } from '../upload/index.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { checkJobId } from '../video/video-job-client.js';
@@ -66,7 +66,7 @@ import { ConcurrencyGovernor, type Slot, type SpeechGovernor } from './concurren
 import { splitSpeechText } from './split-speech-text.js';
 
 export { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE };
-export const TTS_MIN_POLL_MS = 1_000;
+export const TTS_MIN_POLL_MS = serviceOf(SPEECH_SYNTHESIS_SERVICE).pollIntervalMs;
 export const TTS_MAX_POLL_MS = 15_000;
 export const TTS_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
 /** The spec's polling rule as the engine's cadence: a quarter longer per read, at most 15 s, 10 % jitter. */

@@ -27,6 +27,7 @@ describe('platformServiceOf', () => {
     expect(platformServiceOf(`${MEETING_API_PATH}/jobs/job_123`)).toBe('meeting');
     expect(platformServiceOf(`${TTS_API_PATH}/audio/speech/task_9`)).toBe('speech');
     expect(platformServiceOf('/api/llm/v1/models')).toBe('llm');
+    expect(platformServiceOf('/api/low-latency-asr/reading-score/task/t1')).toBe('reading-score');
     expect(platformServiceOf('/api/llm/v10/x')).toBe('other');
     expect(platformServiceOf('/somewhere/else')).toBe('other');
   });

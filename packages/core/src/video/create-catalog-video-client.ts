@@ -8,7 +8,6 @@
  * service offers no idempotency key); status is polled every 3 s.
  */
 
-import { CATALOG_VIDEO_SERVICE } from '../client/service-names.js';
 import {
   CATALOG_VIDEO_API_PATH,
   CatalogEnvelope,
@@ -20,6 +19,7 @@ import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
 import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
 import type { JobEngine, PollOutcome } from '../jobs/index.js';
+import { CATALOG_VIDEO_SERVICE } from '../services/service-table.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
 import {
   checkMediaReference,

@@ -22,8 +22,9 @@ import {
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
+import { serviceOf } from '../services/service-table.js';
 
-export const VIDEO_POLL_INTERVAL_MS = 3_000;
+export const VIDEO_POLL_INTERVAL_MS = serviceOf('catalog-video').pollIntervalMs;
 export const VIDEO_WAIT_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
