@@ -19,6 +19,8 @@ export {
 export type * from './flashcards/index.js';
 // Types only: the per-call options of every method; requests, results and options of every client; events.
 export type { CallOptions } from './http/index.js';
+// The options of every client's `poll` and `wait`, and the view of a job every answer shows.
+export type { JobOutcome, JobPollOptions, JobView, JobWaitOptions } from './jobs/index.js';
 // Errors thrown by the job engine, the ledger and the downloader, which callers catch like the others.
 export { SubmissionInProgressError } from './jobs/index.js';
 export { LedgerError } from './ledger/index.js';

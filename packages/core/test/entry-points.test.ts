@@ -21,6 +21,22 @@ function load(specifier: string): { names?: string[]; code?: string } {
   return JSON.parse(output);
 }
 
+/** The source files a built entry loads, through every chunk it imports (esbuild names them in comments). */
+async function builtSources(entry: string): Promise<string[]> {
+  const dist = path.join(PACKAGE_DIR, 'dist');
+  const sources: string[] = [];
+  const seen = new Set<string>();
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = await readFile(path.join(dist, file), 'utf8');
+    for (const match of code.matchAll(/(?:from|import) "\.\/([^"]+)"/g)) pending.push(match[1] as string);
+    for (const match of code.matchAll(/^\/\/ (src\/\S+\.ts)$/gm)) sources.push(match[1] as string);
+  }
+  return sources;
+}
+
 describe('entry points of @polymodal/core', () => {
   it('the root exports exactly the pinned names: the client, file access, configuration and errors', async () => {
     const pinned = (await readFile(path.join(import.meta.dirname, 'root-exports.txt'), 'utf8'))
@@ -47,6 +63,16 @@ describe('entry points of @polymodal/core', () => {
   ])('@polymodal/core/%s resolves and exports what it documents', (subpath, expected) => {
     const names = load(`@polymodal/core/${subpath}`).names ?? [];
     for (const name of expected) expect(names).toContain(name);
+  });
+
+  it('constants builds no contract schema and loads no client (the servers read it for their tool lists)', async () => {
+    const loaded = await builtSources('constants.js');
+    expect(loaded).toContain('src/services/service-table.ts');
+    const schemas = loaded.filter(
+      (source) => source.startsWith('src/contracts/') && !/-constants\.ts$|api-paths\.ts$/.test(source),
+    );
+    expect(schemas).toEqual([]);
+    expect(loaded.filter((source) => source.includes('-client.ts') || source.includes('/http/'))).toEqual([]);
   });
 
   it('refuses internals: a helper directory, a built file, a source file', () => {

@@ -3,7 +3,6 @@
  * only these (an MCP server listing its tools) does not build the schemas. Re-exported by meeting.ts.
  */
 import { z } from 'zod';
-import { serviceOf } from '../services/service-table.js';
 
 export { MEETING_API_PATH } from '../services/service-table.js';
 
@@ -38,7 +37,6 @@ export type MeetingAsrEngine = z.infer<typeof MeetingAsrEngine>;
 export const MEETING_EXTENSIONS = ['.mp4', '.mov', '.avi', '.mkv', '.mp3', '.m4a', '.wav'] as const;
 export const MEETING_MAX_DURATION_SECONDS = 2 * 60 * 60;
 export const MEETING_RECEIPT_LIFETIME_MS = 2 * 60 * 60 * 1000;
-export const MEETING_POLL_INTERVAL_MS = serviceOf('meeting').pollIntervalMs;
 export const MEETING_LIST_LIMIT = 100;
 export const MEETING_CREDITS_PER_STARTED_MINUTE = 4;
 

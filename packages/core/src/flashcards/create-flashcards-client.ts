@@ -21,7 +21,6 @@
 
 import {
   DIRECTION_LANGUAGES,
-  FLASHCARD_TERMINAL_STATES,
   FLASHCARD_VIDEO_EXTENSIONS,
   FLASHCARDS_API_PATH,
   FLASHCARDS_MAX_UPLOAD_BYTES,
@@ -33,34 +32,28 @@ import {
 } from '../contracts/flashcards.js';
 import { jobErrorText } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { JobFailedError, ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/index.js';
 import { type FileAccess, openRegularFile, shareOpenedFile } from '../files/index.js';
-import {
-  type CallOptions,
-  type HttpClient,
-  pollCallOptions,
-  requestOptionsOf,
-  startCall,
-  waitTimeoutMs,
-} from '../http/index.js';
+import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
 import {
   createJobEngine,
-  currentStatus,
+  defineJobResource,
   type JobEngine,
+  type JobPollOptions,
+  type JobWaitOptions,
   type PollOutcome,
   SUBMITTING,
   UNKNOWN_OUTCOME,
-  waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { FLASHCARDS_SERVICE, serviceOf } from '../services/service-table.js';
+import { FLASHCARDS_SERVICE } from '../services/service-table.js';
 import { createMultipartFileBody, inspectOpenedRecording } from '../upload/index.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { checkJobId } from '../video/video-job-client.js';
+import { FLASHCARDS_JOB } from './flashcards-job.js';
 
 export { FLASHCARDS_SERVICE };
-export const FLASHCARDS_POLL_INTERVAL_MS = serviceOf(FLASHCARDS_SERVICE).pollIntervalMs;
 export const FLASHCARDS_WAIT_TIMEOUT_MS = 60 * 60 * 1000;
 
 export type FlashcardSourceType = 'youtube' | 'direct_video_url';
@@ -85,20 +78,6 @@ export interface StartedFlashcards {
   joined: boolean;
 }
 
-/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
-export interface FlashcardWaitOptions extends CallOptions {
-  timeoutMs?: number;
-  onProgress?: (job: FlashcardJob) => void;
-}
-
-/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
-export interface FlashcardPollOptions extends CallOptions {
-  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
-  deadline: number;
-  firstReadDeadline?: number;
-  onProgress?: (job: FlashcardJob) => void | Promise<void>;
-}
-
 export interface FlashcardsClient {
   /** Uploads a local video (`video_file`) and starts a job. */
   startFromFile(
@@ -114,9 +93,9 @@ export interface FlashcardsClient {
   ): Promise<StartedFlashcards>;
   get(jobId: string, options?: CallOptions): Promise<FlashcardJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than every 3 s. */
-  poll(jobId: string, options: FlashcardPollOptions): Promise<PollOutcome<FlashcardJob>>;
+  poll(jobId: string, options: JobPollOptions<FlashcardJob>): Promise<PollOutcome<FlashcardJob>>;
   /** Polls until ready; a failed or cancelled job → JobFailedError. */
-  wait(jobId: string, options?: FlashcardWaitOptions): Promise<FlashcardJob>;
+  wait(jobId: string, options?: JobWaitOptions<FlashcardJob>): Promise<FlashcardJob>;
   /** Limits from the last start response, if any. */
   readonly limits: FlashcardLimits | undefined;
 }
@@ -140,10 +119,6 @@ export function isYouTubeVideoUrl(value: string): boolean {
   return shorts !== null && YOUTUBE_ID.test(shorts[1] ?? '');
 }
 
-export function isFlashcardJobDone(job: FlashcardJob): boolean {
-  return job.ready || FLASHCARD_TERMINAL_STATES.includes(job.status);
-}
-
 export function createFlashcardsClient(options: {
   http: HttpClient;
   engine?: JobEngine;
@@ -154,6 +129,30 @@ export function createFlashcardsClient(options: {
   const { http, files } = options;
   const engine = options.engine ?? createJobEngine();
   let limits: FlashcardLimits | undefined;
+  const jobs = defineJobResource<FlashcardJob>({
+    service: FLASHCARDS_SERVICE,
+    kind: FLASHCARDS_JOB,
+    engine,
+    intervalMs: options.pollIntervalMs,
+    waitTimeoutMs: FLASHCARDS_WAIT_TIMEOUT_MS,
+    locate: (jobId) => ({
+      id: jobId,
+      path: `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`,
+    }),
+    fetch: async (path, call) => {
+      const answer = await http.request({
+        method: 'GET',
+        path,
+        schema: FlashcardJob,
+        idempotent: true,
+        ...requestOptionsOf(call),
+      });
+      return { ...answer, data: withAbsoluteUrls(answer.data, http.baseUrl) };
+    },
+    // Ready without a result (failed, cancelled) → JobFailedError.
+    failure: (job) =>
+      job.successful === true && job.result ? undefined : { errorMessage: jobErrorText(job.error) },
+  });
 
   function checkOptions(input: FlashcardOptions): FlashcardOptions {
     const parsed = FlashcardOptions.safeParse(input);
@@ -205,17 +204,7 @@ export function createFlashcardsClient(options: {
       signal: extra.signal,
       deadline: extra.deadline,
       reusable: (status) => !['failed', 'cancelled', 'canceled'].includes(status),
-      current: (id, { signal, deadline }) =>
-        currentStatus(
-          (request) => poll(id, request),
-          (job) => job.status,
-          {
-            service: FLASHCARDS_SERVICE,
-            id,
-            signal,
-            deadline,
-          },
-        ),
+      current: jobs.currentStatus,
       forceNew: extra.forceNew,
       // The idempotency key makes a resend of an interrupted start return the job it may have created.
       resendable: true,
@@ -350,76 +339,12 @@ export function createFlashcardsClient(options: {
     );
   }
 
-  async function get(
-    jobId: string,
-    request: CallOptions & { deadline?: number | undefined } = {},
-  ): Promise<FlashcardJob> {
-    const path = `${FLASHCARDS_API_PATH}/jobs/${encodeURIComponent(checkJobId(jobId))}`;
-    const response = await engine.observe(
-      FLASHCARDS_SERVICE,
-      jobId,
-      async () => {
-        const answer = await http.request({
-          method: 'GET',
-          path,
-          schema: FlashcardJob,
-          idempotent: true,
-          ...requestOptionsOf(request),
-        });
-        return { ...answer, data: withAbsoluteUrls(answer.data, http.baseUrl) };
-      },
-      ({ data: job }) => ({ status: job.status, body: job }),
-    );
-    return response.data;
-  }
-
-  function poll(jobId: string, request: FlashcardPollOptions): Promise<PollOutcome<FlashcardJob>> {
-    checkJobId(jobId);
-    return engine.poll<FlashcardJob>({
-      service: FLASHCARDS_SERVICE,
-      id: jobId,
-      read: ({ signal, deadline }) => get(jobId, { signal, deadline, maxRetries: 0 }),
-      isDone: isFlashcardJobDone,
-      status: (job) => job.status,
-      intervalMs: options.pollIntervalMs ?? FLASHCARDS_POLL_INTERVAL_MS,
-      ...pollCallOptions(request),
-      ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
-      ...(request.onProgress ? { onValue: request.onProgress } : {}),
-    });
-  }
-
-  async function wait(jobId: string, request: FlashcardWaitOptions = {}): Promise<FlashcardJob> {
-    const job = await waitUntilStopped(
-      (pollRequest: FlashcardPollOptions) => poll(jobId, pollRequest),
-      {
-        signal: request.signal,
-        maxRetries: request.maxRetries,
-        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-      },
-      {
-        service: FLASHCARDS_SERVICE,
-        id: jobId,
-        timeoutMs: waitTimeoutMs(request, FLASHCARDS_WAIT_TIMEOUT_MS),
-        status: (value) => value.status,
-      },
-    );
-    if (job.successful !== true || !job.result) {
-      throw new JobFailedError({
-        service: FLASHCARDS_SERVICE,
-        jobId,
-        status: job.status,
-        errorMessage: jobErrorText(job.error),
-      });
-    }
-    return job;
-  }
-
   return {
     startFromFile,
     startFromUrl,
-    get,
-    poll,
-    wait,
+    get: jobs.retrieve,
+    poll: jobs.poll,
+    wait: jobs.wait,
     get limits() {
       return limits;
     },

@@ -24,7 +24,6 @@ import { hostname } from 'node:os';
 import {
   ApiError,
   ConnectionError,
-  NotFoundError,
   PollingTimeoutError,
   PolymodalError,
   RateLimitError,
@@ -946,65 +945,4 @@ function processAlive(pid: number): boolean {
     }
   }
   return true;
-}
-
-/**
- * The live status of a recorded job, for `StartJobOptions.current`: one poll that may wait out at most
- * one interval (a read less than an interval old is reused). Undefined when the service answers 404 (the
- * job is gone); a platform that cannot answer now (429, 5xx, a Retry-After) throws, which leaves the
- * recorded job the answer.
- */
-export function currentStatus<T>(
-  poll: (request: {
-    deadline: number;
-    firstReadDeadline: number;
-    signal: AbortSignal;
-  }) => Promise<PollOutcome<T>>,
-  status: (value: T) => string,
-  options: { service: string; id: string; signal: AbortSignal; deadline: number },
-): Promise<string | undefined> {
-  return statusUnlessGone(async () => {
-    const now = Date.now();
-    // No time to wait for a change, but a first read may wait out one interval and take until the deadline.
-    const outcome = await poll({
-      deadline: now,
-      firstReadDeadline: options.deadline,
-      signal: options.signal,
-    });
-    if (outcome.value !== undefined) return status(outcome.value);
-    throw (
-      outcome.lastError ??
-      new PollingTimeoutError({ service: options.service, jobId: options.id, waitedMs: Date.now() - now })
-    );
-  });
-}
-
-/**
- * A client's `wait`: `poll` until the job stops, with `timeoutMs` as the deadline. The stopped value, or
- * PollingTimeoutError carrying the last status when time ran out (the job keeps running on the platform).
- */
-export async function waitUntilStopped<T, R extends { deadline: number }>(
-  poll: (request: R) => Promise<PollOutcome<T>>,
-  request: Omit<R, 'deadline'>,
-  options: { service: string; id: string; timeoutMs: number; status: (value: T) => string },
-): Promise<T> {
-  const startedAt = Date.now();
-  const outcome = await poll({ ...request, deadline: startedAt + options.timeoutMs } as R);
-  if (outcome.done && outcome.value !== undefined) return outcome.value;
-  throw new PollingTimeoutError({
-    service: options.service,
-    jobId: options.id,
-    ...(outcome.value === undefined ? {} : { lastStatus: options.status(outcome.value) }),
-    waitedMs: Date.now() - startedAt,
-  });
-}
-
-/** The status `read` returns, or undefined when the service answers 404 (the recorded job is gone). */
-export async function statusUnlessGone(read: () => Promise<string>): Promise<string | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (NotFoundError.isInstance(error)) return undefined;
-    throw error;
-  }
 }

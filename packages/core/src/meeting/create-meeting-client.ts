@@ -14,9 +14,7 @@ import { z } from 'zod';
 import {
   CreateJobResponse,
   CreateMeetingJobRequest,
-  isMeetingTerminal,
   MEETING_API_PATH,
-  MEETING_POLL_INTERVAL_MS,
   MEETING_RECEIPT_LIFETIME_MS,
   type MeetingAction,
   type MeetingAsrEngine,
@@ -40,18 +38,18 @@ import {
 import {
   type CallOptions,
   type HttpClient,
-  pollCallOptions,
   requestOptionsOf,
   startCall,
   waitTimeoutMs,
 } from '../http/index.js';
 import {
   createJobEngine,
-  currentStatus,
+  defineJobResource,
   type JobEngine,
+  type JobPollOptions,
+  type JobWaitOptions,
   type PollOutcome,
   type SubmissionPatch,
-  waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint, type LedgerEntry, type LedgerPatch } from '../ledger/index.js';
 import { MEETING_SERVICE } from '../services/service-table.js';
@@ -61,6 +59,7 @@ import {
   inspectOpenedRecording,
   type RecordingInfo,
 } from '../upload/index.js';
+import { MEETING_JOB } from './meeting-job.js';
 
 export { MEETING_SERVICE };
 /** The reference client gives up waiting after 4 hours (the job keeps running). */
@@ -147,24 +146,6 @@ export interface SubmitResult {
   warning?: string;
 }
 
-/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
-export interface WaitOptions extends CallOptions {
-  /** Default 4 hours. */
-  timeoutMs?: number;
-  onProgress?: (job: MeetingJob) => void;
-}
-
-/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
-export interface PollOptions extends CallOptions {
-  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
-  deadline: number;
-  /** With nothing to show yet, the first read may still happen until this time (see the job engine). */
-  firstReadDeadline?: number;
-  onProgress?: (job: MeetingJob) => void | Promise<void>;
-  /** When the wait is over (default: the job stopped). An action's caller waits for the job to move. */
-  until?: (job: MeetingJob) => boolean;
-}
-
 export type MeetingSummarizeOptions = SummarizeOptions & {
   timeoutMs?: number;
   onProgress?: (job: MeetingJob) => void;
@@ -190,10 +171,10 @@ export interface MeetingClient {
   ): Promise<MeetingJob>;
   delete(id: string, options?: MeetingCallOptions): Promise<SuccessResponse>;
   submit(options: SummarizeOptions): Promise<SubmitResult>;
-  /** Waits on a job until it stops or `deadline` comes; never reads faster than every 5 s. */
-  poll(id: string, options: PollOptions): Promise<PollOutcome<MeetingJob>>;
+  /** Waits on a job until it stops (or `until`) or `deadline` comes; never reads faster than every 5 s. */
+  poll(id: string, options: JobPollOptions<MeetingJob>): Promise<PollOutcome<MeetingJob>>;
   /** Waits until the job stops; throws PollingTimeoutError after `timeoutMs` (default 4 h). */
-  wait(id: string, options?: WaitOptions): Promise<MeetingJob>;
+  wait(id: string, options?: JobWaitOptions<MeetingJob>): Promise<MeetingJob>;
   summarize(options: MeetingSummarizeOptions): Promise<MeetingJob>;
 }
 
@@ -240,7 +221,6 @@ function uploadTimeoutMs(size: number, base: number): number {
 export function createMeetingClient(options: MeetingClientOptions): MeetingClient {
   const { http, files } = options;
   const engine = options.engine ?? createJobEngine();
-  const pollIntervalMs = options.pollIntervalMs ?? MEETING_POLL_INTERVAL_MS;
   const api = MEETING_API_PATH;
   let limits: { maxUploadBytes: number | undefined; readAt: number } | undefined;
 
@@ -350,24 +330,26 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     return { id: response.data.id, created: response.status === 201 };
   }
 
-  /** One GET of the job; every answer (and every Retry-After) is recorded by the engine. */
-  async function retrieve(id: string, call: MeetingCallOptions = {}): Promise<MeetingJob> {
-    const path = `${api}/jobs/${checkId(id)}`;
-    const response = await engine.observe(
-      MEETING_SERVICE,
-      id,
-      () =>
-        http.request({
-          method: 'GET',
-          path,
-          schema: MeetingJobEnvelope,
-          idempotent: true,
-          ...callOptions(call),
-        }),
-      ({ data: { job } }) => ({ status: job.status, body: job, patch: recordedFields(id, job) }),
-    );
-    return response.data.job;
-  }
+  /** Meeting jobs: one GET of the job, every answer (and Retry-After) recorded by the engine, 5 s apart. */
+  const jobs = defineJobResource<MeetingJob>({
+    service: MEETING_SERVICE,
+    kind: MEETING_JOB,
+    engine,
+    intervalMs: options.pollIntervalMs,
+    waitTimeoutMs: MEETING_WAIT_TIMEOUT_MS,
+    locate: (id) => ({ id, path: `${api}/jobs/${checkId(id)}` }),
+    fetch: async (path, call: MeetingCallOptions) => {
+      const response = await http.request({
+        method: 'GET',
+        path,
+        schema: MeetingJobEnvelope,
+        idempotent: true,
+        ...callOptions(call),
+      });
+      return { ...response, data: response.data.job };
+    },
+    observed: ({ data: job }, id) => ({ patch: recordedFields(id, job) }),
+  });
 
   async function act(
     id: string,
@@ -444,39 +426,6 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   async function markDeleted(id: string): Promise<void> {
     engine.invalidate(MEETING_SERVICE, id);
     await engine.record(MEETING_SERVICE, id, { lastStatus: 'DELETED' });
-  }
-
-  function poll(id: string, call: PollOptions): Promise<PollOutcome<MeetingJob>> {
-    checkId(id);
-    return engine.poll<MeetingJob>({
-      service: MEETING_SERVICE,
-      id,
-      // One attempt per read: the loop paces and counts transient failures at the spec's interval.
-      read: ({ signal, deadline }) => retrieve(id, { signal, deadline, maxRetries: 0 }),
-      isDone: call.until ?? ((job) => isMeetingTerminal(job.status)),
-      status: (job) => job.status,
-      intervalMs: pollIntervalMs,
-      ...pollCallOptions(call),
-      ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
-      ...(call.onProgress ? { onValue: call.onProgress } : {}),
-    });
-  }
-
-  function wait(id: string, call: WaitOptions = {}): Promise<MeetingJob> {
-    return waitUntilStopped(
-      (request: PollOptions) => poll(id, request),
-      {
-        signal: call.signal,
-        maxRetries: call.maxRetries,
-        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-      },
-      {
-        service: MEETING_SERVICE,
-        id,
-        timeoutMs: waitTimeoutMs(call, MEETING_WAIT_TIMEOUT_MS),
-        status: (job) => job.status,
-      },
-    );
   }
 
   async function applyTitle(id: string, title: string | undefined, signal: AbortSignal | undefined) {
@@ -560,17 +509,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
       // Every step can be run again without a second charge (see the module header).
       resendable: true,
       reusable: (status) => !NOT_RESUMABLE.has(status),
-      current: (id, { signal: currentSignal, deadline }) =>
-        currentStatus(
-          (request) => poll(id, request),
-          (job) => job.status,
-          {
-            service: MEETING_SERVICE,
-            id,
-            signal: currentSignal,
-            deadline,
-          },
-        ),
+      current: jobs.currentStatus,
       submit: async ({ entry, previous, signal: shared, save }) => {
         if (submitOptions.admit) await submitOptions.admit({ recording: inspected, entry, previous, save });
         if (entry?.receipt && receiptUsable(entry.receiptIssuedAt)) {
@@ -627,7 +566,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
   async function summarize(options: MeetingSummarizeOptions): Promise<MeetingJob> {
     const summarizeOptions = startCall(options);
     const { id } = await submit(summarizeOptions);
-    const job = await wait(id, {
+    const job = await jobs.wait(id, {
       ...(summarizeOptions.signal ? { signal: summarizeOptions.signal } : {}),
       maxRetries: summarizeOptions.maxRetries,
       timeoutMs: waitTimeoutMs(
@@ -651,7 +590,7 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     upload,
     create,
     list,
-    retrieve,
+    retrieve: jobs.retrieve,
     cancel: (id, call = {}) => act(id, 'cancel', {}, call),
     retry: (id, call = {}) => act(id, 'retry', {}, call),
     resummarize: (id, call = {}) => act(id, 'resummarize', {}, call),
@@ -664,8 +603,8 @@ export function createMeetingClient(options: MeetingClientOptions): MeetingClien
     update,
     delete: remove,
     submit,
-    poll,
-    wait,
+    poll: jobs.poll,
+    wait: jobs.wait,
     summarize,
   };
 }

@@ -35,7 +35,7 @@ import {
   ReadingScoringOptions,
 } from '../contracts/reading-score.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { JobFailedError, ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/index.js';
 import {
   type FileAccess,
   type OpenedFile,
@@ -47,20 +47,20 @@ import { readAt } from '../files/open-verified-file.js';
 import {
   type CallOptions,
   type HttpClient,
-  pollCallOptions,
   requestOptionsOf,
   startCall,
   waitTimeoutMs,
 } from '../http/index.js';
 import {
   createJobEngine,
-  currentStatus,
+  defineJobResource,
   type JobEngine,
+  type JobPollOptions,
+  type JobWaitOptions,
   type PollOutcome,
-  waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
-import { READING_SCORE_SERVICE, serviceOf } from '../services/service-table.js';
+import { READING_SCORE_SERVICE } from '../services/service-table.js';
 import {
   createMultipartFileBody,
   RECORDING_CONTENT_TYPES,
@@ -69,9 +69,9 @@ import {
   sniffAudioContainer,
 } from '../upload/index.js';
 import { validateRecordingContent } from '../upload/validate-recording-content.js';
+import { READING_SCORE_TASK } from './reading-score-job.js';
 
 export { READING_SCORE_SERVICE };
-export const READING_SCORE_POLL_INTERVAL_MS = serviceOf(READING_SCORE_SERVICE).pollIntervalMs;
 export const READING_SCORE_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** `timeout` bounds the whole submission (like `deadline`); `maxRetries` applies to its requests. */
@@ -117,30 +117,19 @@ export type ReadingScoreSubmission = (
   joined: boolean;
 };
 
-/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
-export interface ReadingScoreWaitOptions extends CallOptions {
-  timeoutMs?: number;
-  onProgress?: (task: ReadingScoreTask) => void;
-}
-
-/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
-export interface ReadingScorePollOptions extends CallOptions {
-  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest task known. */
-  deadline: number;
-  firstReadDeadline?: number;
-  onProgress?: (task: ReadingScoreTask) => void | Promise<void>;
-}
-
 export interface ReadingScoreClient {
   submit(options: ReadingScoreOptions): Promise<ReadingScoreSubmission>;
   /** One look at a queued task (by its `statusPath` or `taskId`). */
   task(statusPathOrTaskId: string, options?: CallOptions): Promise<ReadingScoreTask>;
   /** Waits on a queued task until it is ready or `deadline` comes, at most one read per 2 s. */
-  poll(statusPathOrTaskId: string, options: ReadingScorePollOptions): Promise<PollOutcome<ReadingScoreTask>>;
+  poll(
+    statusPathOrTaskId: string,
+    options: JobPollOptions<ReadingScoreTask>,
+  ): Promise<PollOutcome<ReadingScoreTask>>;
   /** Polls a queued task until ready; a failed task → JobFailedError. */
-  wait(statusPathOrTaskId: string, options?: ReadingScoreWaitOptions): Promise<ReadingScoreResult>;
+  wait(statusPathOrTaskId: string, options?: JobWaitOptions<ReadingScoreTask>): Promise<ReadingScoreResult>;
   /** submit + wait when queued. */
-  score(options: ReadingScoreOptions & ReadingScoreWaitOptions): Promise<ReadingScoreResult>;
+  score(options: ReadingScoreOptions & JobWaitOptions<ReadingScoreTask>): Promise<ReadingScoreResult>;
 }
 
 import { READING_SCORE_MAX_UPLOAD_BYTES } from './reading-score-limits.js';
@@ -404,19 +393,10 @@ export function createReadingScoreClient(options: {
       forceNew: request.forceNew,
       resubmitOption: 'newJob',
       reusable: (status) => !['FAILURE'].includes(status),
-      current: async (id, { signal, deadline }) => {
+      current: async (id, request) => {
         const entry = await engine.find(READING_SCORE_SERVICE, id);
         if (entry?.lastStatus === ANSWERED) return ANSWERED;
-        return currentStatus(
-          (request) => poll(id, request),
-          (task) => task.state,
-          {
-            service: READING_SCORE_SERVICE,
-            id,
-            signal,
-            deadline,
-          },
-        );
+        return tasks.currentStatus(id, request);
       },
       submit: async ({ signal, save }) => {
         const send = (studentUpload: OpenedFile, referenceUpload: OpenedFile | undefined) =>
@@ -480,92 +460,57 @@ export function createReadingScoreClient(options: {
   }
 
   /** The path to read a task at: the `statusPath` the service returned (kept in the ledger), else built. */
-  async function pathOf(statusPathOrTaskId: string): Promise<{ taskId: string; path: string }> {
+  async function locate(statusPathOrTaskId: string): Promise<{ id: string; path: string }> {
     if (statusPathOrTaskId.startsWith('/')) {
       const checked = taskPath(statusPathOrTaskId);
-      return { taskId: checked.slice(checked.lastIndexOf('/') + 1), path: checked };
+      return { id: checked.slice(checked.lastIndexOf('/') + 1), path: checked };
     }
     const entry = await engine.find(READING_SCORE_SERVICE, statusPathOrTaskId);
     const recorded = entry?.data?.statusPath;
     return {
-      taskId: statusPathOrTaskId,
+      id: statusPathOrTaskId,
       path: typeof recorded === 'string' ? taskPath(recorded) : taskPath(statusPathOrTaskId),
     };
   }
 
-  async function task(
-    statusPathOrTaskId: string,
-    call: CallOptions & { deadline?: number | undefined } = {},
-  ): Promise<ReadingScoreTask> {
-    const { taskId, path: target } = await pathOf(statusPathOrTaskId);
-    const response = await engine.observe(
-      READING_SCORE_SERVICE,
-      taskId,
-      () =>
-        http.request({
-          method: 'GET',
-          path: target,
-          schema: ReadingScoreTask,
-          idempotent: true,
-          ...requestOptionsOf(call),
-        }),
-      ({ data: current }) => ({ status: current.state, body: current }),
-    );
-    return response.data;
-  }
+  const tasks = defineJobResource<ReadingScoreTask>({
+    service: READING_SCORE_SERVICE,
+    kind: READING_SCORE_TASK,
+    engine,
+    intervalMs: options.pollIntervalMs,
+    waitTimeoutMs: READING_SCORE_WAIT_TIMEOUT_MS,
+    locate,
+    fetch: (path, call) =>
+      http.request({
+        method: 'GET',
+        path,
+        schema: ReadingScoreTask,
+        idempotent: true,
+        ...requestOptionsOf(call),
+      }),
+    // Ready but failed, or without a result → JobFailedError, named by the task's own id.
+    failure: ({ successful, result, taskId, error }) =>
+      successful === false || !result
+        ? {
+            jobId: taskId,
+            errorMessage:
+              typeof error === 'string' ? error : error === undefined ? null : JSON.stringify(error),
+          }
+        : undefined,
+  });
 
-  async function poll(
-    statusPathOrTaskId: string,
-    call: ReadingScorePollOptions,
-  ): Promise<PollOutcome<ReadingScoreTask>> {
-    const { taskId } = await pathOf(statusPathOrTaskId);
-    return engine.poll<ReadingScoreTask>({
-      service: READING_SCORE_SERVICE,
-      id: taskId,
-      read: ({ signal, deadline }) => task(statusPathOrTaskId, { signal, deadline, maxRetries: 0 }),
-      isDone: (current) => current.ready,
-      status: (current) => current.state,
-      intervalMs: options.pollIntervalMs ?? READING_SCORE_POLL_INTERVAL_MS,
-      ...pollCallOptions(call),
-      ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
-      ...(call.onProgress ? { onValue: call.onProgress } : {}),
-    });
-  }
-
+  /** The score of a queued task, once it is ready (a failed task → JobFailedError). */
   async function wait(
     statusPathOrTaskId: string,
-    call: ReadingScoreWaitOptions = {},
+    call: JobWaitOptions<ReadingScoreTask> = {},
   ): Promise<ReadingScoreResult> {
-    const finished = await waitUntilStopped(
-      (pollRequest: ReadingScorePollOptions) => poll(statusPathOrTaskId, pollRequest),
-      {
-        signal: call.signal,
-        maxRetries: call.maxRetries,
-        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-      },
-      {
-        service: READING_SCORE_SERVICE,
-        id: statusPathOrTaskId,
-        timeoutMs: waitTimeoutMs(call, READING_SCORE_WAIT_TIMEOUT_MS),
-        status: (task) => task.state,
-      },
-    );
-    if (finished.successful === false || !finished.result) {
-      const error = finished.error;
-      throw new JobFailedError({
-        service: READING_SCORE_SERVICE,
-        jobId: finished.taskId,
-        status: finished.state,
-        errorMessage: typeof error === 'string' ? error : error === undefined ? null : JSON.stringify(error),
-      });
-    }
-    return finished.result;
+    return (await tasks.wait(statusPathOrTaskId, call)).result as ReadingScoreResult;
   }
 
   return {
     submit,
-    task: (statusPathOrTaskId, call = {}) => task(statusPathOrTaskId, call),
-    poll,
+    task: tasks.retrieve,
+    poll: tasks.poll,
     wait,
     async score(scoreOptions) {
       const request = startCall(scoreOptions);

@@ -35,13 +35,12 @@ import {
 import { jobErrorText } from '../contracts/video.js';
 import type { MediaDownloader } from '../download/index.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { ApiError, ConnectionError, JobFailedError, ValidationError } from '../errors/index.js';
+import { ApiError, ConnectionError, ValidationError } from '../errors/index.js';
 import type { FileAccess } from '../files/index.js';
 import {
   type CallOptions,
   type HttpClient,
   parseRetryAfter,
-  pollCallOptions,
   requestOptionsOf,
   startCall,
   waitTimeoutMs,
@@ -49,10 +48,11 @@ import {
 } from '../http/index.js';
 import {
   createJobEngine,
-  currentStatus,
+  defineJobResource,
   type JobEngine,
+  type JobPollOptions,
+  type JobWaitOptions,
   type PollOutcome,
-  waitUntilStopped,
 } from '../jobs/index.js';
 import { fingerprint, type LedgerEntry } from '../ledger/index.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
@@ -63,6 +63,7 @@ import { createMultipartFieldsBody, createMultipartFileBody } from '../upload/in
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { checkJobId } from '../video/video-job-client.js';
 import { ConcurrencyGovernor, type Slot, type SpeechGovernor } from './concurrency-governor.js';
+import { SPEECH_TASK } from './speech-job.js';
 import { splitSpeechText } from './split-speech-text.js';
 
 export { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE };
@@ -128,27 +129,8 @@ export interface SubmittedSpeech {
   resumed: boolean;
 }
 
-/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
-export interface SpeechPollOptions extends CallOptions {
-  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest task known. */
-  deadline: number;
-  /** With nothing to show yet, the first read may still happen until this time. */
-  firstReadDeadline?: number;
-  /**
-   * Pause before the first read of a task this call just started: its start response's Retry-After
-   * (at least 1 s). Default none (a remembered Retry-After still holds).
-   */
-  initialDelayMs?: number;
-  onProgress?: (task: SpeechTask) => void | Promise<void>;
-}
-
-/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
-export interface SpeechWaitOptions extends CallOptions {
-  timeoutMs?: number;
-  /** First pause (default: the remembered Retry-After of the task, and at least 1 s after its last read). */
-  initialDelayMs?: number;
-  onProgress?: (task: SpeechTask) => void;
-}
+/** A wait's options, without the first pause: `synthesize` knows it from the start response. */
+type SpeechWaitOptions = Omit<JobWaitOptions<SpeechTask>, 'initialDelayMs'>;
 
 export interface SpeechTaskRead {
   task: SpeechTask;
@@ -234,13 +216,13 @@ export interface SpeechClient {
   submit(request: SpeechRequest, options?: SpeechSubmitOptions): Promise<SubmittedSpeech>;
   get(taskId: string, options?: CallOptions): Promise<SpeechTaskRead>;
   /** Waits until `deadline` at most: `done: false` with the newest task then, never an error for time. */
-  poll(taskId: string, options: SpeechPollOptions): Promise<PollOutcome<SpeechTask>>;
+  poll(taskId: string, options: JobPollOptions<SpeechTask>): Promise<PollOutcome<SpeechTask>>;
   /** Polls until the task is ready; FAILURE → JobFailedError; the time limit → PollingTimeoutError. */
-  wait(taskId: string, options?: SpeechWaitOptions): Promise<SpeechTask>;
+  wait(taskId: string, options?: JobWaitOptions<SpeechTask>): Promise<SpeechTask>;
   /** submit + wait; a FAILURE → JobFailedError. */
   synthesize(
     request: SpeechRequest,
-    options?: SpeechSubmitOptions & Omit<SpeechWaitOptions, 'initialDelayMs'>,
+    options?: SpeechSubmitOptions & SpeechWaitOptions,
   ): Promise<{ task: SpeechTask; resumed: boolean }>;
   synthesizeText(
     request: Omit<SpeechRequest, 'text'> & { text: string },
@@ -273,10 +255,6 @@ interface PostOptions {
   onDequeued?: (() => void) | undefined;
   /** POSTs declined with 429 sent again at most this often. */
   maxBusyRounds?: number | undefined;
-}
-
-function statusPathOf(taskId: string): string {
-  return `${TTS_API_PATH}/audio/speech/${encodeURIComponent(checkJobId(taskId, 'taskId'))}`;
 }
 
 /** A signal that aborts with whichever of `signals` aborts first (undefined ones are ignored). */
@@ -467,12 +445,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
         request: { ...body },
         signal: extra.signal,
         reusable: (status) => status !== 'FAILURE',
-        current: (id, request) =>
-          currentStatus(
-            (pollRequest) => poll(id, pollRequest),
-            (task) => task.state,
-            { service: SPEECH_SYNTHESIS_SERVICE, id, ...request },
-          ),
+        current: tasks.currentStatus,
         forceNew: extra.forceNew,
         allowResubmit: extra.allowResubmit,
         resubmitOption: 'allowResubmit',
@@ -513,100 +486,56 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
     }
   }
 
-  async function readTask(
-    taskId: string,
-    request: CallOptions & { deadline?: number | undefined } = {},
-  ): Promise<SpeechTaskRead> {
-    const response = await engine.observe(
-      SPEECH_SYNTHESIS_SERVICE,
-      taskId,
-      () =>
-        http.request({
-          method: 'GET',
-          path: statusPathOf(taskId),
-          schema: SpeechTaskSchema,
-          idempotent: true,
-          retryRateLimited: false,
-          ...requestOptionsOf(request),
-        }),
-      (answer) => {
-        const retryAfterMs = parseRetryAfter(answer.headers['retry-after']);
-        return {
-          status: answer.data.state,
-          body: answer.data,
-          ...(retryAfterMs === undefined ? {} : { retryAfterMs: jitter(retryAfterMs) }),
-        };
-      },
-      // A 429 is not a failure: the same task is read again after the pause the service asked for (and
-      // the 429 may teach the key's limit).
-      (error) =>
-        ApiError.isInstance(error) && error.status === 429
-          ? busyPause(error)
-          : ApiError.isInstance(error)
-            ? error.retryAfterMs
-            : undefined,
-    );
-    if (response.data.ready) release(taskId);
-    return { task: response.data, retryAfterMs: parseRetryAfter(response.headers['retry-after']) };
-  }
-
-  function poll(taskId: string, request: SpeechPollOptions): Promise<PollOutcome<SpeechTask>> {
-    checkJobId(taskId, 'taskId');
-    return engine.poll<SpeechTask>({
-      service: SPEECH_SYNTHESIS_SERVICE,
+  /**
+   * Speech tasks on the job engine's loop: the first read after the start response's Retry-After (at least
+   * 1 s), then a quarter longer per read up to 15 s, jittered; a 429 is a pause, not a failure.
+   */
+  const tasks = defineJobResource<SpeechTask>({
+    service: SPEECH_SYNTHESIS_SERVICE,
+    kind: SPEECH_TASK,
+    engine,
+    cadence: { growth: TTS_POLL_GROWTH, maxIntervalMs: TTS_MAX_POLL_MS, jitter: TTS_POLL_JITTER },
+    waitTimeoutMs: TTS_WAIT_TIMEOUT_MS,
+    locate: (taskId) => ({
       id: taskId,
-      read: async ({ signal, deadline }) =>
-        (await readTask(taskId, { signal, deadline, maxRetries: 0 })).task,
-      isDone: (task) => task.ready,
-      status: (task) => task.state,
-      intervalMs: TTS_MIN_POLL_MS,
-      cadence: {
-        ...(request.initialDelayMs === undefined
-          ? {}
-          : { initialDelayMs: Math.max(request.initialDelayMs, TTS_MIN_POLL_MS) }),
-        growth: TTS_POLL_GROWTH,
-        maxIntervalMs: TTS_MAX_POLL_MS,
-        jitter: TTS_POLL_JITTER,
-      },
-      ...pollCallOptions(request),
-      ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
-      ...(request.onProgress ? { onValue: request.onProgress } : {}),
-    });
-  }
-
-  async function wait(taskId: string, extra: SpeechWaitOptions = {}): Promise<SpeechTask> {
-    const task = await waitUntilStopped(
-      (pollRequest: SpeechPollOptions) => poll(taskId, pollRequest),
-      {
-        signal: extra.signal,
-        maxRetries: extra.maxRetries,
-        ...(extra.initialDelayMs === undefined ? {} : { initialDelayMs: extra.initialDelayMs }),
-        ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),
-      },
-      {
-        service: SPEECH_SYNTHESIS_SERVICE,
-        id: taskId,
-        timeoutMs: waitTimeoutMs(extra, TTS_WAIT_TIMEOUT_MS),
-        status: (value) => value.state,
-      },
-    );
-    if (task.successful !== true || !task.result?.url) {
-      throw new JobFailedError({
-        service: SPEECH_SYNTHESIS_SERVICE,
-        jobId: taskId,
-        status: task.state,
-        errorMessage: jobErrorText(task.error) ?? (task.successful ? 'no audio URL in the result' : null),
-      });
-    }
-    return task;
-  }
+      path: `${TTS_API_PATH}/audio/speech/${encodeURIComponent(checkJobId(taskId, 'taskId'))}`,
+    }),
+    fetch: (path, call) =>
+      http.request({
+        method: 'GET',
+        path,
+        schema: SpeechTaskSchema,
+        idempotent: true,
+        retryRateLimited: false,
+        ...requestOptionsOf(call),
+      }),
+    observed: (answer) => {
+      const retryAfterMs = parseRetryAfter(answer.headers['retry-after']);
+      return retryAfterMs === undefined ? {} : { retryAfterMs: jitter(retryAfterMs) };
+    },
+    // A 429 is not a failure: the same task is read again after the pause the service asked for (and the
+    // 429 may teach the key's limit).
+    retryAfter: (error) =>
+      ApiError.isInstance(error) && error.status === 429
+        ? busyPause(error)
+        : ApiError.isInstance(error)
+          ? error.retryAfterMs
+          : undefined,
+    // A task seen ready gives its slot of the key back.
+    onRead: (task, taskId) => {
+      if (task.ready) release(taskId);
+    },
+    failure: (task) =>
+      task.successful === true && task.result?.url
+        ? undefined
+        : {
+            errorMessage: jobErrorText(task.error) ?? (task.successful ? 'no audio URL in the result' : null),
+          },
+  });
 
   /** Waits for a task `submitRequest` returned: a new one after its start response's Retry-After. */
-  function waitSubmitted(
-    submitted: SubmittedSpeech,
-    extra: Omit<SpeechWaitOptions, 'initialDelayMs'>,
-  ): Promise<SpeechTask> {
-    return wait(submitted.taskId, {
+  function waitSubmitted(submitted: SubmittedSpeech, extra: SpeechWaitOptions): Promise<SpeechTask> {
+    return tasks.wait(submitted.taskId, {
       ...extra,
       ...(submitted.resumed
         ? {}
@@ -616,7 +545,7 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
 
   async function synthesize(
     request: SpeechRequest,
-    options: SpeechSubmitOptions & Omit<SpeechWaitOptions, 'initialDelayMs'> = {},
+    options: SpeechSubmitOptions & SpeechWaitOptions = {},
   ): Promise<{ task: SpeechTask; resumed: boolean }> {
     const extra = startCall(options);
     const submitted = await submit(request, extra);
@@ -879,9 +808,12 @@ export function createSpeechClient(options: SpeechClientOptions): SpeechClient {
   return {
     validate,
     submit,
-    get: (taskId, extra = {}) => readTask(taskId, extra),
-    poll,
-    wait,
+    get: async (taskId, extra) => {
+      const response = await tasks.read(taskId, extra);
+      return { task: response.data, retryAfterMs: parseRetryAfter(response.headers['retry-after']) };
+    },
+    poll: tasks.poll,
+    wait: tasks.wait,
     synthesize,
     synthesizeText,
     // submitRequest checks each body again before fingerprinting it: the same here, so that the names match.

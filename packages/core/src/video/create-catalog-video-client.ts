@@ -18,16 +18,10 @@ import {
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
 import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
-import type { JobEngine, PollOutcome } from '../jobs/index.js';
+import type { JobEngine, JobPollOptions, JobWaitOptions, PollOutcome } from '../jobs/index.js';
 import { CATALOG_VIDEO_SERVICE } from '../services/service-table.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
-import {
-  checkMediaReference,
-  createVideoJobClient,
-  type VideoPollOptions,
-  type VideoSubmitOptions,
-  type VideoWaitOptions,
-} from './video-job-client.js';
+import { checkMediaReference, createVideoJobClient, type VideoSubmitOptions } from './video-job-client.js';
 
 export { CATALOG_VIDEO_SERVICE };
 
@@ -53,8 +47,8 @@ export interface CatalogVideoClient {
   submit(request: CatalogVideoRequest, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
   get(requestId: string, options?: CallOptions): Promise<VideoJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
-  poll(requestId: string, options: VideoPollOptions): Promise<PollOutcome<VideoJob>>;
-  wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
+  poll(requestId: string, options: JobPollOptions<VideoJob>): Promise<PollOutcome<VideoJob>>;
+  wait(requestId: string, options?: JobWaitOptions<VideoJob>): Promise<VideoJob>;
 }
 
 export function createCatalogVideoClient(options: {

@@ -11,17 +11,11 @@ import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
 import type { CallOptions, HttpClient } from '../http/index.js';
-import type { JobEngine, PollOutcome } from '../jobs/index.js';
+import type { JobEngine, JobPollOptions, JobWaitOptions, PollOutcome } from '../jobs/index.js';
 import { checkImageDataUrl } from '../media/check-image-data-url.js';
 import { IMAGE_TO_VIDEO_SERVICE } from '../services/service-table.js';
 import type { SubmittedVideo } from './create-catalog-video-client.js';
-import {
-  checkMediaReference,
-  createVideoJobClient,
-  type VideoPollOptions,
-  type VideoSubmitOptions,
-  type VideoWaitOptions,
-} from './video-job-client.js';
+import { checkMediaReference, createVideoJobClient, type VideoSubmitOptions } from './video-job-client.js';
 
 export { IMAGE_TO_VIDEO_SERVICE };
 export const IMAGE_TO_VIDEO_DEFAULT_MODEL = 'imgvid-standard';
@@ -32,8 +26,8 @@ export interface ImageToVideoClient {
   submit(request: ImageToVideoInput, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
   get(requestId: string, options?: CallOptions): Promise<VideoJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
-  poll(requestId: string, options: VideoPollOptions): Promise<PollOutcome<VideoJob>>;
-  wait(requestId: string, options?: VideoWaitOptions): Promise<VideoJob>;
+  poll(requestId: string, options: JobPollOptions<VideoJob>): Promise<PollOutcome<VideoJob>>;
+  wait(requestId: string, options?: JobWaitOptions<VideoJob>): Promise<VideoJob>;
 }
 
 export function createImageToVideoClient(options: {

@@ -2,53 +2,17 @@
  * What the two video services share: reading a job, waiting for it and starting one at most once (both
  * on the job engine), and the request checks of media references.
  */
-import { jobErrorText, VIDEO_TERMINAL_STATES, VideoJob } from '../contracts/video.js';
-import { JobFailedError, ValidationError } from '../errors/index.js';
-import {
-  type CallOptions,
-  type HttpClient,
-  pollCallOptions,
-  requestOptionsOf,
-  startCall,
-  waitTimeoutMs,
-} from '../http/index.js';
-import {
-  createJobEngine,
-  currentStatus,
-  type JobEngine,
-  type PollOutcome,
-  type StartedJob,
-  waitUntilStopped,
-} from '../jobs/index.js';
+import { jobErrorText, VideoJob } from '../contracts/video.js';
+import { ValidationError } from '../errors/index.js';
+import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
+import { createJobEngine, defineJobResource, type JobEngine, type StartedJob } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { serviceOf } from '../services/service-table.js';
+import { VIDEO_JOB } from './video-job.js';
 
-export const VIDEO_POLL_INTERVAL_MS = serviceOf('catalog-video').pollIntervalMs;
 export const VIDEO_WAIT_TIMEOUT_MS = 30 * 60 * 1000;
 
-/** `timeout` and `timeoutMs` both bound the whole wait (the earlier wins); `maxRetries` is failed reads in a row. */
-export interface VideoWaitOptions extends CallOptions {
-  timeoutMs?: number;
-  onProgress?: (job: VideoJob) => void;
-}
-
-/** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */
-export interface VideoPollOptions extends CallOptions {
-  /** When the waiting ends (epoch ms); the answer is then `done: false` with the newest job known. */
-  deadline: number;
-  /** With nothing to show yet, the first read may still happen until this time. */
-  firstReadDeadline?: number;
-  onProgress?: (job: VideoJob) => void | Promise<void>;
-}
-
-export function isVideoJobDone(job: VideoJob): boolean {
-  return VIDEO_TERMINAL_STATES.includes(job.status);
-}
-
-import { videoProgressPercent } from './video-progress.js';
-
-export { videoProgressPercent };
+export { videoProgressPercent } from './video-job.js';
 
 const JOB_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
@@ -103,71 +67,27 @@ export function createVideoJobClient(options: {
 }) {
   const { http, apiPath, service } = options;
   const engine = options.engine ?? createJobEngine();
-  const intervalMs = options.pollIntervalMs ?? VIDEO_POLL_INTERVAL_MS;
-
-  async function get(
-    requestId: string,
-    request: CallOptions & { deadline?: number | undefined } = {},
-  ): Promise<VideoJob> {
-    const path = `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`;
-    const response = await engine.observe(
-      service,
-      requestId,
-      () =>
-        http.request({
-          method: 'GET',
-          path,
-          schema: VideoJob,
-          idempotent: true,
-          ...requestOptionsOf(request),
-        }),
-      ({ data: job }) => ({ status: job.status, body: job }),
-    );
-    return response.data;
-  }
-
-  function poll(requestId: string, request: VideoPollOptions): Promise<PollOutcome<VideoJob>> {
-    checkJobId(requestId, 'requestId');
-    return engine.poll<VideoJob>({
-      service,
+  const jobs = defineJobResource<VideoJob>({
+    service,
+    kind: VIDEO_JOB,
+    engine,
+    intervalMs: options.pollIntervalMs,
+    waitTimeoutMs: VIDEO_WAIT_TIMEOUT_MS,
+    locate: (requestId) => ({
       id: requestId,
-      read: ({ signal, deadline }) => get(requestId, { signal, deadline, maxRetries: 0 }),
-      isDone: isVideoJobDone,
-      status: (job) => job.status,
-      intervalMs,
-      ...pollCallOptions(request),
-      ...(request.firstReadDeadline === undefined ? {} : { firstReadDeadline: request.firstReadDeadline }),
-      ...(request.onProgress ? { onValue: request.onProgress } : {}),
-    });
-  }
-
-  /** Polls until the job stops; `failed`/`canceled` → JobFailedError; the time limit → PollingTimeoutError. */
-  async function wait(requestId: string, request: VideoWaitOptions = {}): Promise<VideoJob> {
-    const job = await waitUntilStopped(
-      (pollRequest: VideoPollOptions) => poll(requestId, pollRequest),
-      {
-        signal: request.signal,
-        maxRetries: request.maxRetries,
-        ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-      },
-      {
-        service,
-        id: requestId,
-        timeoutMs: waitTimeoutMs(request, VIDEO_WAIT_TIMEOUT_MS),
-        status: (value) => value.status,
-      },
-    );
-    if (job.status !== 'done' || !job.video?.url) {
-      throw new JobFailedError({
-        service,
-        jobId: requestId,
-        status: job.status,
-        errorMessage:
-          jobErrorText(job.error) ?? (job.status === 'done' ? 'no video URL in the result' : null),
-      });
-    }
-    return job;
-  }
+      path: `${apiPath}/videos/${encodeURIComponent(checkJobId(requestId, 'requestId'))}`,
+    }),
+    fetch: (path, call) =>
+      http.request({ method: 'GET', path, schema: VideoJob, idempotent: true, ...requestOptionsOf(call) }),
+    // `failed`/`canceled`, or done without a video to fetch → JobFailedError.
+    failure: (job) =>
+      job.status === 'done' && job.video?.url
+        ? undefined
+        : {
+            errorMessage:
+              jobErrorText(job.error) ?? (job.status === 'done' ? 'no video URL in the result' : null),
+          },
+  });
 
   /**
    * POSTs a validated request to `<apiPath>/videos/generations` once: an identical request in flight is
@@ -191,17 +111,7 @@ export function createVideoJobClient(options: {
       forceNew: extra.forceNew,
       allowResubmit: extra.allowResubmit,
       resubmitOption: 'allowResubmit',
-      current: (id, { signal, deadline }) =>
-        currentStatus(
-          (request) => poll(id, request),
-          (job) => job.status,
-          {
-            service: service,
-            id,
-            signal,
-            deadline,
-          },
-        ),
+      current: jobs.currentStatus,
       submit: async ({ signal }) => {
         const response = await http.request({
           method: 'POST',
@@ -220,7 +130,7 @@ export function createVideoJobClient(options: {
       },
     });
   }
-  return { get, poll, wait, start };
+  return { get: jobs.retrieve, poll: jobs.poll, wait: jobs.wait, start };
 }
 
 /**
