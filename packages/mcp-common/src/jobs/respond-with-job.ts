@@ -12,6 +12,7 @@
  * for calls that could not do their work (bad input, the platform refusing or unreachable).
  */
 
+import type { JobOutcome, JobView } from '@polymodal/core/constants';
 import type { PollOutcome } from '@polymodal/core/jobs';
 import { drainSignal } from '../deadline/tool-deadline.js';
 import type { CallToolResult } from '../protocol/sdk-types.js';
@@ -24,21 +25,8 @@ import {
   type WaitExtra,
 } from './long-job-contract.js';
 
-/** How a job stopped, once it has. */
-export type JobOutcome = 'succeeded' | 'failed' | 'cancelled';
-
-/** What the answer needs to know about a job, whatever the service. */
-export interface JobView {
-  status: string;
-  /** 0..100 */
-  progress?: number | undefined;
-  /** Progress text; default "<STATUS> <n>%". */
-  message?: string | undefined;
-  /** Set once processing stopped. */
-  outcome?: JobOutcome | undefined;
-  /** The platform's reason for a failure. */
-  error?: string | null | undefined;
-}
+// What the answer needs to know about a job: core's, where each service's view is declared.
+export type { JobOutcome, JobView };
 
 /** The request a tool's client `poll` receives. */
 export interface JobPollRequest<T> {

@@ -5,11 +5,10 @@
  */
 
 import type { FlashcardJob, FlashcardResult } from '@polymodal/core';
-import { jobErrorText } from '@polymodal/core/constants';
+import { flashcardsJobView, jobErrorText } from '@polymodal/core/constants';
 import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
-  type JobView,
   jobOutputSchema,
   outputLink,
   type PresentedJob,
@@ -42,20 +41,6 @@ function summarize(result: FlashcardResult) {
     })),
     clipUrl: segment.video?.rendered_segment_url ?? segment.video?.original_segment_url ?? null,
   }));
-}
-
-/** What the long-job answer needs to know of a flashcards job. */
-export function flashcardsJobView(job: FlashcardJob): JobView {
-  const stopped = job.ready || ['failed', 'cancelled', 'canceled', 'completed'].includes(job.status);
-  const succeeded = job.successful === true && job.result !== undefined && job.result !== null;
-  const cancelled = job.status === 'cancelled' || job.status === 'canceled';
-  return {
-    status: job.status,
-    progress: succeeded ? 100 : job.progress?.percent,
-    message: job.progress?.message || `${job.status}${job.progress?.stage ? ` (${job.progress.stage})` : ''}`,
-    outcome: !stopped ? undefined : succeeded ? 'succeeded' : cancelled ? 'cancelled' : 'failed',
-    error: stopped && !succeeded ? (jobErrorText(job.error) ?? 'no reason given') : null,
-  };
 }
 
 export async function waitForFlashcards(

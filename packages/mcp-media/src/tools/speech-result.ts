@@ -12,13 +12,16 @@
  */
 
 import type { TextSynthesisProgress } from '@polymodal/core';
-import { JobFailedError } from '@polymodal/core/errors';
+import {
+  describeSpeechProgress,
+  speechTextReason as reasonOf,
+  speechTextView as speechView,
+} from '@polymodal/core/constants';
 import type { PollOutcome } from '@polymodal/core/jobs';
 import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   type JobPollRequest,
-  type JobView,
   jobOutputSchema,
   outputLink,
   type PresentedJob,
@@ -38,28 +41,6 @@ const MAX_INLINE_AUDIO_BYTES = 1024 * 1024;
  * further properties it allows, explained in the README's Tools section rather than in every tools/list.
  */
 export const speechOutcomeShape = jobOutputSchema;
-
-/** "3 of 7 parts done; 2 waiting for a free slot (key limit 3)" */
-export function describeSpeechProgress(
-  progress: TextSynthesisProgress,
-  limit: number | undefined,
-): { percent: number; message: string } {
-  if (progress.parts === 0) return { percent: 0, message: 'starting' };
-  const percent = (progress.finished / progress.parts) * 100;
-  const waiting =
-    progress.queued > 0
-      ? `; ${progress.queued} waiting for a free slot (key limit ${limit ?? 'not yet known'})`
-      : '';
-  return { percent, message: `${progress.finished} of ${progress.parts} parts done${waiting}` };
-}
-
-const STATUS: Record<SpeechJob['state'], string> = {
-  running: 'RUNNING',
-  done: 'SUCCESS',
-  failed: 'FAILURE',
-  error: 'ERROR',
-  cancelled: 'CANCELLED',
-};
 
 /** Follows a batch until it stops, the deadline comes, or the call is cancelled (which rejects). */
 function followSpeech(job: SpeechJob, request: JobPollRequest<SpeechJob>): Promise<PollOutcome<SpeechJob>> {
@@ -126,39 +107,6 @@ export async function waitForSpeech(
   } finally {
     deadline.dispose();
   }
-}
-
-function speechView(job: SpeechJob, limit: number | undefined): JobView {
-  const { percent, message } = describeSpeechProgress(job.progress, limit);
-  return {
-    status: STATUS[job.state],
-    progress: job.state === 'done' ? 100 : percent,
-    message,
-    outcome:
-      job.state === 'done'
-        ? 'succeeded'
-        : job.state === 'failed'
-          ? 'failed'
-          : job.state === 'cancelled'
-            ? 'cancelled'
-            : undefined,
-    error: job.state === 'failed' || job.state === 'cancelled' ? reasonOf(job) : null,
-  };
-}
-
-function reasonOf(job: SpeechJob): string {
-  if (job.state === 'cancelled') {
-    const { submitted, parts } = job.progress;
-    return (
-      `cancelled by the caller: ${submitted} of ${parts} parts had been sent and are kept (they are reused, ` +
-      'not paid again); the others were not sent'
-    );
-  }
-  const reason = job.reason;
-  if (JobFailedError.isInstance(reason)) {
-    return `task ${reason.jobId} ended ${reason.status}: ${reason.errorMessage ?? 'no reason given'}`;
-  }
-  return reason instanceof Error ? reason.message : String(reason);
 }
 
 function partsFields(progress: TextSynthesisProgress) {

@@ -14,7 +14,11 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { SpeechRequest, TextSynthesisProgress } from '@polymodal/core';
-import { SPEECH_SYNTHESIS_SERVICE, SPEECH_TEXT_SERVICE } from '@polymodal/core/constants';
+import {
+  SPEECH_SYNTHESIS_SERVICE,
+  SPEECH_TEXT_SERVICE,
+  TEXT_SYNTHESIS_STATUS,
+} from '@polymodal/core/constants';
 import { JobFailedError } from '@polymodal/core/errors';
 import { openVerifiedFile } from '@polymodal/core/files';
 import type { LedgerEntry, LedgerPatch } from '@polymodal/core/jobs';
@@ -36,13 +40,8 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
 }
 
-const RUNNING = 'RUNNING';
-const STATUS_OF: Record<Exclude<SpeechJob['state'], 'running'>, string> = {
-  done: 'SUCCESS',
-  failed: 'FAILURE',
-  cancelled: 'CANCELLED',
-  error: 'ERROR',
-};
+const RUNNING = TEXT_SYNTHESIS_STATUS.running;
+const STATUS_OF = TEXT_SYNTHESIS_STATUS;
 /** Audio read back from a saved synthesis only up to this size (inlining allows no more). */
 const MAX_READ_BACK_BYTES = 1024 * 1024;
 

@@ -6,11 +6,10 @@
  */
 
 import type { IMAGE_TO_VIDEO_SERVICE, VideoJob } from '@polymodal/core';
-import { CATALOG_VIDEO_SERVICE, jobErrorText, videoProgressPercent } from '@polymodal/core/constants';
+import { CATALOG_VIDEO_SERVICE, jobErrorText, videoJobView } from '@polymodal/core/constants';
 import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
-  type JobView,
   jobOutputSchema,
   type PresentedJob,
   respondWithJob,
@@ -30,18 +29,6 @@ function clientFor(deps: MediaToolDeps, service: VideoService) {
   return service === CATALOG_VIDEO_SERVICE
     ? deps.context.polymodal.catalogVideo
     : deps.context.polymodal.imageToVideo;
-}
-
-/** What the long-job answer needs to know of a video job. */
-export function videoJobView(job: VideoJob): JobView {
-  const failed = job.status === 'failed';
-  const cancelled = job.status === 'canceled' || job.status === 'cancelled';
-  return {
-    status: job.status,
-    progress: videoProgressPercent(job),
-    outcome: failed ? 'failed' : cancelled ? 'cancelled' : job.status === 'done' ? 'succeeded' : undefined,
-    error: failed || cancelled ? (jobErrorText(job.error) ?? 'no reason given') : null,
-  };
 }
 
 export async function waitForVideo(

@@ -9,7 +9,7 @@ import { isMeetingTerminal, MEETING_MAX_DURATION_SECONDS, meetingCost } from '@p
 import { ApiError, TimeoutError } from '@polymodal/core/errors';
 import { inspectRecording } from '@polymodal/core/media';
 import type { CallToolResult } from '@polymodal/mcp-common';
-import { type JobView, type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
+import { type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 export type MeetingToolDeps = ToolContext;
@@ -46,18 +46,8 @@ export async function readJob(
   );
 }
 
-/** What the long-job answer needs to know of a meeting job. */
-export function meetingJobView(job: MeetingJob): JobView {
-  const outcome =
-    job.status === 'COMPLETED'
-      ? 'succeeded'
-      : job.status === 'FAILED'
-        ? 'failed'
-        : job.status === 'CANCELLED'
-          ? 'cancelled'
-          : undefined;
-  return { status: job.status, progress: job.progress, outcome, error: job.errorMessage ?? null };
-}
+/** What the long-job answer needs to know of a meeting job (core's, beside the job's declaration). */
+export { meetingJobView } from '@polymodal/core/constants';
 
 export function isDone(job: MeetingJob): boolean {
   return isMeetingTerminal(job.status);

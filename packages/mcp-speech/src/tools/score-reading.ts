@@ -5,13 +5,12 @@
  * task instead of being scored and paid for again; newJob=true scores anew.
  */
 import type { ReadingScoreTask } from '@polymodal/core';
-import { READING_SCORE_MAX_UPLOAD_BYTES } from '@polymodal/core/constants';
+import { READING_SCORE_MAX_UPLOAD_BYTES, readingTaskView } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
   defineTool,
-  type JobView,
   jobOutputSchema,
   PLATFORM_WORK_ANNOTATIONS,
   type PresentedJob,
@@ -111,23 +110,6 @@ export const scoreReadingTool = defineTool({
     }
   },
 });
-
-/** What the long-job answer needs to know of a queued reading score. */
-export function readingTaskView(task: ReadingScoreTask): JobView {
-  const failed = task.ready && (task.successful === false || !task.result);
-  return {
-    status: task.state,
-    progress: task.ready ? 100 : 0,
-    outcome: !task.ready ? undefined : failed ? 'failed' : 'succeeded',
-    error: failed
-      ? typeof task.error === 'string'
-        ? task.error
-        : task.error
-          ? JSON.stringify(task.error)
-          : 'no reason given'
-      : null,
-  };
-}
 
 function presentTask(task: ReadingScoreTask, done: boolean): PresentedJob {
   if (!done) return { text: `Reading score ${task.taskId} is still ${task.state}.` };
