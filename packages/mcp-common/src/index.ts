@@ -6,14 +6,13 @@
  */
 export { PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from './annotations/tool-annotations.js';
 export { BudgetExceededError } from './budget/budget-exceeded-error.js';
-export { budgetToolError } from './budget/budget-tool-error.js';
 export { restartCredits } from './budget/entry-credits.js';
 export { type CreditEstimate, estimateMeetingCredits } from './budget/estimate-meeting-credits.js';
 export type { ServerContext } from './context/create-server-context.js';
 export { createToolDeadline, type ToolDeadline } from './deadline/tool-deadline.js';
-export { TOOL_ERROR_META_KEY, type ToolErrorHints, toolError } from './errors/tool-error.js';
+export { TOOL_ERROR_META_KEY, type ToolErrorHints, toolError, toolErrorFor } from './errors/tool-error.js';
 export { jobOutputSchema, keepWaitingHint } from './jobs/job-handle.js';
-export { type ListJobsToolOptions, listJobsTool } from './jobs/list-jobs-tool.js';
+export { jobsServedBy, type ListJobsToolOptions, listJobsTool } from './jobs/list-jobs-tool.js';
 export {
   createProgressReporter,
   createWaitSecondsSchema,

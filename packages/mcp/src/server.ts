@@ -6,14 +6,6 @@
  */
 import { createRequire } from 'node:module';
 import {
-  CATALOG_VIDEO_SERVICE,
-  FLASHCARDS_SERVICE,
-  IMAGE_TO_VIDEO_SERVICE,
-  MEETING_SERVICE,
-  READING_SCORE_SERVICE,
-  SPEECH_TEXT_SERVICE,
-} from '@polymodal/core/constants';
-import {
   type ComposedServer,
   composePolymodalServers,
   type PolymodalServerDeps,
@@ -39,23 +31,20 @@ interface Toolset extends ComposedServer {
 
 const TOOLSETS: Record<ToolsetName, Toolset> = {
   meeting: {
+    name: 'meeting',
     tools: meetingTools,
-    jobServices: [MEETING_SERVICE],
-    getTool: 'get_meeting',
     instructions:
       'Meetings: summarize_meeting with a local recording (4 credits per started minute), then get_meeting until done; update_meeting names speakers, export_meeting saves files.',
   },
   media: {
+    name: 'media',
     tools: mediaTools,
-    jobServices: [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, FLASHCARDS_SERVICE, SPEECH_TEXT_SERVICE],
-    getTool: 'get_video_job, get_flashcards',
     instructions:
       'Media (every generation costs credits): list_video_models then generate_video or image_to_video, get_video_job to keep waiting; create_flashcards then get_flashcards; synthesize_speech then get_speech.',
   },
   speech: {
+    name: 'speech',
     tools: speechTools,
-    jobServices: [READING_SCORE_SERVICE],
-    getTool: 'get_reading_score',
     instructions:
       'Speech and language: transcribe_thai for Thai recordings, score_reading then get_reading_score, ask_llm for the shared LLM (list_llm_models first).',
   },

@@ -19,7 +19,9 @@ import {
   TimeoutError,
   ValidationError,
 } from '@polymodal/core/errors';
+import { BudgetExceededError } from '../budget/budget-exceeded-error.js';
 import type { CallToolResult } from '../protocol/sdk-types.js';
+import type { ToolContext } from '../tools/tool-context.js';
 import { hideServerPaths } from './hide-server-paths.js';
 
 /** Facts the tool knows that make an error message actionable. */
@@ -62,6 +64,19 @@ export interface ToolErrorInfo {
 /** `_meta` key under which the error kind/status are attached. */
 export const TOOL_ERROR_META_KEY = 'polymodal/error';
 
+/**
+ * The error result of a tool call in its context: the context's secrets redacted and, for a remote caller,
+ * its server directories hidden. Every tool answers a failure with this (the meeting tools first gather
+ * hints the status names, see `meetingToolError`).
+ */
+export function toolErrorFor(error: unknown, tools: ToolContext, hints?: ToolErrorHints): CallToolResult {
+  return toolError(error, {
+    secrets: tools.context.secrets,
+    hiddenDirs: tools.context.hiddenDirs(),
+    ...(hints ? { hints } : {}),
+  });
+}
+
 export function toolError(error: unknown, context: ToolErrorContext): CallToolResult {
   const info = describeToolError(error, context);
   return {
@@ -95,6 +110,8 @@ function rawDescription(error: unknown, hints: ToolErrorHints): ToolErrorInfo {
       message: `invalid input: ${error.message}${issues.length > 0 ? ` (${issues.join('; ')})` : ''}`,
     };
   }
+  // The budget's refusal in its own words (the budget, what was spent, the cost, when to try again).
+  if (BudgetExceededError.isInstance(error)) return { kind: 'budget', message: error.message };
   if (ConfigError.isInstance(error)) {
     return { kind: 'config', message: `configuration error: ${error.message}` };
   }

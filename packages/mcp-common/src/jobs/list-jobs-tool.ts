@@ -5,6 +5,12 @@
  * of today (UTC) from the same ledger: charged, reserved by jobs not charged yet, and with a daily budget
  * what is left of it — per tenant, since each tenant has a ledger of its own.
  */
+import {
+  jobServicesOf,
+  type McpServerName,
+  type PlatformService,
+  serviceOf,
+} from '@polymodal/core/constants';
 import type { LedgerEntry } from '@polymodal/core/jobs';
 import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
@@ -62,6 +68,24 @@ const listJobsOutput = z.looseObject({
   jobs: z.array(z.looseObject({ jobId: z.string().nullable(), status: z.string() })),
   credits: z.looseObject({ spent: z.number() }),
 });
+
+/**
+ * What `list_jobs` lists for the given servers, from core's service table: their job services, and the
+ * tools that continue those jobs (named in its description).
+ */
+export function jobsServedBy(
+  servers: readonly McpServerName[],
+): Required<Pick<ListJobsToolOptions, 'services' | 'getTool'>> {
+  const services = servers.flatMap((server) => jobServicesOf(server));
+  const waitTools = services.map((service) => {
+    const row: PlatformService | undefined = serviceOf(service);
+    return row?.waitTool;
+  });
+  return {
+    services,
+    getTool: [...new Set(waitTools.filter((tool) => tool !== undefined))].join(', '),
+  };
+}
 
 /** `list_jobs` over the services given, reading the ledger of the calling context (its tenant's, over HTTP). */
 export function listJobsTool(options: ListJobsToolOptions): ToolDefinition<ToolContext> {

@@ -3,7 +3,8 @@
  * with one context, the roots and the connection. The per-service `list_jobs` tools are replaced by one
  * that lists the jobs of every service included.
  */
-import { listJobsTool } from '../jobs/list-jobs-tool.js';
+import type { McpServerName } from '@polymodal/core/constants';
+import { jobsServedBy, listJobsTool } from '../jobs/list-jobs-tool.js';
 import type { Icon } from '../protocol/sdk-types.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import { exceptTools, sameContext, type ToolGroup, toolGroup } from '../tools/define-tool.js';
@@ -11,12 +12,10 @@ import { createPolymodalServer, type PolymodalServerDeps } from './create-polymo
 
 /** A server included in the combined one. */
 export interface ComposedServer {
+  /** The server's name in core's service table: the shared `list_jobs` shows the jobs of its services. */
+  name: McpServerName;
   /** The server's tools (its package's tool group). */
   tools: ToolGroup;
-  /** Job ledger services whose jobs the shared `list_jobs` shows. */
-  jobServices: readonly string[];
-  /** Tool that shows one of those jobs live, named in `list_jobs`'s description. */
-  getTool: string;
 }
 
 export interface ComposePolymodalServersOptions {
@@ -34,11 +33,7 @@ export function composePolymodalServers(options: ComposePolymodalServersOptions)
   const listJobs = toolGroup({
     ...(options.icons ? { icons: options.icons } : {}),
     tools: [
-      listJobsTool({
-        services: options.servers.flatMap((composed) => composed.jobServices),
-        getTool: options.servers.map((composed) => composed.getTool).join(', '),
-        noun: 'jobs',
-      }),
+      listJobsTool({ ...jobsServedBy(options.servers.map((composed) => composed.name)), noun: 'jobs' }),
     ],
     toolContext: sameContext,
   });

@@ -9,10 +9,11 @@ import {
   createWaitSecondsSchema,
   defineTool,
   PLATFORM_WORK_ANNOTATIONS,
+  toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
-import { isRemoteReference, type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import { isRemoteReference, type MediaToolDeps } from './media-tool-deps.js';
 
 const DESCRIPTION = `Turns a video (local up to 500 MB/15 min, YouTube or URL) into language flashcards. Costs credits and daily video minutes; the same request continues free. If done=false: get_flashcards.`;
 
@@ -89,7 +90,7 @@ export const createFlashcardsTool = defineTool({
         known: { status: started.status },
       });
     } catch (error) {
-      return mediaToolError(error, deps);
+      return toolErrorFor(error, deps);
     }
   },
 });

@@ -4,9 +4,14 @@
  */
 import type { CatalogVideoRequest } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/constants';
-import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  createWaitSecondsSchema,
+  defineTool,
+  PLATFORM_WORK_ANNOTATIONS,
+  toolErrorFor,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';
+import { type MediaToolDeps, mediaReference, outputName } from './media-tool-deps.js';
 import { videoOutcomeShape, waitForVideo } from './video-result.js';
 
 const DESCRIPTION = `Generates a video with a catalog model (see list_video_models). Costs credits; the same request again continues free. Media: local paths or URLs. If done=false: get_video_job.`;
@@ -94,7 +99,7 @@ export const generateVideoTool = defineTool({
         fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
       });
     } catch (error) {
-      return mediaToolError(error, deps);
+      return toolErrorFor(error, deps);
     }
   },
 });

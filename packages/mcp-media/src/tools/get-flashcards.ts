@@ -1,10 +1,10 @@
 /**
  * get_flashcards: the state or result of a flashcards job, waiting up to waitSeconds.
  */
-import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
-import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import type { MediaToolDeps } from './media-tool-deps.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getFlashcardsInput = {
@@ -23,7 +23,7 @@ export const getFlashcardsTool = defineTool({
     try {
       return await waitForFlashcards(deps, { jobId: args.jobId, waitSeconds: args.waitSeconds, extra });
     } catch (error) {
-      return mediaToolError(error, deps, { jobId: args.jobId });
+      return toolErrorFor(error, deps, { jobId: args.jobId });
     }
   },
 });

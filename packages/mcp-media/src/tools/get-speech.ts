@@ -5,9 +5,9 @@
  * parts already made are reused, never paid again; the parts it had not sent yet are sent).
  */
 import { ValidationError } from '@polymodal/core/errors';
-import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import type { MediaToolDeps } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 import { openSpeechSynthesis } from './speech-synthesis-job.js';
 
@@ -50,7 +50,7 @@ export const getSpeechTool = defineTool({
         inlineAudio: args.inlineAudio,
       });
     } catch (error) {
-      return mediaToolError(error, deps, { jobId: args.jobId });
+      return toolErrorFor(error, deps, { jobId: args.jobId });
     }
   },
 });

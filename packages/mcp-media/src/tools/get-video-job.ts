@@ -4,9 +4,9 @@
  */
 import { CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
-import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import type { MediaToolDeps } from './media-tool-deps.js';
 import { type VideoService, videoOutcomeShape, waitForVideo } from './video-result.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
@@ -60,7 +60,7 @@ export const getVideoJobTool = defineTool({
         ...(typeof saveAs === 'string' && saveAs !== '' ? { fileName: saveAs } : {}),
       });
     } catch (error) {
-      return mediaToolError(error, deps, { jobId: args.jobId });
+      return toolErrorFor(error, deps, { jobId: args.jobId });
     }
   },
 });

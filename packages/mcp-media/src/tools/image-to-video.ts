@@ -8,10 +8,15 @@ import {
   IMAGE_TO_VIDEO_RESOLUTIONS,
   IMAGE_TO_VIDEO_SERVICE,
 } from '@polymodal/core/constants';
-import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  createWaitSecondsSchema,
+  defineTool,
+  PLATFORM_WORK_ANNOTATIONS,
+  toolErrorFor,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { retryFlags } from './generate-video.js';
-import { type MediaToolDeps, mediaReference, mediaToolError, outputName } from './media-tool-deps.js';
+import { type MediaToolDeps, mediaReference, outputName } from './media-tool-deps.js';
 import { videoOutcomeShape, waitForVideo } from './video-result.js';
 
 const DESCRIPTION = `Animates an image (JPG, PNG, WEBP; local path or URL) into a 2-10 s video. Costs credits; the same request continues free. If done=false: get_video_job.`;
@@ -69,7 +74,7 @@ export const imageToVideoTool = defineTool({
         fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
       });
     } catch (error) {
-      return mediaToolError(error, deps);
+      return toolErrorFor(error, deps);
     }
   },
 });

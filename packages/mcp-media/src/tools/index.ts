@@ -1,13 +1,7 @@
 /**
  * The media server's tools, in the order `tools/list` shows them.
  */
-import {
-  CATALOG_VIDEO_SERVICE,
-  FLASHCARDS_SERVICE,
-  IMAGE_TO_VIDEO_SERVICE,
-  SPEECH_TEXT_SERVICE,
-} from '@polymodal/core/constants';
-import { listJobsTool, perContext, toolGroup } from '@polymodal/mcp-common';
+import { jobsServedBy, listJobsTool, perContext, toolGroup } from '@polymodal/mcp-common';
 import { MEDIA_ICON } from '../icon.js';
 import { createFlashcardsTool } from './create-flashcards.js';
 import { generateVideoTool } from './generate-video.js';
@@ -40,12 +34,8 @@ export const mediaTools = toolGroup<MediaToolDeps>({
     getSpeechTool,
     registerVoiceTool,
     listVoicesTool,
-    listJobsTool({
-      // A speech synthesis is listed as one job, its parts (speech-synthesis entries) beneath it.
-      services: [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE, FLASHCARDS_SERVICE, SPEECH_TEXT_SERVICE],
-      getTool: 'get_video_job or get_flashcards',
-      noun: 'media jobs',
-    }),
+    // A speech synthesis is listed as one job, its parts (speech-synthesis entries) beneath it.
+    listJobsTool({ ...jobsServedBy(['media']), noun: 'media jobs' }),
   ],
   toolContext: (common) => ({ ...common, speechJobs: speechJobsOf(common.context) }),
 });

@@ -3,9 +3,9 @@
  * generate_video call that passes validation.
  */
 import { inputSlots } from '@polymodal/core/constants';
-import { defineTool, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import { defineTool, READ_ONLY_ANNOTATIONS, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import type { MediaToolDeps } from './media-tool-deps.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const listVideoModelsInput = {
@@ -63,7 +63,7 @@ export const listVideoModelsTool = defineTool({
           structuredContent: { models },
         };
       } catch (error) {
-        return mediaToolError(error, deps);
+        return toolErrorFor(error, deps);
       }
     },
 });

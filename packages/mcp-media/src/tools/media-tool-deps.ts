@@ -1,24 +1,16 @@
 /**
  * What every tool of the media server receives, and the helpers they share: turning a path-or-URL
- * argument into a media reference, saving finished media, and the error result.
+ * argument into a media reference, and saving finished media.
  */
 import path from 'node:path';
 import { type MediaKind, readMediaAsDataUrl } from '@polymodal/core/media';
-import type { CallToolResult, ResourceLink } from '@polymodal/mcp-common';
-import { outputLink, type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
+import type { ResourceLink } from '@polymodal/mcp-common';
+import { outputLink, type ToolContext } from '@polymodal/mcp-common';
 import type { SpeechJobs } from './speech-jobs.js';
 
 export interface MediaToolDeps extends ToolContext {
   /** Speech syntheses running in this process (they may outlive one tool call). */
   speechJobs: SpeechJobs;
-}
-
-export function mediaToolError(error: unknown, deps: MediaToolDeps, hints?: ToolErrorHints): CallToolResult {
-  return toolError(error, {
-    secrets: deps.context.secrets,
-    hiddenDirs: deps.context.hiddenDirs(),
-    ...(hints ? { hints } : {}),
-  });
 }
 
 /** An http(s) URL, a same-site `/uploads/...` path or a data URL: handed to the platform as is. */

@@ -5,9 +5,14 @@
  */
 import type { CustomVoiceCreated } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
-import { defineTool, PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  defineTool,
+  PLATFORM_WORK_ANNOTATIONS,
+  READ_ONLY_ANNOTATIONS,
+  toolErrorFor,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { isRemoteReference, type MediaToolDeps, mediaToolError } from './media-tool-deps.js';
+import { isRemoteReference, type MediaToolDeps } from './media-tool-deps.js';
 
 const CONSENT_QUESTION =
   'Registering a custom voice clones the voice in this recording. Confirm that the person whose voice it is has authorised cloning it.';
@@ -97,7 +102,7 @@ export const registerVoiceTool = defineTool({
         structuredContent: { ...described, resumed: voice.resumed },
       };
     } catch (error) {
-      return mediaToolError(error, deps);
+      return toolErrorFor(error, deps);
     }
   },
 });
@@ -131,7 +136,7 @@ export const listVoicesTool = defineTool({
         structuredContent: { voices },
       };
     } catch (error) {
-      return mediaToolError(error, deps);
+      return toolErrorFor(error, deps);
     }
   },
 });

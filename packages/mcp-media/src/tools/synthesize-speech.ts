@@ -8,9 +8,14 @@
 import type { SpeechRequest } from '@polymodal/core';
 import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/constants';
 import { fingerprint } from '@polymodal/core/jobs';
-import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
+import {
+  createWaitSecondsSchema,
+  defineTool,
+  PLATFORM_WORK_ANNOTATIONS,
+  toolErrorFor,
+} from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type MediaToolDeps, mediaToolError, outputName } from './media-tool-deps.js';
+import { type MediaToolDeps, outputName } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 import { speechSynthesisId, startSpeechSynthesis } from './speech-synthesis-job.js';
 
@@ -86,7 +91,7 @@ export const synthesizeSpeechTool = defineTool({
         inlineAudio: args.inlineAudio,
       });
     } catch (error) {
-      return mediaToolError(error, deps);
+      return toolErrorFor(error, deps);
     }
   },
 });

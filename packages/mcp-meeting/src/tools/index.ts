@@ -1,8 +1,7 @@
 /**
  * The meeting server's tools, in the order `tools/list` shows them.
  */
-import { MEETING_SERVICE } from '@polymodal/core/constants';
-import { listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
+import { jobsServedBy, listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
 import { MEETING_ICON } from '../icon.js';
 import { cancelMeetingTool } from './cancel-meeting.js';
 import { deleteMeetingTool } from './delete-meeting.js';
@@ -30,7 +29,7 @@ export const meetingTools = toolGroup({
     updateMeetingTool,
     deleteMeetingTool,
     exportMeetingTool,
-    listJobsTool({ services: [MEETING_SERVICE], getTool: 'get_meeting', noun: 'meeting jobs' }),
+    listJobsTool({ ...jobsServedBy(['meeting']), noun: 'meeting jobs' }),
   ],
   toolContext: sameContext,
 });

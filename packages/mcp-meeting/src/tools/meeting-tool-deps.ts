@@ -9,7 +9,7 @@ import { isMeetingTerminal, MEETING_MAX_DURATION_SECONDS, meetingCost } from '@p
 import { ApiError, TimeoutError } from '@polymodal/core/errors';
 import { inspectRecording } from '@polymodal/core/media';
 import type { CallToolResult } from '@polymodal/mcp-common';
-import { type ToolContext, type ToolErrorHints, toolError } from '@polymodal/mcp-common';
+import { type ToolContext, type ToolErrorHints, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 export type MeetingToolDeps = ToolContext;
@@ -90,7 +90,7 @@ export async function meetingToolError(
   deps.context.log.warning('tool call failed', {
     error: error instanceof Error ? error.message : String(error),
   });
-  return toolError(error, { secrets: deps.context.secrets, hiddenDirs: deps.context.hiddenDirs(), hints });
+  return toolErrorFor(error, deps, hints);
 }
 
 /** What the recording costs under the platform's rule (undefined when its duration cannot be read). */

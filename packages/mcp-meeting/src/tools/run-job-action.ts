@@ -12,8 +12,6 @@
 import type { MeetingJob, MeetingLanguage } from '@polymodal/core';
 import { isMeetingTerminal, MEETING_SERVICE } from '@polymodal/core/constants';
 import {
-  BudgetExceededError,
-  budgetToolError,
   type CreditEstimate,
   createToolDeadline,
   estimateMeetingCredits,
@@ -102,7 +100,6 @@ export async function runJobAction(
       structured: { action },
     });
   } catch (error) {
-    if (BudgetExceededError.isInstance(error)) return budgetToolError(error, deps.context.secrets);
     return meetingToolError(error, deps, { jobId });
   } finally {
     deadline.dispose();

@@ -6,8 +6,6 @@ import type { MeetingClient, MeetingJob } from '@polymodal/core';
 import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '@polymodal/core/constants';
 import { SubmissionInProgressError } from '@polymodal/core/errors';
 import {
-  BudgetExceededError,
-  budgetToolError,
   createProgressReporter,
   createToolDeadline,
   createWaitSecondsSchema,
@@ -112,7 +110,6 @@ export const summarizeMeetingTool = defineTool({
       });
     } catch (error) {
       if (SubmissionInProgressError.isInstance(error)) return uploadInProgress(uploadPercent);
-      if (BudgetExceededError.isInstance(error)) return budgetToolError(error, deps.context.secrets);
       return meetingToolError(inputs.explain(error), deps, { path: args.path });
     } finally {
       deadline.dispose();

@@ -11,9 +11,10 @@ import {
   defineTool,
   PLATFORM_WORK_ANNOTATIONS,
   TOOL_ERROR_META_KEY,
+  toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const describeTool = (seconds: number) =>
   `Asks the shared LLM (chat completions) and returns the text. Give prompt (optional system) or messages, not both. Usage counts for the key's team. A few seconds; gives up after ${seconds} s. Models: list_llm_models.`;
@@ -49,7 +50,7 @@ export function llmToolError(
         ? `The model '${context.model ?? '?'}' did not answer within ${context.seconds} s, the time this tool gives one call, so the call stopped waiting. The request had reached the platform and was not sent again; whether an unanswered completion still counts in the team's usage is not documented. Ask again with a shorter prompt or a lower max_tokens, or pick another model with list_llm_models.`
         : `The shared LLM's model list did not answer within ${context.seconds} s, so nothing was asked. Try again shortly, or give "model" (from an earlier list_llm_models) to skip the list.`;
   }
-  if (text === undefined) return speechToolError(error, deps);
+  if (text === undefined) return toolErrorFor(error, deps);
   const message = redactSecrets(text, deps.context.secrets);
   const info = NotFoundError.isInstance(error)
     ? { kind: 'api', status: 404, message }

@@ -7,10 +7,11 @@ import {
   defineTool,
   jobOutputSchema,
   READ_ONLY_ANNOTATIONS,
+  toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { waitForTask } from './score-reading.js';
-import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Reads a queued score_reading job: its state, or the full result once ready. waitSeconds waits (default 0). Free.`;
 
@@ -32,7 +33,7 @@ export const getReadingScoreTool = defineTool({
     try {
       return await waitForTask(deps, args.jobId, args.waitSeconds, extra, deadline.at);
     } catch (error) {
-      return speechToolError(error, deps, { jobId: args.jobId });
+      return toolErrorFor(error, deps, { jobId: args.jobId });
     } finally {
       deadline.dispose();
     }

@@ -2,9 +2,9 @@
  * get_thai_asr_config: the streaming recogniser's defaults and this key's limits and usage, within one
  * tool-call deadline.
  */
-import { createToolDeadline, defineTool, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
+import { createToolDeadline, defineTool, READ_ONLY_ANNOTATIONS, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Shows the streaming Thai recogniser's language, engine, defaults and this key's limits (requests per minute, sessions, daily audio seconds used and left). Free.`;
 
@@ -53,7 +53,7 @@ export const getThaiAsrConfigTool = defineTool({
           },
         };
       } catch (error) {
-        return speechToolError(error, deps, { resource: 'the Thai speech recognition configuration' });
+        return toolErrorFor(error, deps, { resource: 'the Thai speech recognition configuration' });
       } finally {
         deadline.dispose();
       }

@@ -1,8 +1,7 @@
 /**
  * The speech server's tools, in the order `tools/list` shows them.
  */
-import { READING_SCORE_SERVICE } from '@polymodal/core/constants';
-import { listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
+import { jobsServedBy, listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
 import { SPEECH_ICON } from '../icon.js';
 import { askLlmTool } from './ask-llm.js';
 import { getReadingScoreTool } from './get-reading-score.js';
@@ -22,11 +21,7 @@ export const speechTools = toolGroup({
     getReadingScoreTool,
     transcribeThaiTool,
     getThaiAsrConfigTool,
-    listJobsTool({
-      services: [READING_SCORE_SERVICE],
-      getTool: 'get_reading_score',
-      noun: 'queued reading scores',
-    }),
+    listJobsTool({ ...jobsServedBy(['speech']), noun: 'queued reading scores' }),
   ],
   toolContext: sameContext,
 });

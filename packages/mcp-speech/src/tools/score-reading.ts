@@ -16,11 +16,12 @@ import {
   type PresentedJob,
   resolveToolInputs,
   respondWithJob,
+  toolErrorFor,
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { readingOutcome, readingSummary } from './reading-result.js';
-import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Scores a student's Thai reading (studentAudioPath) against referenceText or a reference recording (exactly one): scores, word-by-word comparison, words to practise. Usually seconds; if queued and done=false: get_reading_score. Files: local paths (allowed dirs) or https URLs.`;
 
@@ -103,7 +104,7 @@ export const scoreReadingTool = defineTool({
       }
       return await waitForTask(deps, submitted.taskId, args.waitSeconds, extra, deadline.at, note);
     } catch (error) {
-      return speechToolError(inputs.explain(error), deps);
+      return toolErrorFor(inputs.explain(error), deps);
     } finally {
       deadline.dispose();
       await inputs.release();

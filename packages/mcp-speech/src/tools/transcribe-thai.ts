@@ -20,9 +20,10 @@ import {
   defineTool,
   PLATFORM_WORK_ANNOTATIONS,
   resolveToolInputs,
+  toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type SpeechToolDeps, speechToolError } from './speech-tool-deps.js';
+import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 /** The fastest pacing the tool accepts (besides 0, unpaced). */
 const MAX_SPEED = 20;
@@ -123,7 +124,7 @@ export const transcribeThaiTool = defineTool({
           },
         };
       } catch (error) {
-        return speechToolError(inputs.explain(error), deps);
+        return toolErrorFor(inputs.explain(error), deps);
       } finally {
         deadline.dispose();
         await inputs.release();
