@@ -41,8 +41,10 @@ export {
   readRecordingScript,
 } from './fixtures/recording-script.js';
 export { SAMPLE_MEETING_SCRIPT } from './fixtures/sample-meeting-script.js';
-export type { SandboxUser } from './framework/accounts.js';
-export type { Counters } from './framework/counters.js';
+export type { Accounts, SandboxUser } from './framework/accounts.js';
+export type { KeyScheme, Principal } from './framework/authenticator.js';
+export type { Clock } from './framework/clock.js';
+export type { CounterRegistry, Counters } from './framework/counters.js';
 export type { ActiveFault } from './framework/fault-engine.js';
 export {
   DEFAULT_MALFORMED_FRAME,
@@ -51,8 +53,19 @@ export {
   FaultRule,
   WEB_SOCKET_FAULT_KINDS,
 } from './framework/fault-rule.js';
+export { HttpError, type HttpErrorOptions } from './framework/http-error.js';
+export type { RequestContext } from './framework/request-context.js';
 export type { LoggedRequest, RequestLogFilter } from './framework/request-log.js';
 export { REQUEST_LOG_LIMIT } from './framework/request-log.js';
+export type { RouteHandler, Router } from './framework/router.js';
+export { json, type SandboxResponse } from './framework/sandbox-response.js';
+export type { SandboxService, ServiceContext, ServiceFactory } from './framework/sandbox-service.js';
+export {
+  scaled,
+  type TimelinePhase,
+  type TimelinePosition,
+  timelinePosition,
+} from './media/job-timeline.js';
 export {
   MediaConfig,
   type ParsedMediaConfig,

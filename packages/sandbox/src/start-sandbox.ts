@@ -46,6 +46,11 @@ export interface SandboxOptions {
   dataDir?: string;
   /** Unexpected handler errors; default: one line on stderr. */
   onError?: (error: unknown) => void;
+  /**
+   * Further services beside the platform's, registered the same way on the same router, accounts, clock,
+   * counters and faults: for tests and offline work on a service the platform does not have yet.
+   */
+  services?: readonly ServiceFactory[];
 }
 
 export interface Sandbox {
@@ -100,7 +105,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   await mkdir(parentDir, { recursive: true });
   const dataDir = await mkdtemp(path.join(parentDir, 'polymodal-sandbox-'));
 
-  const services = SERVICES.map((factory) => factory({ config, accounts, clock, counters, speed, dataDir }));
+  const services = [...SERVICES, ...(options.services ?? [])].map((factory) =>
+    factory({ config, accounts, clock, counters, speed, dataDir }),
+  );
   const router = createRouter();
   for (const service of services) service.register(router);
   const settle = () => {

@@ -13,4 +13,10 @@ describe('perContext', () => {
     expect(jobsOf(other)).not.toBe(jobsOf(shared));
     expect(created).toBe(2);
   });
+
+  it('creates each value from its own context', () => {
+    const builtOf = perContext((context: ServerContext) => ({ of: context }));
+    const context = {} as ServerContext;
+    expect(builtOf(context).of).toBe(context);
+  });
 });

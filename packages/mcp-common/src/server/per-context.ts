@@ -6,13 +6,16 @@
  */
 import type { ServerContext } from '../context/create-server-context.js';
 
-/** Returns a lookup that creates the value on first use for each context and returns that one after. */
-export function perContext<T>(create: () => T): (context: ServerContext) => T {
+/**
+ * Returns a lookup that creates the value on first use for each context (from that context: its platform
+ * client, its ledger) and returns that one after.
+ */
+export function perContext<T>(create: (context: ServerContext) => T): (context: ServerContext) => T {
   const values = new WeakMap<ServerContext, T>();
   return (context) => {
     let value = values.get(context);
     if (value === undefined) {
-      value = create();
+      value = create(context);
       values.set(context, value);
     }
     return value;
