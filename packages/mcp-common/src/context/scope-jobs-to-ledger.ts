@@ -144,15 +144,26 @@ export function scopeJobsToLedger(polymodal: Polymodal, options: ScopeJobsOption
         };
       },
     });
-  return {
-    ...polymodal,
+  // Every member named, no spread: a client added to Polymodal fails to compile here until it is scoped
+  // (or said to need none), instead of reaching other tenants' jobs unscoped.
+  const scoped: Polymodal = {
     meeting: scope(polymodal.meeting, MEETING_SERVICE, MEETING_METHODS),
     catalogVideo: scope(polymodal.catalogVideo, CATALOG_VIDEO_SERVICE, CATALOG_VIDEO_METHODS),
     imageToVideo: scope(polymodal.imageToVideo, IMAGE_TO_VIDEO_SERVICE, IMAGE_TO_VIDEO_METHODS),
     flashcards: scope(polymodal.flashcards, FLASHCARDS_SERVICE, FLASHCARDS_METHODS),
     speech: scope(polymodal.speech, SPEECH_SYNTHESIS_SERVICE, SPEECH_METHODS),
     readingScore: scope(polymodal.readingScore, READING_SCORE_SERVICE, READING_SCORE_METHODS),
+    // No job ids: a completion and a recognition session answer the caller alone.
+    llm: polymodal.llm,
+    thaiAsr: polymodal.thaiAsr,
+    // Downloads of URLs a job of this tenant's answered; the ledger and engine are the tenant's own.
+    media: polymodal.media,
+    ledger: polymodal.ledger,
+    engine: polymodal.engine,
+    config: polymodal.config,
+    close: () => polymodal.close(),
   };
+  return scoped;
 }
 
 async function assertOwnJob(ledger: JobLedger, service: string, reference: unknown): Promise<void> {
