@@ -4,6 +4,3 @@
  * the clients and their contracts.
  */
 export * from './errors/index.js';
-export { SubmissionInProgressError } from './jobs/create-job-engine.js';
-export { LedgerError } from './ledger/create-job-ledger.js';
-export { PrivateAddressError } from './net/public-only-lookup.js';

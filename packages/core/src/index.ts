@@ -21,12 +21,8 @@ export type * from './flashcards/index.js';
 export type { CallOptions } from './http/index.js';
 // The options of every client's `poll` and `wait`, and the view of a job every answer shows.
 export type { JobOutcome, JobPollOptions, JobView, JobWaitOptions } from './jobs/index.js';
-// Errors thrown by the job engine, the ledger and the downloader, which callers catch like the others.
-export { SubmissionInProgressError } from './jobs/index.js';
-export { LedgerError } from './ledger/index.js';
 export type * from './llm/index.js';
 export type * from './meeting/index.js';
-export { PrivateAddressError } from './net/index.js';
 export type * from './reading-score/index.js';
 export type * from './speech-synthesis/index.js';
 export type * from './telemetry/index.js';

@@ -4,13 +4,14 @@
  * property of anything returned here.
  */
 import path from 'node:path';
+import { defaultStateDir } from '../config/default-state-dir.js';
 import { resolveConfig } from '../config/index.js';
 import { createMediaDownloader, type MediaDownloader } from '../download/index.js';
 import { createFileAccess, type FileAccess } from '../files/index.js';
 import { createFlashcardsClient, type FlashcardsClient } from '../flashcards/index.js';
 import { createHttpClient, type HttpClientOptions } from '../http/index.js';
 import { createJobEngine, type JobEngine, type JobEngineLogger } from '../jobs/index.js';
-import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/index.js';
+import { createJobLedger, type JobLedger } from '../ledger/index.js';
 import { createLlmClient, type LlmClient } from '../llm/index.js';
 import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
 import { createReadingScoreClient, type ReadingScoreClient } from '../reading-score/index.js';

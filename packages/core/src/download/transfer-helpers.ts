@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import { ConnectionError, PolymodalError, TimeoutError, ValidationError } from '../errors/index.js';
-import type { PrivateAddressError } from '../net/public-only-lookup.js';
+import type { PrivateAddressError } from '../errors/polymodal-error.js';
 
 /** URL for messages: no query string, which may carry a signature or a token. */
 export function displayUrl(url: URL): string {

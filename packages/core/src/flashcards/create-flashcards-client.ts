@@ -46,9 +46,10 @@ import {
   UNKNOWN_OUTCOME,
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
+import { inspectOpenedRecording } from '../media/inspect-recording.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { FLASHCARDS_SERVICE } from '../services/service-table.js';
-import { createMultipartFileBody, inspectOpenedRecording } from '../upload/index.js';
+import { createMultipartFileBody } from '../upload/index.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { checkJobId } from '../video/video-job-client.js';
 import { FLASHCARDS_JOB } from './flashcards-job.js';

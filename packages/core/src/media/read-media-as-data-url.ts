@@ -8,10 +8,10 @@
 import { ValidationError } from '../errors/index.js';
 import { type FileAccess, type OpenedFile, openRegularFile } from '../files/index.js';
 import { readAt } from '../files/open-verified-file.js';
-import type { RecordingContainer } from '../upload/recording-formats.js';
-import { validateRecordingContent } from '../upload/validate-recording-content.js';
 import { decodeImageHeader } from './decode-image-header.js';
+import type { RecordingContainer } from './recording-formats.js';
 import { type MediaKind, sniffMediaType } from './sniff-media-type.js';
+import { validateRecordingContent } from './validate-recording-content.js';
 
 /** Largest local file sent inline (base64 grows it by a third); images follow the 25 MB service limit. */
 export const MAX_INLINE_BYTES: Readonly<Record<MediaKind, number>> = {

@@ -52,13 +52,13 @@ import {
   type SubmissionPatch,
 } from '../jobs/index.js';
 import { fingerprint, type LedgerEntry, type LedgerPatch } from '../ledger/index.js';
-import { MEETING_SERVICE } from '../services/service-table.js';
 import {
   assertWithinUploadLimit,
-  createMultipartFileBody,
   inspectOpenedRecording,
   type RecordingInfo,
-} from '../upload/index.js';
+} from '../media/inspect-recording.js';
+import { MEETING_SERVICE } from '../services/service-table.js';
+import { createMultipartFileBody } from '../upload/index.js';
 import { MEETING_JOB } from './meeting-job.js';
 
 export { MEETING_SERVICE };

@@ -60,15 +60,15 @@ import {
   type PollOutcome,
 } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
-import { READING_SCORE_SERVICE } from '../services/service-table.js';
 import {
-  createMultipartFileBody,
   RECORDING_CONTENT_TYPES,
   type RecordingContainer,
   SIGNATURE_BYTES,
   sniffAudioContainer,
-} from '../upload/index.js';
-import { validateRecordingContent } from '../upload/validate-recording-content.js';
+} from '../media/recording-formats.js';
+import { validateRecordingContent } from '../media/validate-recording-content.js';
+import { READING_SCORE_SERVICE } from '../services/service-table.js';
+import { createMultipartFileBody } from '../upload/index.js';
 import { READING_SCORE_TASK } from './reading-score-job.js';
 
 export { READING_SCORE_SERVICE };

@@ -3,7 +3,7 @@
  * with their MIME types and the magic bytes that identify them. Checking the bytes catches a misnamed file
  * before it is uploaded and paid for; what follows the bytes is checked by `validateRecordingContent`.
  */
-import { sniffVideoContainer } from '../media/sniff-media-type.js';
+import { sniffVideoContainer } from './sniff-media-type.js';
 
 export type RecordingContainer =
   | 'wav'
