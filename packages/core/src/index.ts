@@ -28,3 +28,4 @@ export type * from './speech-synthesis/index.js';
 export type * from './telemetry/index.js';
 export type * from './thai-asr/index.js';
 export type * from './video/index.js';
+export type { TextSynthesisProgress } from './views/speech-job.js';

@@ -67,7 +67,7 @@ describe('entry points of @polymodal/core', () => {
 
   it('constants builds no contract schema and loads no client (the servers read it for their tool lists)', async () => {
     const loaded = await builtSources('constants.js');
-    expect(loaded).toContain('src/services/service-table.ts');
+    expect(loaded).toContain('src/constants/service-table.ts');
     const schemas = loaded.filter(
       (source) => source.startsWith('src/contracts/') && !/-constants\.ts$|api-paths\.ts$/.test(source),
     );

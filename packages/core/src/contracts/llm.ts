@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 
-export { LLM_API_PATH } from '../services/service-table.js';
+export { LLM_API_PATH } from '../constants/service-table.js';
 
 export const LlmModel = z.looseObject({
   id: z.string().min(1),

@@ -19,6 +19,7 @@
  * URL shapes and public hosts for direct video URLs.
  */
 
+import { FLASHCARDS_SERVICE } from '../constants/service-table.js';
 import {
   DIRECTION_LANGUAGES,
   FLASHCARD_VIDEO_EXTENSIONS,
@@ -48,11 +49,10 @@ import {
 import { fingerprint } from '../ledger/index.js';
 import { inspectOpenedRecording } from '../media/inspect-recording.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { FLASHCARDS_SERVICE } from '../services/service-table.js';
 import { createMultipartFileBody } from '../upload/index.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { checkJobId } from '../video/video-job-client.js';
-import { FLASHCARDS_JOB } from './flashcards-job.js';
+import { FLASHCARDS_JOB } from '../views/flashcards-job.js';
 
 export { FLASHCARDS_SERVICE };
 export const FLASHCARDS_WAIT_TIMEOUT_MS = 60 * 60 * 1000;

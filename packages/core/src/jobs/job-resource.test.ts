@@ -4,9 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
+import { defineJobKind } from '../views/job-view.js';
 import { createJobEngine } from './create-job-engine.js';
 import { defineJobResource } from './job-resource.js';
-import { defineJobKind } from './job-view.js';
 
 interface ToyJob {
   status: 'queued' | 'running' | 'done' | 'failed';

@@ -11,6 +11,7 @@
  *   created from a recorded receipt answers 200 with the existing job instead of creating a second one.
  */
 import { z } from 'zod';
+import { MEETING_SERVICE } from '../constants/service-table.js';
 import {
   CreateJobResponse,
   CreateMeetingJobRequest,
@@ -57,9 +58,8 @@ import {
   inspectOpenedRecording,
   type RecordingInfo,
 } from '../media/inspect-recording.js';
-import { MEETING_SERVICE } from '../services/service-table.js';
 import { createMultipartFileBody } from '../upload/index.js';
-import { MEETING_JOB } from './meeting-job.js';
+import { MEETING_JOB } from '../views/meeting-job.js';
 
 export { MEETING_SERVICE };
 /** The reference client gives up waiting after 4 hours (the job keeps running). */

@@ -23,6 +23,7 @@
  * never at a path rebuilt from the id.
  */
 import path from 'node:path';
+import { READING_SCORE_SERVICE } from '../constants/service-table.js';
 import {
   canonicalReadingScoreField,
   LEGACY_READING_SCORE_API_PATH,
@@ -67,9 +68,8 @@ import {
   sniffAudioContainer,
 } from '../media/recording-formats.js';
 import { validateRecordingContent } from '../media/validate-recording-content.js';
-import { READING_SCORE_SERVICE } from '../services/service-table.js';
 import { createMultipartFileBody } from '../upload/index.js';
-import { READING_SCORE_TASK } from './reading-score-job.js';
+import { READING_SCORE_TASK } from '../views/reading-score-job.js';
 
 export { READING_SCORE_SERVICE };
 export const READING_SCORE_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -132,7 +132,7 @@ export interface ReadingScoreClient {
   score(options: ReadingScoreOptions & JobWaitOptions<ReadingScoreTask>): Promise<ReadingScoreResult>;
 }
 
-import { READING_SCORE_MAX_UPLOAD_BYTES } from './reading-score-limits.js';
+import { READING_SCORE_MAX_UPLOAD_BYTES } from '../constants/reading-score-limits.js';
 
 export { READING_SCORE_MAX_UPLOAD_BYTES };
 

@@ -21,6 +21,7 @@
 import path from 'node:path';
 import { concatWav } from '../audio/concat-wav.js';
 import { readAtOf, readWavHeader } from '../audio/read-wav-header.js';
+import { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE, serviceOf } from '../constants/service-table.js';
 import {
   CustomVoiceCreated,
   isTruthyConsent,
@@ -58,12 +59,11 @@ import { fingerprint, type LedgerEntry } from '../ledger/index.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
 import { isWav } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE, serviceOf } from '../services/service-table.js';
 import { createMultipartFieldsBody, createMultipartFileBody } from '../upload/index.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { checkJobId } from '../video/video-job-client.js';
+import { SPEECH_TASK, type TextSynthesisProgress } from '../views/speech-job.js';
 import { ConcurrencyGovernor, type Slot, type SpeechGovernor } from './concurrency-governor.js';
-import { SPEECH_TASK } from './speech-job.js';
 import { splitSpeechText } from './split-speech-text.js';
 
 export { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE };
@@ -135,15 +135,6 @@ type SpeechWaitOptions = Omit<JobWaitOptions<SpeechTask>, 'initialDelayMs'>;
 export interface SpeechTaskRead {
   task: SpeechTask;
   retryAfterMs: number | undefined;
-}
-
-export interface TextSynthesisProgress {
-  parts: number;
-  finished: number;
-  /** Parts waiting for a free slot of the key. */
-  queued: number;
-  /** Parts whose task exists (sent and admitted, or resumed from an earlier run). */
-  submitted: number;
 }
 
 export interface TextSynthesisPart {

@@ -8,6 +8,7 @@
  * service offers no idempotency key); status is polled every 3 s.
  */
 
+import { CATALOG_VIDEO_SERVICE } from '../constants/service-table.js';
 import {
   CATALOG_VIDEO_API_PATH,
   CatalogEnvelope,
@@ -19,7 +20,6 @@ import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
 import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
 import type { JobEngine, JobPollOptions, JobWaitOptions, PollOutcome } from '../jobs/index.js';
-import { CATALOG_VIDEO_SERVICE } from '../services/service-table.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
 import { checkMediaReference, createVideoJobClient, type VideoSubmitOptions } from './video-job-client.js';
 

@@ -7,13 +7,13 @@
  * host; a local image is turned into a data URL by the caller (see `readMediaAsDataUrl`).
  */
 
+import { IMAGE_TO_VIDEO_SERVICE } from '../constants/service-table.js';
 import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/index.js';
 import type { CallOptions, HttpClient } from '../http/index.js';
 import type { JobEngine, JobPollOptions, JobWaitOptions, PollOutcome } from '../jobs/index.js';
 import { checkImageDataUrl } from '../media/check-image-data-url.js';
-import { IMAGE_TO_VIDEO_SERVICE } from '../services/service-table.js';
 import type { SubmittedVideo } from './create-catalog-video-client.js';
 import { checkMediaReference, createVideoJobClient, type VideoSubmitOptions } from './video-job-client.js';
 

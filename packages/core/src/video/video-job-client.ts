@@ -8,11 +8,11 @@ import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '
 import { createJobEngine, defineJobResource, type JobEngine, type StartedJob } from '../jobs/index.js';
 import { fingerprint } from '../ledger/index.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { VIDEO_JOB } from './video-job.js';
+import { VIDEO_JOB } from '../views/video-job.js';
 
 export const VIDEO_WAIT_TIMEOUT_MS = 30 * 60 * 1000;
 
-export { videoProgressPercent } from './video-job.js';
+export { videoProgressPercent } from '../views/video-job.js';
 
 const JOB_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 

@@ -1,13 +1,13 @@
 /**
- * A flashcards job's readings (see jobs/job-view.ts): done once `ready` or in a terminal state, a success
+ * A flashcards job's readings (see job-view.ts): done once `ready` or in a terminal state, a success
  * only with a result, and the service's own progress text. Apart from the client, so that a server shows a
  * job without it.
  */
 
+import { FLASHCARD_TERMINAL_STATES } from '../constants/flashcards-constants.js';
+import { jobErrorText } from '../constants/video-constants.js';
 import type { FlashcardJob } from '../contracts/flashcards.js';
-import { FLASHCARD_TERMINAL_STATES } from '../contracts/flashcards-constants.js';
-import { jobErrorText } from '../contracts/video-constants.js';
-import { defineJobKind, type JobOutcome } from '../jobs/job-view.js';
+import { defineJobKind, type JobOutcome } from './job-view.js';
 
 const succeeded = (job: FlashcardJob) =>
   job.successful === true && job.result !== undefined && job.result !== null;

@@ -1,8 +1,9 @@
 /**
- * The video services' constants (paths, states, image-to-video's models and options) and `jobErrorText`,
- * apart from their schemas: code that needs only these does not build the schemas. Re-exported by video.ts.
+ * The video services' constants (paths, states, image-to-video's models and options), `jobErrorText` and
+ * `inputSlots`, apart from their schemas: code that needs only these does not build the schemas.
+ * Re-exported by contracts/video.ts.
  */
-export { CATALOG_VIDEO_API_PATH, IMAGE_TO_VIDEO_API_PATH } from '../services/service-table.js';
+export { CATALOG_VIDEO_API_PATH, IMAGE_TO_VIDEO_API_PATH } from './service-table.js';
 
 /** Largest seed sent; the services clamp to a "service-safe range" whose bounds are not published. */
 export const MAX_VIDEO_SEED = 2_147_483_647;
@@ -34,4 +35,14 @@ export function jobErrorText(error: unknown): string | null {
     return typeof code === 'string' ? `${code}: ${message}` : message;
   }
   return JSON.stringify(error);
+}
+
+/** The URI parameters of a catalog model that take the given input kind, in catalog order. */
+export function inputSlots<P extends { name: string; format?: string | undefined }>(
+  model: { parameters: readonly P[] },
+  kind: 'image' | 'video' | 'audio',
+): P[] {
+  return model.parameters.filter(
+    (parameter) => parameter.format === 'uri' && parameter.name.toLowerCase().includes(kind),
+  );
 }

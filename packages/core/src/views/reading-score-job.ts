@@ -1,10 +1,10 @@
 /**
- * A queued reading score's readings (see jobs/job-view.ts): done once `ready`, failed when it says so or
+ * A queued reading score's readings (see job-view.ts): done once `ready`, failed when it says so or
  * came without a result, its error a string or an object shown as JSON. Apart from the client, so that a
  * server shows a task without it.
  */
 import type { ReadingScoreTask } from '../contracts/reading-score.js';
-import { defineJobKind } from '../jobs/job-view.js';
+import { defineJobKind } from './job-view.js';
 
 const failed = (task: ReadingScoreTask) => task.ready && (task.successful === false || !task.result);
 

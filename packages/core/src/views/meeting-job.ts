@@ -1,11 +1,11 @@
 /**
- * A meeting job's readings (see jobs/job-view.ts): stopped at COMPLETED, FAILED or CANCELLED, with the
+ * A meeting job's readings (see job-view.ts): stopped at COMPLETED, FAILED or CANCELLED, with the
  * service's own progress and `errorMessage`. Apart from the client, so that a server shows a job without it.
  */
 
+import { isMeetingTerminal } from '../constants/meeting-constants.js';
 import type { MeetingJob } from '../contracts/meeting.js';
-import { isMeetingTerminal } from '../contracts/meeting-constants.js';
-import { defineJobKind, type JobOutcome } from '../jobs/job-view.js';
+import { defineJobKind, type JobOutcome } from './job-view.js';
 
 const OUTCOMES = new Map<string, JobOutcome>([
   ['COMPLETED', 'succeeded'],

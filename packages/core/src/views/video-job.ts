@@ -1,12 +1,12 @@
 /**
- * A video job's readings (see jobs/job-view.ts), the same for both video services: stopped at done, failed
+ * A video job's readings (see job-view.ts), the same for both video services: stopped at done, failed
  * or canceled (either spelling), with the best-effort progress percentage and the service's error object as
  * text. Apart from the job client, so that a tool presenting a job does not load it.
  */
 
+import { jobErrorText, VIDEO_TERMINAL_STATES } from '../constants/video-constants.js';
 import type { VideoJob } from '../contracts/video.js';
-import { jobErrorText, VIDEO_TERMINAL_STATES } from '../contracts/video-constants.js';
-import { defineJobKind, type JobOutcome } from '../jobs/job-view.js';
+import { defineJobKind, type JobOutcome } from './job-view.js';
 
 const OUTCOMES = new Map<string, JobOutcome>([
   ['done', 'succeeded'],

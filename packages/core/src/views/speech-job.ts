@@ -1,15 +1,15 @@
 /**
- * Speech jobs' readings (see jobs/job-view.ts). A platform task (one part of at most 200 characters) is
+ * Speech jobs' readings (see job-view.ts). A platform task (one part of at most 200 characters) is
  * done once `ready`, a success only with its audio URL. A synthesis of a whole text (a `speech-text` job,
  * which a server runs over its parts rather than polls) is running, done, failed (a part's task ended
  * FAILURE), error (the work could not be done: credits, the network, the ledger…) or cancelled (every
  * caller left); its progress is its parts'. Apart from the client, so that a server shows a job without it.
  */
+
+import { jobErrorText } from '../constants/video-constants.js';
 import type { SpeechTask } from '../contracts/speech-synthesis.js';
-import { jobErrorText } from '../contracts/video-constants.js';
 import { JobFailedError } from '../errors/index.js';
-import { defineJobKind, type JobView } from '../jobs/job-view.js';
-import type { TextSynthesisProgress } from './create-speech-client.js';
+import { defineJobKind, type JobView } from './job-view.js';
 
 const succeeded = (task: SpeechTask) => task.successful === true && Boolean(task.result?.url);
 
@@ -20,6 +20,15 @@ export const SPEECH_TASK = defineJobKind<SpeechTask>({
   outcome: (task) => (!task.ready ? undefined : succeeded(task) ? 'succeeded' : 'failed'),
   error: (task) => (task.ready && !succeeded(task) ? (jobErrorText(task.error) ?? 'no reason given') : null),
 });
+
+export interface TextSynthesisProgress {
+  parts: number;
+  finished: number;
+  /** Parts waiting for a free slot of the key. */
+  queued: number;
+  /** Parts whose task exists (sent and admitted, or resumed from an earlier run). */
+  submitted: number;
+}
 
 export type TextSynthesisState = 'running' | 'done' | 'failed' | 'error' | 'cancelled';
 

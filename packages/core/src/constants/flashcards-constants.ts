@@ -1,8 +1,8 @@
 /**
  * The flashcards service's constants (directions, limits, states), apart from its schemas: code that needs
- * only these does not build the schemas. Re-exported by flashcards.ts.
+ * only these does not build the schemas. Re-exported by contracts/flashcards.ts.
  */
-export { FLASHCARDS_API_PATH } from '../services/service-table.js';
+export { FLASHCARDS_API_PATH } from './service-table.js';
 
 export const LEARNING_DIRECTIONS = [
   'thai_to_chinese',

@@ -8,11 +8,11 @@ import type { MeetingJob } from '../contracts/meeting.js';
 import type { ReadingScoreTask } from '../contracts/reading-score.js';
 import type { VideoJob } from '../contracts/video.js';
 import { JobFailedError } from '../errors/index.js';
-import { flashcardsJobView } from '../flashcards/flashcards-job.js';
-import { meetingJobView } from '../meeting/meeting-job.js';
-import { readingTaskView } from '../reading-score/reading-score-job.js';
-import { speechTextView } from '../speech-synthesis/speech-job.js';
-import { videoJobView } from '../video/video-job.js';
+import { flashcardsJobView } from './flashcards-job.js';
+import { meetingJobView } from './meeting-job.js';
+import { readingTaskView } from './reading-score-job.js';
+import { speechTextView } from './speech-job.js';
+import { videoJobView } from './video-job.js';
 
 const meeting = (fields: Partial<MeetingJob>) => ({ id: 'm1', progress: 0, ...fields }) as MeetingJob;
 const video = (fields: Partial<VideoJob>) => ({ request_id: 'v1', ...fields }) as VideoJob;
