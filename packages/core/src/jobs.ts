@@ -1,8 +1,4 @@
-/**
- * `@polymodal/core/jobs`: the job engine (claims, single flight, polling, deadlines) and the job ledger it
- * records in (the file store, fingerprints, the default state directory), for tools built on them.
- */
-
-export * from './config/default-state-dir.js';
-export * from './jobs/index.js';
-export * from './ledger/index.js';
+/** `@polymodal/core/jobs`: the job engine (claims, single flight, polling, deadlines) over a job ledger. */
+export type { StartJobOptions, SubmissionPatch } from './jobs/create-job-engine.js';
+export { createJobEngine, NOT_CREATED } from './jobs/create-job-engine.js';
+export type { PollOutcome } from './jobs/poll-job.js';

@@ -5,7 +5,7 @@
  * of today (UTC) from the same ledger: charged, reserved by jobs not charged yet, and with a daily budget
  * what is left of it — per tenant, since each tenant has a ledger of its own.
  */
-import type { LedgerEntry } from '@polymodal/core/jobs';
+import type { LedgerEntry } from '@polymodal/core/ledger';
 import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
 import { entryCredits } from '../budget/entry-credits.js';
