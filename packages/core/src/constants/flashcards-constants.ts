@@ -1,9 +1,7 @@
 /**
  * The flashcards service's constants (directions, limits, states), apart from its schemas: code that needs
- * only these does not build the schemas. Re-exported by contracts/flashcards.ts.
+ * only these does not build the schemas.
  */
-export { FLASHCARDS_API_PATH } from './service-table.js';
-
 export const LEARNING_DIRECTIONS = [
   'thai_to_chinese',
   'chinese_to_thai',

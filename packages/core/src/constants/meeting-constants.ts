@@ -1,10 +1,8 @@
 /**
  * The meeting service's constants, languages, states and cost rule, apart from its schemas: code that needs
- * only these (an MCP server listing its tools) does not build them. Re-exported by contracts/meeting.ts.
+ * only these (an MCP server listing its tools) does not build them.
  */
 import { z } from 'zod';
-
-export { MEETING_API_PATH } from './service-table.js';
 
 export const MEETING_LANGUAGES = [
   'zh-cn',

@@ -2,9 +2,8 @@
  * The one table of the platform's services: per service its name in the job ledger, the path prefixes of
  * its requests, its label in metrics, how often one of its jobs may be read, and the MCP tool (and server)
  * that continues a wait on one. What used to repeat these facts reads them here: the ledger names and API
- * paths below (the contracts re-export theirs), `platformServiceOf`, the job resources' intervals. It loads
- * no schema and no client, so an MCP server listing its tools or jobs (`@polymodal/core/constants`) pays
- * for neither.
+ * paths below, `platformServiceOf`, the job resources' intervals. It loads no schema and no client, so an
+ * MCP server listing its tools or jobs (`@polymodal/core/constants`) pays for neither.
  */
 export const MEETING_API_PATH = '/api/conference-summary/v1';
 export const TTS_API_PATH = '/api/tts/v1';

@@ -1,8 +1,7 @@
 /**
  * The speech synthesis service's constants (languages, models, limits), apart from its schemas: code that
- * needs only these does not build the schemas. Re-exported by contracts/speech-synthesis.ts.
+ * needs only these does not build the schemas.
  */
-export { TTS_API_PATH } from './service-table.js';
 export const TTS_LANGUAGES = ['en', 'zh', 'vi', 'th', 'ms', 'lo', 'ja', 'ko'] as const;
 export type TtsLanguage = (typeof TTS_LANGUAGES)[number];
 export const TTS_MODELS = ['model_a', 'model_b', 'model_c', 'model_d'] as const;

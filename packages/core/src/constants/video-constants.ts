@@ -1,15 +1,8 @@
 /**
  * The video services' constants (paths, states, image-to-video's models and options), `jobErrorText` and
  * `inputSlots`, apart from their schemas: code that needs only these does not build the schemas.
- * Re-exported by contracts/video.ts.
  */
-export { CATALOG_VIDEO_API_PATH, IMAGE_TO_VIDEO_API_PATH } from './service-table.js';
-
-/** Largest seed sent; the services clamp to a "service-safe range" whose bounds are not published. */
-export const MAX_VIDEO_SEED = 2_147_483_647;
-
 export const VIDEO_JOB_STATES = ['queued', 'processing', 'done', 'failed', 'canceled'] as const;
-export type VideoJobState = (typeof VIDEO_JOB_STATES)[number];
 /** States after which a video job does not change any more. */
 export const VIDEO_TERMINAL_STATES: readonly string[] = ['done', 'failed', 'canceled', 'cancelled'];
 
@@ -24,7 +17,6 @@ export const IMAGE_TO_VIDEO_MODELS = [
 ] as const;
 export const IMAGE_TO_VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
 export const IMAGE_TO_VIDEO_RESOLUTIONS = ['480p', '720p'] as const;
-export const IMAGE_TO_VIDEO_MAX_IMAGE_BYTES = 25 * 1024 * 1024;
 
 /** The failure reason of a job as text, whatever shape the service used. */
 export function jobErrorText(error: unknown): string | null {

@@ -6,8 +6,6 @@ import { z } from 'zod';
 
 import { LEARNING_DIRECTIONS, MAX_IDEMPOTENCY_KEY_LENGTH } from '../constants/flashcards-constants.js';
 
-export * from '../constants/flashcards-constants.js';
-
 export const FlashcardOptions = z.object({
   learning_direction: z.enum(LEARNING_DIRECTIONS),
   source_language: z.string().min(1).optional(),

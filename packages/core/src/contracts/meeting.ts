@@ -7,8 +7,6 @@ import { z } from 'zod';
 
 import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '../constants/meeting-constants.js';
 
-export * from '../constants/meeting-constants.js';
-
 const speakerCount = z.number().int().min(0).max(30);
 
 /** Job creation request (strict: we never send fields the spec does not define). */

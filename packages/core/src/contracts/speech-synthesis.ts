@@ -14,8 +14,6 @@ import {
   TTS_MODELS,
 } from '../constants/speech-synthesis-constants.js';
 
-export * from '../constants/speech-synthesis-constants.js';
-
 export const SpeechRequest = z.object({
   text: z.string(),
   language: z.enum(TTS_LANGUAGES).optional(),

@@ -11,8 +11,6 @@ import {
   IMAGE_TO_VIDEO_RESOLUTIONS,
 } from '../constants/video-constants.js';
 
-export * from '../constants/video-constants.js';
-
 export const CatalogParameter = z.looseObject({
   name: z.string(),
   type: z.string(),

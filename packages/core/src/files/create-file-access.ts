@@ -24,7 +24,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { defaultStateDir, expandHome } from '../config/default-state-dir.js';
-import { ConfigError, ValidationError } from '../errors/index.js';
+import { ConfigError, ValidationError } from '../errors/polymodal-error.js';
 import { type OpenedFile, openVerifiedFile } from './open-verified-file.js';
 import { sanitizeFileName } from './sanitize-file-name.js';
 import { writeFileAtomic } from './write-file-atomic.js';

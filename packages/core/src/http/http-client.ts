@@ -10,15 +10,14 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { redactSecrets } from '../config/redact-secrets.js';
-import { ErrorBody } from '../contracts/index.js';
+import { ErrorBody } from '../contracts/meeting.js';
+import { ApiError, createApiError } from '../errors/api-error.js';
 import {
-  ApiError,
   ConnectionError,
-  createApiError,
   PolymodalError,
   ResponseValidationError,
   TimeoutError,
-} from '../errors/index.js';
+} from '../errors/polymodal-error.js';
 import { platformServiceOf } from '../telemetry/platform-service-of.js';
 import { guardEvents, type HttpMethod, type PolymodalEvents } from '../telemetry/polymodal-events.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';

@@ -6,13 +6,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiError, NotFoundError } from '../errors/api-error.js';
 import {
-  createApiError,
   LedgerError,
-  NotFoundError,
   SubmissionInProgressError,
   UncertainSubmissionError,
-} from '../errors/index.js';
+} from '../errors/polymodal-error.js';
 import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
 import { createJobEngine } from './create-job-engine.js';
 

@@ -21,17 +21,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { ApiError, RateLimitError } from '../errors/api-error.js';
 import {
-  ApiError,
   ConnectionError,
   LedgerError,
   PollingTimeoutError,
   PolymodalError,
-  RateLimitError,
   SubmissionInProgressError,
   TimeoutError,
   UncertainSubmissionError,
-} from '../errors/index.js';
+} from '../errors/polymodal-error.js';
 import { parseRetryAfter } from '../http/parse-retry-after.js';
 import type { JobLedger, LedgerEntry, LedgerPatch, PendingSubmission } from '../ledger/create-job-ledger.js';
 import { canonicalJson } from '../ledger/fingerprint.js';

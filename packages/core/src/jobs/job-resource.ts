@@ -7,7 +7,8 @@
  */
 
 import { serviceOf } from '../constants/service-table.js';
-import { JobFailedError, NotFoundError, PollingTimeoutError } from '../errors/index.js';
+import { NotFoundError } from '../errors/api-error.js';
+import { JobFailedError, PollingTimeoutError } from '../errors/polymodal-error.js';
 import { type CallOptions, pollCallOptions, waitTimeoutMs } from '../http/call-options.js';
 import type { HttpResponse } from '../http/http-client.js';
 import type { DefinedJobKind } from '../views/job-view.js';

@@ -21,7 +21,7 @@ import { link, mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultStateDir } from '../config/default-state-dir.js';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { createConcurrencyLimit } from '../util/concurrency-limit.js';

@@ -6,7 +6,7 @@
  * is implemented; the descriptor stays owned by the caller.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { readAt } from '../files/open-verified-file.js';
 
 /** The largest single read a parser may ask for: metadata is small, and a crafted size must not allocate GBs. */

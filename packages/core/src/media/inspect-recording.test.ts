@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { avi, ftypJunk, mkv, mp3, mp4, riffWaveJunk } from '../../test/helpers/media-files.js';
 import { wav } from '../../test/helpers/wav.js';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { inspectRecording } from './inspect-recording.js';
 
 let dir: string;

@@ -5,10 +5,9 @@
  * what is sent; `inspectRecording` opens a path itself for callers that only want to look.
  */
 import path from 'node:path';
-import { MEETING_EXTENSIONS, MEETING_MAX_DURATION_SECONDS } from '../contracts/index.js';
-import { ValidationError } from '../errors/index.js';
-import { type OpenedFile, openRegularFile } from '../files/index.js';
-import { readAt } from '../files/open-verified-file.js';
+import { MEETING_EXTENSIONS, MEETING_MAX_DURATION_SECONDS } from '../constants/meeting-constants.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import { type OpenedFile, openRegularFile, readAt } from '../files/open-verified-file.js';
 import {
   describeSignature,
   matchesSignature,

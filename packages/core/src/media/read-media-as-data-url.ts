@@ -5,9 +5,9 @@
  * dimensions within the limits, a WAV's chunks agree with its size, an MP4 has a movie with a duration.
  * The file is opened once and everything is read from that descriptor.
  */
-import { ValidationError } from '../errors/index.js';
-import { type FileAccess, type OpenedFile, openRegularFile } from '../files/index.js';
-import { readAt } from '../files/open-verified-file.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
+import { type OpenedFile, openRegularFile, readAt } from '../files/open-verified-file.js';
 import { decodeImageHeader } from './decode-image-header.js';
 import type { RecordingContainer } from './recording-formats.js';
 import { type MediaKind, sniffMediaType } from './sniff-media-type.js';

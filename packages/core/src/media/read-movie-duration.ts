@@ -3,7 +3,7 @@
  * music-metadata takes an MP4's duration from its audio track only, so a video without sound would have
  * none; the movie header is what every player shows. Only the boxes on the way are read.
  */
-import type { OpenedFile } from '../files/index.js';
+import type { OpenedFile } from '../files/open-verified-file.js';
 import { readAt } from '../files/open-verified-file.js';
 
 /** More boxes than any real file has at one level: a bound on the walk over a crafted one. */

@@ -5,7 +5,7 @@
  * size, and a WAV must have a valid `fmt ` chunk before a non-empty `data` chunk. The duration of a WAV
  * comes from its `data` length and the byte rate in `fmt `.
  */
-import type { OpenedFile } from '../files/index.js';
+import type { OpenedFile } from '../files/open-verified-file.js';
 import { readAt } from '../files/open-verified-file.js';
 
 export interface WavLayout {

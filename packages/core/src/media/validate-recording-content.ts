@@ -9,7 +9,7 @@
  * structure that does not parse is refused. An MP4 family file must have a `moov` box with a duration.
  */
 import type { IFormat } from 'music-metadata';
-import type { OpenedFile } from '../files/index.js';
+import type { OpenedFile } from '../files/open-verified-file.js';
 import { createDescriptorBlob } from './create-descriptor-blob.js';
 import { readMovieDuration } from './read-movie-duration.js';
 import { checkAviLayout, type LayoutProblem, readWavLayout } from './read-riff-layout.js';

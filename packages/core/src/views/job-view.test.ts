@@ -7,7 +7,7 @@ import type { FlashcardJob } from '../contracts/flashcards.js';
 import type { MeetingJob } from '../contracts/meeting.js';
 import type { ReadingScoreTask } from '../contracts/reading-score.js';
 import type { VideoJob } from '../contracts/video.js';
-import { JobFailedError } from '../errors/index.js';
+import { JobFailedError } from '../errors/polymodal-error.js';
 import { flashcardsJobView } from './flashcards-job.js';
 import { meetingJobView } from './meeting-job.js';
 import { readingTaskView } from './reading-score-job.js';

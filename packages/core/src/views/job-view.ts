@@ -1,8 +1,8 @@
 /**
  * A platform job in the terms every job shares, whatever its service: its status text, how far it is, and
  * once it stopped, how (succeeded, failed, cancelled) and why. Each service states these readings of its
- * job once (`defineJobKind`, beside its states): the job resource polls by them, and the MCP servers'
- * long-job answers show their `view`. Builds no schema, so it is part of `@polymodal/core/constants`.
+ * job once (`defineJobKind`, a file per service here): the job resource polls by them, and the MCP servers'
+ * long-job answers show their `view`. Builds no schema, so it is part of `@polymodal/core/views`.
  */
 
 /** How a job stopped, once it has. */

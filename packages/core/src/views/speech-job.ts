@@ -8,7 +8,7 @@
 
 import { jobErrorText } from '../constants/video-constants.js';
 import type { SpeechTask } from '../contracts/speech-synthesis.js';
-import { JobFailedError } from '../errors/index.js';
+import { JobFailedError } from '../errors/polymodal-error.js';
 import { defineJobKind, type JobView } from './job-view.js';
 
 const succeeded = (task: SpeechTask) => task.successful === true && Boolean(task.result?.url);

@@ -1,2 +1,0 @@
-export * from './create-job-ledger.js';
-export * from './fingerprint.js';
