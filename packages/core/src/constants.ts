@@ -1,25 +1,57 @@
 /**
- * `@polymodal/core/constants`: the services' constants and small rules without their zod schemas (the
- * contracts subpath has both): languages, models, states, limits, the meeting cost rule, the service table
- * (ledger names, paths, metrics labels, intervals, the tools that continue a job) and each job's view.
- * Code that only needs these (an MCP server describing its tools or answering with a job) does not build
- * the contracts' schemas or load the clients.
+ * `@polymodal/core/constants`: the services' constants and small rules without their zod schemas:
+ * languages, models, limits, paths, the meeting cost rule and the service table (ledger names, metrics
+ * labels, intervals, the tools that continue a job). Code that only needs these (an MCP server describing
+ * its tools) does not build the contracts' schemas or load the clients.
  */
-export * from './contracts/flashcards-constants.js';
-export * from './contracts/meeting-constants.js';
-export * from './contracts/speech-synthesis-constants.js';
-export * from './contracts/video-constants.js';
-export { flashcardsJobView } from './flashcards/flashcards-job.js';
-export type { JobOutcome, JobView } from './jobs/job-view.js';
-export { meetingJobView } from './meeting/meeting-job.js';
-export { readingTaskView } from './reading-score/reading-score-job.js';
-export { READING_SCORE_MAX_UPLOAD_BYTES } from './reading-score/reading-score-limits.js';
-export * from './services/service-table.js';
+export { LEARNING_DIRECTIONS, MAX_IDEMPOTENCY_KEY_LENGTH } from './constants/flashcards-constants.js';
 export {
-  describeSpeechProgress,
-  speechTextReason,
-  speechTextView,
-  TEXT_SYNTHESIS_STATUS,
-} from './speech-synthesis/speech-job.js';
-export { inputSlots } from './video/validate-catalog-request.js';
-export { videoJobView, videoProgressPercent } from './video/video-job.js';
+  isMeetingTerminal,
+  MEETING_ASR_ENGINES,
+  MEETING_CREDITS_PER_STARTED_MINUTE,
+  MEETING_EXTENSIONS,
+  MEETING_LANGUAGES,
+  MEETING_LIST_LIMIT,
+  MEETING_MAX_DURATION_SECONDS,
+  MEETING_RECEIPT_LIFETIME_MS,
+  MeetingAsrEngine,
+  MeetingLanguage,
+  meetingCost,
+} from './constants/meeting-constants.js';
+export { READING_SCORE_MAX_UPLOAD_BYTES } from './constants/reading-score-limits.js';
+export {
+  CATALOG_VIDEO_API_PATH,
+  CATALOG_VIDEO_SERVICE,
+  CUSTOM_VOICE_SERVICE,
+  FLASHCARDS_API_PATH,
+  FLASHCARDS_SERVICE,
+  IMAGE_TO_VIDEO_API_PATH,
+  IMAGE_TO_VIDEO_SERVICE,
+  jobServicesOf,
+  type McpServerName,
+  MEETING_API_PATH,
+  MEETING_SERVICE,
+  type PlatformService,
+  READING_SCORE_SERVICE,
+  SERVICES,
+  SPEECH_SYNTHESIS_SERVICE,
+  SPEECH_TEXT_SERVICE,
+  serviceOf,
+  TTS_API_PATH,
+} from './constants/service-table.js';
+export {
+  MAX_TTS_SEED,
+  MAX_TTS_TEXT_CHARACTERS,
+  MODEL_D_LANGUAGES,
+  TTS_LANGUAGES,
+  TTS_LEGACY_MODEL,
+  TTS_MODEL_A_EXPRESSIONS,
+  TTS_MODELS,
+} from './constants/speech-synthesis-constants.js';
+export {
+  IMAGE_TO_VIDEO_ASPECT_RATIOS,
+  IMAGE_TO_VIDEO_MODELS,
+  IMAGE_TO_VIDEO_RESOLUTIONS,
+  inputSlots,
+  jobErrorText,
+} from './constants/video-constants.js';

@@ -3,7 +3,32 @@
  * clients: code that only catches or builds errors (an MCP server at start) imports these without loading
  * the clients and their contracts.
  */
-export * from './errors/index.js';
-export { SubmissionInProgressError } from './jobs/create-job-engine.js';
-export { LedgerError } from './ledger/create-job-ledger.js';
-export { PrivateAddressError } from './net/public-only-lookup.js';
+export {
+  ApiError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  createApiError,
+  InsufficientCreditsError,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceUnavailableError,
+} from './errors/api-error.js';
+export {
+  ConfigError,
+  ConnectionError,
+  JobFailedError,
+  LedgerError,
+  PollingTimeoutError,
+  PolymodalError,
+  PrivateAddressError,
+  ResponseValidationError,
+  StreamingError,
+  SubmissionInProgressError,
+  TimeoutError,
+  UncertainSubmissionError,
+  ValidationError,
+} from './errors/polymodal-error.js';

@@ -1,2 +1,3 @@
-/** `@polymodal/core/files`: confined file access, opened-file checks, safe names and atomic writes. */
-export * from './files/index.js';
+/** `@polymodal/core/files`: confined file access and the checks of an opened file. */
+export { createFileAccess, type FileAccess, OUTPUT_DIR_VARIABLE } from './files/create-file-access.js';
+export { type OpenedFile, openRegularFile, openVerifiedFile } from './files/open-verified-file.js';

@@ -1,2 +1,4 @@
-/** `@polymodal/core/http`: the one HTTP chokepoint the clients share, its retry policy and Retry-After parsing. */
-export * from './http/index.js';
+/** `@polymodal/core/http`: the one HTTP chokepoint the clients share (retries, timeouts, error mapping). */
+
+export { type CallOptions, requestOptionsOf, startCall } from './http/call-options.js';
+export { createHttpClient, type HttpClient, type HttpClientOptions } from './http/http-client.js';

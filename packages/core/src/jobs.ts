@@ -1,6 +1,16 @@
 /**
- * `@polymodal/core/jobs`: the job engine (claims, single flight, polling, deadlines) and the job ledger it
- * records in (the file store, fingerprints, the default state directory), for tools built on them.
+ * `@polymodal/core/jobs`: the job engine (claims, single flight, polling, deadlines) over a job ledger, and
+ * the one job resource a service declares its job with (docs/extending.md adds a service with them).
  */
-export * from './jobs/index.js';
-export * from './ledger/index.js';
+export type { JobEngine, StartedJob, StartJobOptions, SubmissionPatch } from './jobs/create-job-engine.js';
+export { createJobEngine, NOT_CREATED } from './jobs/create-job-engine.js';
+export {
+  defineJobResource,
+  type JobLocation,
+  type JobPollOptions,
+  type JobReadOptions,
+  type JobResourceOptions,
+  type JobWaitOptions,
+} from './jobs/job-resource.js';
+export type { PollOutcome } from './jobs/poll-job.js';
+export { type DefinedJobKind, defineJobKind, type JobKind, type JobView } from './views/job-view.js';

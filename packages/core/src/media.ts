@@ -1,6 +1,4 @@
-/**
- * `@polymodal/core/media`: what a file is by its first bytes (images, video containers, recordings), data
- * URLs, and the streamed multipart bodies of uploads.
- */
-export * from './media/index.js';
-export * from './upload/index.js';
+/** `@polymodal/core/media`: what a file is by its content (images, videos, recordings), checked data URLs. */
+export { inspectRecording, type RecordingInfo } from './media/inspect-recording.js';
+export { type MediaDataUrl, readMediaAsDataUrl } from './media/read-media-as-data-url.js';
+export { isWav, type MediaKind, sniffImageType, sniffVideoContainer } from './media/sniff-media-type.js';

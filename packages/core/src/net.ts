@@ -1,6 +1,3 @@
-/**
- * `@polymodal/core/net`: public-address checks (every hop of a download), the public-only connector and
- * lookup, and the downloads built on them (media results, remote inputs).
- */
-export * from './download/index.js';
-export * from './net/index.js';
+/** `@polymodal/core/net`: what kind of address a host or an IP is (public, private, loopback, …). */
+export { type AddressClassification, classifyAddress } from './net/classify-address.js';
+export { isPrivateAddress, isPrivateHostname } from './net/private-network.js';

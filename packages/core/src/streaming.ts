@@ -1,2 +1,2 @@
 /** `@polymodal/core/streaming`: the streaming-recognition WebSocket session. */
-export * from './streaming/index.js';
+export { createStreamingSession, type StreamingSession } from './streaming/create-streaming-session.js';

@@ -11,10 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMediaDownloader, type MediaDownloader } from '../src/download/index.js';
-import { ValidationError } from '../src/errors/index.js';
-import { createFileAccess } from '../src/files/index.js';
-import { createPublicOnlyConnector, createPublicOnlyLookup } from '../src/net/index.js';
+import { createMediaDownloader, type MediaDownloader } from '../src/download/download-media.js';
+import { ValidationError } from '../src/errors/polymodal-error.js';
+import { createFileAccess } from '../src/files/create-file-access.js';
+import { createPublicOnlyConnector } from '../src/net/public-only-connector.js';
+import { createPublicOnlyLookup } from '../src/net/public-only-lookup.js';
 import { startServer, type TestServer } from './helpers/start-server.js';
 
 const KEY = 'pm_live_rebindkey';

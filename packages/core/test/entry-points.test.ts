@@ -46,32 +46,34 @@ describe('entry points of @polymodal/core', () => {
   });
 
   it.each([
-    ['contracts', ['MeetingJob', 'CreateMeetingJobRequest', 'TTS_MODELS']],
-    ['clients', ['createMeetingClient', 'createSpeechClient', 'createThaiAsrClient', 'createLlmClient']],
-    ['jobs', ['createJobEngine', 'createJobLedger', 'fingerprint', 'defaultStateDir']],
-    ['files', ['createFileAccess', 'openVerifiedFile', 'writeFileAtomic']],
-    ['audio', ['parseWav', 'encodeWav', 'concatWav']],
-    ['net', ['assertPublicHttpUrl', 'isPrivateAddress', 'createRemoteInputs']],
-    ['http', ['createHttpClient', 'parseRetryAfter']],
-    ['media', ['sniffImageType', 'inspectRecording']],
+    ['contracts', ['MeetingJob', 'CreateMeetingJobRequest', 'isNoSpeechResult']],
+    ['llm', ['createLlmClient', 'readLlmError']],
+    ['jobs', ['createJobEngine', 'NOT_CREATED']],
+    ['ledger', ['createJobLedger', 'fingerprint', 'parseUpdatedSince']],
+    ['files', ['createFileAccess', 'openVerifiedFile', 'OUTPUT_DIR_VARIABLE']],
+    ['audio', ['parseWav', 'encodeWav', 'decodeWavToPcm16']],
+    ['net', ['classifyAddress', 'isPrivateAddress', 'isPrivateHostname']],
+    ['download', ['createRemoteInputs', 'DEFAULT_DOWNLOAD_LIMITS']],
+    ['http', ['createHttpClient']],
+    ['media', ['sniffImageType', 'inspectRecording', 'readMediaAsDataUrl']],
     ['streaming', ['createStreamingSession']],
-    ['telemetry', ['platformServiceOf']],
-    ['polymodal', ['createPolymodal']],
+    ['views', ['meetingJobView', 'videoJobView', 'speechTextView']],
+    ['client', ['createPolymodal']],
     ['constants', ['MEETING_LANGUAGES', 'MEETING_SERVICE', 'TTS_MODELS', 'meetingCost', 'jobErrorText']],
     ['errors', ['ApiError', 'ConfigError', 'ValidationError', 'LedgerError', 'SubmissionInProgressError']],
-    ['config', ['resolveConfig', 'API_KEY_VARIABLE', 'redactSecrets']],
+    ['config', ['resolveConfig', 'API_KEY_VARIABLE', 'redactSecrets', 'defaultStateDir']],
   ])('@polymodal/core/%s resolves and exports what it documents', (subpath, expected) => {
     const names = load(`@polymodal/core/${subpath}`).names ?? [];
     for (const name of expected) expect(names).toContain(name);
   });
 
-  it('constants builds no contract schema and loads no client (the servers read it for their tool lists)', async () => {
-    const loaded = await builtSources('constants.js');
-    expect(loaded).toContain('src/services/service-table.ts');
-    const schemas = loaded.filter(
-      (source) => source.startsWith('src/contracts/') && !/-constants\.ts$|api-paths\.ts$/.test(source),
-    );
-    expect(schemas).toEqual([]);
+  it.each([
+    ['constants', 'src/constants/service-table.ts'],
+    ['views', 'src/views/job-view.ts'],
+  ])('%s builds no schema and loads no client (the servers read it at start)', async (entry, own) => {
+    const loaded = await builtSources(`${entry}.js`);
+    expect(loaded).toContain(own);
+    expect(loaded.filter((source) => source.startsWith('src/contracts/'))).toEqual([]);
     expect(loaded.filter((source) => source.includes('-client.ts') || source.includes('/http/'))).toEqual([]);
   });
 

@@ -12,15 +12,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createRemoteInputs,
-  fetchRemoteInput,
-  isRemoteInput,
-  STALE_INPUT_MS,
-} from '../src/download/index.js';
-import { ValidationError } from '../src/errors/index.js';
-import { createFileAccess, type FileAccess } from '../src/files/index.js';
-import { createPublicOnlyLookup } from '../src/net/index.js';
+import { createRemoteInputs } from '../src/download/create-remote-inputs.js';
+import { fetchRemoteInput, isRemoteInput, STALE_INPUT_MS } from '../src/download/fetch-remote-input.js';
+import { ValidationError } from '../src/errors/polymodal-error.js';
+import { createFileAccess, type FileAccess } from '../src/files/create-file-access.js';
+import { createPublicOnlyLookup } from '../src/net/public-only-lookup.js';
 import { startServer, type TestServer } from './helpers/start-server.js';
 import { wav } from './helpers/wav.js';
 

@@ -3,7 +3,6 @@
  * which failures are repeated, that no call outlives its deadline, and what the platform's error body said.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLlmClient, readLlmError } from '../src/clients.js';
 import { createHttpClient } from '../src/http.js';
 import {
   createPolymodal,
@@ -12,6 +11,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '../src/index.js';
+import { createLlmClient, readLlmError } from '../src/llm.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
 
 const KEY = 'pm_live_llmsecret42';

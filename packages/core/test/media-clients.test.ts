@@ -6,8 +6,8 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMediaDownloader } from '../src/download/download-media.js';
 import { createFileAccess, createPolymodal, type Polymodal, ValidationError } from '../src/index.js';
-import { createMediaDownloader } from '../src/net.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
 
 const KEY = 'pm_live_mediakey';

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMeetingClient } from '../src/clients.js';
 import { createHttpClient, type HttpClient } from '../src/http.js';
 import {
   createFileAccess,
@@ -17,7 +16,9 @@ import {
   NotFoundError,
   ValidationError,
 } from '../src/index.js';
-import { createJobEngine, createJobLedger, type JobLedger } from '../src/jobs.js';
+import { createJobEngine } from '../src/jobs.js';
+import { createJobLedger, type JobLedger } from '../src/ledger.js';
+import { createMeetingClient } from '../src/meeting/create-meeting-client.js';
 import { type FakeMeetingServer, startFakeMeetingServer } from './helpers/fake-meeting-server.js';
 import { wav } from './helpers/wav.js';
 

@@ -12,9 +12,10 @@ import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type OpenedFile, openRegularFile } from '../src/files.js';
-import { createHttpClient, type HttpClient, type MultipartBody } from '../src/http.js';
+import type { MultipartBody } from '../src/http/http-client.js';
+import { createHttpClient, type HttpClient } from '../src/http.js';
 import { ValidationError } from '../src/index.js';
-import { createMultipartFileBody } from '../src/media.js';
+import { createMultipartFileBody } from '../src/upload/create-multipart-file-body.js';
 import { FILE_CHUNK_BYTES } from '../src/upload/multipart-file-stream.js';
 import { sendJson, startServer, type TestServer } from './helpers/start-server.js';
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseWav } from '../src/audio.js';
-import { createSpeechClient, splitSpeechText } from '../src/clients.js';
+import { createMediaDownloader } from '../src/download/download-media.js';
 import { createHttpClient } from '../src/http.js';
 import {
   ConnectionError,
@@ -19,8 +19,10 @@ import {
   UncertainSubmissionError,
   ValidationError,
 } from '../src/index.js';
-import { createJobEngine, createJobLedger } from '../src/jobs.js';
-import { createMediaDownloader } from '../src/net.js';
+import { createJobEngine } from '../src/jobs.js';
+import { createJobLedger } from '../src/ledger.js';
+import { createSpeechClient } from '../src/speech-synthesis/create-speech-client.js';
+import { splitSpeechText } from '../src/speech-synthesis/split-speech-text.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
 import { wav } from './helpers/wav.js';
 

@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { MEETING_SERVICE } from '@polymodal/core/clients';
+import { MEETING_SERVICE } from '@polymodal/core/constants';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { MEETING_SERVICE } from '@polymodal/core/clients';
+import { MEETING_SERVICE } from '@polymodal/core/constants';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { meetingCost } from '@polymodal/core/contracts';
+import { meetingCost } from '@polymodal/core/constants';
 import { layoutMeetingScript } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, SHORT_SCRIPT, startHarness } from './harness.js';

@@ -13,7 +13,7 @@ import {
   NotFoundError,
   type Polymodal,
 } from '@polymodal/core';
-import { createJobLedger } from '@polymodal/core/jobs';
+import { createJobLedger } from '@polymodal/core/ledger';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createThaiSpeech,

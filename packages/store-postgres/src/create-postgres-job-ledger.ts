@@ -18,7 +18,7 @@ import {
   type LedgerPatch,
   type NewLedgerEntry,
   parseUpdatedSince,
-} from '@polymodal/core/jobs';
+} from '@polymodal/core/ledger';
 import pg from 'pg';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from './describe-database-url.js';
 import { DEFAULT_SCHEMA, migrate, quoteSchema } from './migrate.js';

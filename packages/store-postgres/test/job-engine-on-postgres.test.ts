@@ -4,7 +4,8 @@
  * how often the platform is read, and that nothing is paid while the database is down.
  */
 import { LedgerError } from '@polymodal/core';
-import { createJobEngine, type JobLedger, type StartJobOptions } from '@polymodal/core/jobs';
+import { createJobEngine, type StartJobOptions } from '@polymodal/core/jobs';
+import type { JobLedger } from '@polymodal/core/ledger';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, type PostgresJobLedger } from '../src/index.js';

@@ -5,8 +5,8 @@
  * error the endpoint's body could echo.
  */
 import { ApiError, type ChatCompletionRequest } from '@polymodal/core';
-import { createLlmClient } from '@polymodal/core/clients';
 import { createHttpClient } from '@polymodal/core/http';
+import { createLlmClient } from '@polymodal/core/llm';
 import type { ChatModel } from './chat-types.js';
 import { createOpenAiModel } from './openai-model.js';
 

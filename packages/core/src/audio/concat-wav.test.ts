@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toneWav } from '../../test/helpers/make-wav.js';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { concatWav } from './concat-wav.js';
 import { encodeWav } from './encode-wav.js';
 import { parseWav } from './parse-wav.js';

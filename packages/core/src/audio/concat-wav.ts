@@ -1,5 +1,5 @@
 /** Joins WAV files of one format into one WAV file (e.g. phrases recorded separately). */
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { wavHeader } from './encode-wav.js';
 import { parseWav } from './parse-wav.js';
 

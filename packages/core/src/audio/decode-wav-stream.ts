@@ -4,7 +4,7 @@
  * so memory stays at a few blocks whatever the file's length, and a consumer that paces itself (real-time
  * streaming) paces the reading too.
  */
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { createStreamingResampler } from './create-streaming-resampler.js';
 import { floatToPcm16, pcmToMonoFloat } from './decode-wav-to-pcm16.js';
 import type { ReadAt, WavHeader } from './read-wav-header.js';

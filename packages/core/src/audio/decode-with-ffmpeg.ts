@@ -8,7 +8,7 @@
  * check is not what gets decoded; elsewhere it is given the checked real path.
  */
 import type { Readable } from 'node:stream';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 
 export const FFMPEG_INSTALL_HINT =
   'Install ffmpeg (Debian/Ubuntu: apt install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg) or convert the file to WAV.';

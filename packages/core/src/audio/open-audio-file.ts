@@ -10,8 +10,8 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { ValidationError } from '../errors/index.js';
-import { openRegularFile } from '../files/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import { openRegularFile } from '../files/open-verified-file.js';
 import { decodedSampleCount, decodeWavStream } from './decode-wav-stream.js';
 import { decodeWithFfmpeg, ffmpegMissing } from './decode-with-ffmpeg.js';
 import { findExecutable } from './find-executable.js';

@@ -8,7 +8,7 @@
  * frames are due, so a paced stream reads (and decodes) its source at the same pace, and frames that
  * straddle two blocks are joined.
  */
-import { sleep } from '../util/index.js';
+import { sleep } from '../util/sleep.js';
 
 export interface PaceAudioOptions {
   sampleRate: number;

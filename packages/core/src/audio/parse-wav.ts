@@ -4,7 +4,7 @@
  * refused with a ValidationError that says what to do instead. (A file on disk is read with readWavHeader,
  * which reads only the chunk headers.)
  */
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import type { WavLayout } from './encode-wav.js';
 
 export interface WavInfo {

@@ -3,7 +3,7 @@
  * duration and whether it has an audio stream. A file ffprobe cannot read is refused with its words.
  */
 import type { Readable } from 'node:stream';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { type FfmpegInput, ffmpegSource } from './decode-with-ffmpeg.js';
 
 /** ffprobe's answer is a few hundred bytes; more means something else is talking. */

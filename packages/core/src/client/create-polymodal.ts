@@ -4,25 +4,26 @@
  * property of anything returned here.
  */
 import path from 'node:path';
-import { resolveConfig } from '../config/index.js';
-import { createMediaDownloader, type MediaDownloader } from '../download/index.js';
-import { createFileAccess, type FileAccess } from '../files/index.js';
-import { createFlashcardsClient, type FlashcardsClient } from '../flashcards/index.js';
-import { createHttpClient, type HttpClientOptions } from '../http/index.js';
-import { createJobEngine, type JobEngine, type JobEngineLogger } from '../jobs/index.js';
-import { createJobLedger, defaultStateDir, type JobLedger } from '../ledger/index.js';
-import { createLlmClient, type LlmClient } from '../llm/index.js';
-import { createMeetingClient, type MeetingClient } from '../meeting/index.js';
-import { createReadingScoreClient, type ReadingScoreClient } from '../reading-score/index.js';
-import { createSpeechClient, type SpeechClient, type SpeechGovernor } from '../speech-synthesis/index.js';
-import type { PolymodalEvents } from '../telemetry/index.js';
-import { createThaiAsrClient, type ThaiAsrClient } from '../thai-asr/index.js';
+import { defaultStateDir } from '../config/default-state-dir.js';
+import { resolveConfig } from '../config/resolve-config.js';
+import { createMediaDownloader, type MediaDownloader } from '../download/download-media.js';
+import { createFileAccess, type FileAccess } from '../files/create-file-access.js';
+import { createFlashcardsClient, type FlashcardsClient } from '../flashcards/create-flashcards-client.js';
+import { createHttpClient, type HttpClientOptions } from '../http/http-client.js';
+import { createJobEngine, type JobEngine, type JobEngineLogger } from '../jobs/create-job-engine.js';
+import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
+import { createLlmClient, type LlmClient } from '../llm/create-llm-client.js';
+import { createMeetingClient, type MeetingClient } from '../meeting/create-meeting-client.js';
 import {
-  type CatalogVideoClient,
-  createCatalogVideoClient,
-  createImageToVideoClient,
-  type ImageToVideoClient,
-} from '../video/index.js';
+  createReadingScoreClient,
+  type ReadingScoreClient,
+} from '../reading-score/create-reading-score-client.js';
+import type { SpeechGovernor } from '../speech-synthesis/concurrency-governor.js';
+import { createSpeechClient, type SpeechClient } from '../speech-synthesis/create-speech-client.js';
+import type { PolymodalEvents } from '../telemetry/polymodal-events.js';
+import { createThaiAsrClient, type ThaiAsrClient } from '../thai-asr/create-thai-asr-client.js';
+import { type CatalogVideoClient, createCatalogVideoClient } from '../video/create-catalog-video-client.js';
+import { createImageToVideoClient, type ImageToVideoClient } from '../video/create-image-to-video-client.js';
 
 export interface PolymodalOptions {
   /** Default: `POLYMODAL_BASE_URL`. */

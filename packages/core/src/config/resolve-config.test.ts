@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors/index.js';
+import { ConfigError } from '../errors/polymodal-error.js';
 import { resolveConfig } from './resolve-config.js';
 
 const KEY = 'pk_test_abcDEF123';

@@ -2,7 +2,7 @@
  * Connection settings from options or the environment. Errors name the variable and how to fix it,
  * and never echo the key (nor the base URL, which could carry credentials).
  */
-import { ConfigError } from '../errors/index.js';
+import { ConfigError } from '../errors/polymodal-error.js';
 
 export const BASE_URL_VARIABLE = 'POLYMODAL_BASE_URL';
 export const API_KEY_VARIABLE = 'POLYMODAL_API_KEY';

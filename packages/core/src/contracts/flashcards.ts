@@ -4,9 +4,7 @@
  */
 import { z } from 'zod';
 
-import { LEARNING_DIRECTIONS, MAX_IDEMPOTENCY_KEY_LENGTH } from './flashcards-constants.js';
-
-export * from './flashcards-constants.js';
+import { LEARNING_DIRECTIONS, MAX_IDEMPOTENCY_KEY_LENGTH } from '../constants/flashcards-constants.js';
 
 export const FlashcardOptions = z.object({
   learning_direction: z.enum(LEARNING_DIRECTIONS),

@@ -6,8 +6,6 @@
  */
 import { z } from 'zod';
 
-export { LLM_API_PATH } from '../services/service-table.js';
-
 export const LlmModel = z.looseObject({
   id: z.string().min(1),
   object: z.string().optional(),

@@ -5,9 +5,7 @@
  */
 import { z } from 'zod';
 
-import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from './meeting-constants.js';
-
-export * from './meeting-constants.js';
+import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '../constants/meeting-constants.js';
 
 const speakerCount = z.number().int().min(0).max(30);
 

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 
-export { LEGACY_READING_SCORE_API_PATH, READING_SCORE_API_PATH } from '../services/service-table.js';
 export const READING_SCORE_ENGINES = ['engine_t', 'engine_w'] as const;
 export const ReadingScoreEngine = z.enum(READING_SCORE_ENGINES);
 export type ReadingScoreEngine = z.infer<typeof ReadingScoreEngine>;

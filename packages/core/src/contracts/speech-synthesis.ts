@@ -12,9 +12,7 @@ import {
   TTS_LEGACY_MODEL,
   TTS_MODEL_A_EXPRESSIONS,
   TTS_MODELS,
-} from './speech-synthesis-constants.js';
-
-export * from './speech-synthesis-constants.js';
+} from '../constants/speech-synthesis-constants.js';
 
 export const SpeechRequest = z.object({
   text: z.string(),

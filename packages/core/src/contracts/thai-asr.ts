@@ -5,8 +5,6 @@
  */
 import { z } from 'zod';
 
-export { THAI_ASR_API_PATH } from '../services/service-table.js';
-
 /** The documented session defaults (config `defaults`), used when a field is omitted. */
 export const THAI_ASR_DEFAULTS = {
   sample_rate: 16_000,

@@ -9,9 +9,7 @@ import {
   IMAGE_TO_VIDEO_ASPECT_RATIOS,
   IMAGE_TO_VIDEO_MODELS,
   IMAGE_TO_VIDEO_RESOLUTIONS,
-} from './video-constants.js';
-
-export * from './video-constants.js';
+} from '../constants/video-constants.js';
 
 export const CatalogParameter = z.looseObject({
   name: z.string(),

@@ -6,7 +6,7 @@
  */
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
-import type { FileAccess } from '../files/index.js';
+import type { FileAccess } from '../files/create-file-access.js';
 import {
   type FetchRemoteInputOptions,
   fetchRemoteInput,

@@ -17,8 +17,9 @@
  */
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { ConnectionError, createApiError, type PolymodalError, ValidationError } from '../errors/index.js';
-import type { FileAccess } from '../files/index.js';
+import { createApiError } from '../errors/api-error.js';
+import { ConnectionError, type PolymodalError, ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
 import { Agent, request } from '../http/undici-parts.js';
 import { type MediaKind, sniffMediaType } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';

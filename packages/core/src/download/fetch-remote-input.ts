@@ -30,8 +30,8 @@ import { chmod, lstat, mkdir, open, readdir, realpath, rename, unlink, utimes } 
 import type { LookupFunction, Socket } from 'node:net';
 import path from 'node:path';
 import type { buildConnector, Dispatcher } from 'undici';
-import { ConnectionError, ValidationError } from '../errors/index.js';
-import type { FileAccess } from '../files/index.js';
+import { ConnectionError, ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
 import { Agent, request } from '../http/undici-parts.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { createPublicOnlyConnector } from '../net/public-only-connector.js';

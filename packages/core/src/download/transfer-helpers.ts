@@ -4,8 +4,8 @@
  * messages, how an unwanted body is dropped, how a refused private address and a failed transfer read.
  */
 import type { Dispatcher } from 'undici';
-import { ConnectionError, PolymodalError, TimeoutError, ValidationError } from '../errors/index.js';
-import type { PrivateAddressError } from '../net/public-only-lookup.js';
+import type { PrivateAddressError } from '../errors/polymodal-error.js';
+import { ConnectionError, PolymodalError, TimeoutError, ValidationError } from '../errors/polymodal-error.js';
 
 /** URL for messages: no query string, which may carry a signature or a token. */
 export function displayUrl(url: URL): string {

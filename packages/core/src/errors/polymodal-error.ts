@@ -186,3 +186,64 @@ export class UncertainSubmissionError extends PolymodalError {
     return PolymodalError.isInstance(value) && value.kind === 'uncertain-submission';
   }
 }
+
+/**
+ * The call's time ran out while its submission (or an identical one it joined, here or in another process)
+ * was still running, e.g. a long upload. The submission goes on; repeating the call joins it.
+ */
+export class SubmissionInProgressError extends PolymodalError {
+  override readonly kind = 'submission-in-progress';
+  readonly service: string;
+  readonly since: string;
+  constructor(options: { service: string; since: string }) {
+    super(
+      `An identical ${options.service} request is still being submitted (since ${options.since}); it goes on, ` +
+        'and nothing was sent twice. Repeat the same call in a few seconds to follow it.',
+    );
+    this.service = options.service;
+    this.since = options.since;
+  }
+  static override isInstance(value: unknown): value is SubmissionInProgressError {
+    return PolymodalError.isInstance(value) && value.kind === 'submission-in-progress';
+  }
+}
+
+/** The ledger could not be read or written; nothing paid was started because of it. */
+export class LedgerError extends PolymodalError {
+  override readonly kind = 'ledger';
+  readonly location: string;
+  constructor(message: string, options: { location: string; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.location = options.location;
+  }
+  static override isInstance(value: unknown): value is LedgerError {
+    return PolymodalError.isInstance(value) && value.kind === 'ledger';
+  }
+}
+
+/** A connection refused because the address is private, loopback or otherwise not public. */
+export class PrivateAddressError extends PolymodalError {
+  override readonly kind = 'private-address';
+  readonly code = 'EPRIVATEADDRESS';
+  readonly hostname: string;
+  /** The address refused. */
+  readonly address: string;
+  /** `lookup`: the name resolved to it; `connect`: the socket reached it although the name was checked. */
+  readonly stage: 'lookup' | 'connect';
+
+  constructor(hostname: string, address: string, stage: 'lookup' | 'connect' = 'lookup') {
+    super(
+      stage === 'lookup'
+        ? `${hostname} resolves to ${address}, a private, loopback or otherwise non-public network address; ` +
+            'refusing to connect'
+        : `the connection to ${hostname} reached ${address}, a private, loopback or otherwise non-public ` +
+            'network address; refused before anything was sent',
+    );
+    this.hostname = hostname;
+    this.address = address;
+    this.stage = stage;
+  }
+  static override isInstance(value: unknown): value is PrivateAddressError {
+    return PolymodalError.isInstance(value) && value.kind === 'private-address';
+  }
+}

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, ValidationError } from '../errors/index.js';
+import { ConfigError, ValidationError } from '../errors/polymodal-error.js';
 import { createFileAccess } from './create-file-access.js';
 
 let base: string;

@@ -11,7 +11,7 @@
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 
 /** A file opened for reading; the caller closes `handle` when the call is over (also on errors). */
 export interface OpenedFile {

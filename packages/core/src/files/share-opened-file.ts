@@ -5,7 +5,7 @@
  * upload. Work that starts after everyone let go re-opens the file and uses it only when it is the very file
  * that was checked (same device, inode, size and modification time); anything else is refused.
  */
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import type { OpenedFile } from './open-verified-file.js';
 
 export interface SharedFile {

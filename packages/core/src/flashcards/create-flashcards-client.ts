@@ -22,38 +22,34 @@
 import {
   DIRECTION_LANGUAGES,
   FLASHCARD_VIDEO_EXTENSIONS,
-  FLASHCARDS_API_PATH,
   FLASHCARDS_MAX_UPLOAD_BYTES,
   FLASHCARDS_MAX_VIDEO_SECONDS,
+} from '../constants/flashcards-constants.js';
+import { FLASHCARDS_API_PATH, FLASHCARDS_SERVICE } from '../constants/service-table.js';
+import { jobErrorText } from '../constants/video-constants.js';
+import {
   FlashcardJob,
   type FlashcardLimits,
   FlashcardOptions,
   FlashcardStart,
 } from '../contracts/flashcards.js';
-import { jobErrorText } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { ValidationError } from '../errors/index.js';
-import { type FileAccess, openRegularFile, shareOpenedFile } from '../files/index.js';
-import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
-import {
-  createJobEngine,
-  defineJobResource,
-  type JobEngine,
-  type JobPollOptions,
-  type JobWaitOptions,
-  type PollOutcome,
-  SUBMITTING,
-  UNKNOWN_OUTCOME,
-} from '../jobs/index.js';
-import { fingerprint } from '../ledger/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
+import { openRegularFile } from '../files/open-verified-file.js';
+import { shareOpenedFile } from '../files/share-opened-file.js';
+import { type CallOptions, requestOptionsOf, startCall } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
+import { createJobEngine, type JobEngine, SUBMITTING, UNKNOWN_OUTCOME } from '../jobs/create-job-engine.js';
+import { defineJobResource, type JobPollOptions, type JobWaitOptions } from '../jobs/job-resource.js';
+import type { PollOutcome } from '../jobs/poll-job.js';
+import { fingerprint } from '../ledger/fingerprint.js';
+import { inspectOpenedRecording } from '../media/inspect-recording.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { FLASHCARDS_SERVICE } from '../services/service-table.js';
-import { createMultipartFileBody, inspectOpenedRecording } from '../upload/index.js';
+import { createMultipartFileBody } from '../upload/create-multipart-file-body.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { checkJobId } from '../video/video-job-client.js';
-import { FLASHCARDS_JOB } from './flashcards-job.js';
-
-export { FLASHCARDS_SERVICE };
+import { FLASHCARDS_JOB } from '../views/flashcards-job.js';
 export const FLASHCARDS_WAIT_TIMEOUT_MS = 60 * 60 * 1000;
 
 export type FlashcardSourceType = 'youtube' | 'direct_video_url';

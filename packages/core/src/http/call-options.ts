@@ -15,7 +15,7 @@
  *
  * Bad values are refused before anything is sent.
  */
-import { TimeoutError, ValidationError } from '../errors/index.js';
+import { TimeoutError, ValidationError } from '../errors/polymodal-error.js';
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;

@@ -10,17 +10,16 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { ZodType } from 'zod';
 import { redactSecrets } from '../config/redact-secrets.js';
-import { ErrorBody } from '../contracts/index.js';
+import { ErrorBody } from '../contracts/meeting.js';
+import { ApiError, createApiError } from '../errors/api-error.js';
 import {
-  ApiError,
   ConnectionError,
-  createApiError,
   PolymodalError,
   ResponseValidationError,
   TimeoutError,
-} from '../errors/index.js';
+} from '../errors/polymodal-error.js';
 import { platformServiceOf } from '../telemetry/platform-service-of.js';
-import { guardEvents, type PolymodalEvents } from '../telemetry/polymodal-events.js';
+import { guardEvents, type HttpMethod, type PolymodalEvents } from '../telemetry/polymodal-events.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { computeBackoffMs } from './compute-backoff-ms.js';
 import { isRetryableError } from './is-retryable-error.js';
@@ -38,8 +37,6 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 /** Transport failures that prove the request never reached the server. */
 const NEVER_ARRIVED_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** A streamed request body with an exact length, e.g. from `createMultipartFileBody`. */
 export interface MultipartBody {

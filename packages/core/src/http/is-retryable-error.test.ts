@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createApiError } from '../errors/api-error.js';
 import {
   ConnectionError,
-  createApiError,
   ResponseValidationError,
   TimeoutError,
   ValidationError,
-} from '../errors/index.js';
+} from '../errors/polymodal-error.js';
 import { isRetryableError } from './is-retryable-error.js';
 
 const api = (status: number) => createApiError({ status, method: 'POST', url: '/jobs', body: null });

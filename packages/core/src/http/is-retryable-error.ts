@@ -2,7 +2,8 @@
  * The retry policy in one place. A repeated request must not do paid work twice, so what may be retried
  * depends on whether the request is idempotent and on whether the server can have seen it.
  */
-import { ApiError, ConnectionError, ResponseValidationError, TimeoutError } from '../errors/index.js';
+import { ApiError } from '../errors/api-error.js';
+import { ConnectionError, ResponseValidationError, TimeoutError } from '../errors/polymodal-error.js';
 
 /**
  * - idempotent: connection failures, timeouts, cut-off or non-JSON 2xx bodies, 429 and 5xx except 501.

@@ -6,9 +6,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiError, NotFoundError, UncertainSubmissionError } from '../errors/index.js';
-import { createJobLedger, type JobLedger, LedgerError } from '../ledger/create-job-ledger.js';
-import { createJobEngine, SubmissionInProgressError } from './create-job-engine.js';
+import { createApiError, NotFoundError } from '../errors/api-error.js';
+import {
+  LedgerError,
+  SubmissionInProgressError,
+  UncertainSubmissionError,
+} from '../errors/polymodal-error.js';
+import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
+import { createJobEngine } from './create-job-engine.js';
 
 interface Job {
   status: string;

@@ -21,23 +21,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { ApiError, RateLimitError } from '../errors/api-error.js';
 import {
-  ApiError,
   ConnectionError,
+  LedgerError,
   PollingTimeoutError,
   PolymodalError,
-  RateLimitError,
+  SubmissionInProgressError,
   TimeoutError,
   UncertainSubmissionError,
-} from '../errors/index.js';
+} from '../errors/polymodal-error.js';
 import { parseRetryAfter } from '../http/parse-retry-after.js';
-import {
-  type JobLedger,
-  type LedgerEntry,
-  LedgerError,
-  type LedgerPatch,
-  type PendingSubmission,
-} from '../ledger/create-job-ledger.js';
+import type { JobLedger, LedgerEntry, LedgerPatch, PendingSubmission } from '../ledger/create-job-ledger.js';
 import { canonicalJson } from '../ledger/fingerprint.js';
 import { guardEvents, type PolymodalEvents } from '../telemetry/polymodal-events.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
@@ -204,27 +199,6 @@ export interface JobEngine {
   find(service: string, id: string): Promise<LedgerEntry | undefined>;
   /** Reports a problem of the ledger once (repeats of the same message are dropped). */
   warn(message: string): void;
-}
-
-/**
- * The call's time ran out while its submission (or an identical one it joined, here or in another process)
- * was still running, e.g. a long upload. The submission goes on; repeating the call joins it.
- */
-export class SubmissionInProgressError extends PolymodalError {
-  override readonly kind = 'submission-in-progress';
-  readonly service: string;
-  readonly since: string;
-  constructor(options: { service: string; since: string }) {
-    super(
-      `An identical ${options.service} request is still being submitted (since ${options.since}); it goes on, ` +
-        'and nothing was sent twice. Repeat the same call in a few seconds to follow it.',
-    );
-    this.service = options.service;
-    this.since = options.since;
-  }
-  static override isInstance(value: unknown): value is SubmissionInProgressError {
-    return PolymodalError.isInstance(value) && value.kind === 'submission-in-progress';
-  }
 }
 
 /** Whether a failed submission certainly created nothing. */

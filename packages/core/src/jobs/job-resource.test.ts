@@ -3,10 +3,11 @@
  * happen, when a wait answers, and what it answers with.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createApiError, JobFailedError, PollingTimeoutError, ValidationError } from '../errors/index.js';
+import { createApiError } from '../errors/api-error.js';
+import { JobFailedError, PollingTimeoutError, ValidationError } from '../errors/polymodal-error.js';
+import { defineJobKind } from '../views/job-view.js';
 import { createJobEngine } from './create-job-engine.js';
 import { defineJobResource } from './job-resource.js';
-import { defineJobKind } from './job-view.js';
 
 interface ToyJob {
   status: 'queued' | 'running' | 'done' | 'failed';

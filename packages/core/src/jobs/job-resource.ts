@@ -5,12 +5,14 @@
  * job engine's one loop at the service table's interval. Meeting, both video services, flashcards, reading
  * score and speech tasks are this one resource; a second `poll` or `wait` would be a missing parameter.
  */
-import { JobFailedError, NotFoundError, PollingTimeoutError } from '../errors/index.js';
+
+import { serviceOf } from '../constants/service-table.js';
+import { NotFoundError } from '../errors/api-error.js';
+import { JobFailedError, PollingTimeoutError } from '../errors/polymodal-error.js';
 import { type CallOptions, pollCallOptions, waitTimeoutMs } from '../http/call-options.js';
 import type { HttpResponse } from '../http/http-client.js';
-import { serviceOf } from '../services/service-table.js';
+import type { DefinedJobKind } from '../views/job-view.js';
 import type { JobEngine, ObservedRead } from './create-job-engine.js';
-import type { DefinedJobKind } from './job-view.js';
 import type { PollCadence, PollOutcome } from './poll-job.js';
 
 /** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */

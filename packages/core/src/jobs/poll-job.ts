@@ -3,7 +3,8 @@
  * it answers. Every service's wait — meeting, videos, flashcards, speech, reading score — is this loop
  * with different parameters; a second loop would be a missing parameter here.
  */
-import { ApiError, ConnectionError, ResponseValidationError, TimeoutError } from '../errors/index.js';
+import { ApiError } from '../errors/api-error.js';
+import { ConnectionError, ResponseValidationError, TimeoutError } from '../errors/polymodal-error.js';
 
 export const DEFAULT_MAX_CONSECUTIVE_ERRORS = 5;
 

@@ -20,11 +20,11 @@
 import { link, mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { PolymodalError, ValidationError } from '../errors/index.js';
+import { defaultStateDir } from '../config/default-state-dir.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { createConcurrencyLimit } from '../util/concurrency-limit.js';
-import { defaultStateDir } from './default-state-dir.js';
 
 /** Who is submitting a request right now; the claim lapses at `expiresAt` unless renewed. */
 export interface LedgerClaim {
@@ -116,19 +116,6 @@ export interface JobLedger {
   /** Applies `patch` to whatever revision is current; undefined when there is no entry. */
   update(service: string, fingerprint: string, patch: LedgerPatch): Promise<LedgerEntry | undefined>;
   updateById(service: string, id: string, patch: LedgerPatch): Promise<LedgerEntry | undefined>;
-}
-
-/** The ledger could not be read or written; nothing paid was started because of it. */
-export class LedgerError extends PolymodalError {
-  override readonly kind = 'ledger';
-  readonly location: string;
-  constructor(message: string, options: { location: string; cause?: unknown }) {
-    super(message, { cause: options.cause });
-    this.location = options.location;
-  }
-  static override isInstance(value: unknown): value is LedgerError {
-    return PolymodalError.isInstance(value) && value.kind === 'ledger';
-  }
 }
 
 export interface JobLedgerOptions {

@@ -5,8 +5,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../errors/index.js';
-import { createHttpClient, type HttpClient } from '../http/index.js';
+import { ApiError } from '../errors/api-error.js';
+import { createHttpClient, type HttpClient } from '../http/http-client.js';
 import { createLlmClient } from './create-llm-client.js';
 
 const KEY = 'sk-endpoint-secret-7781';

@@ -11,15 +11,17 @@
  * words.
  */
 import { redactSecrets } from '../config/redact-secrets.js';
+import { LLM_API_PATH } from '../constants/service-table.js';
 import {
   ChatCompletionRequest,
   ChatCompletionResponse,
-  LLM_API_PATH,
   LlmErrorBody,
   LlmModelList,
 } from '../contracts/llm.js';
-import { ApiError, createApiError, TimeoutError, ValidationError } from '../errors/index.js';
-import { type CallOptions, callDeadline, type HttpClient } from '../http/index.js';
+import { ApiError, createApiError } from '../errors/api-error.js';
+import { TimeoutError, ValidationError } from '../errors/polymodal-error.js';
+import { type CallOptions, callDeadline } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
 
 /** The per-call options (`signal`, `timeout`, `maxRetries`), with the LLM client's finer controls. */
 export interface LlmCallOptions extends CallOptions {

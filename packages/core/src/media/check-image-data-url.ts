@@ -3,7 +3,7 @@
  * decoding as a local image (`decodeImageHeader`), so a truncated PNG or JPEG never starts a paid job
  * whichever way it arrives.
  */
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { decodeImageHeader, type ImageHeader } from './decode-image-header.js';
 import { MAX_INLINE_BYTES } from './read-media-as-data-url.js';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jpeg, png, riffWaveJunk } from '../../test/helpers/media-files.js';
 import { wav } from '../../test/helpers/wav.js';
-import { createFileAccess } from '../files/index.js';
+import { createFileAccess } from '../files/create-file-access.js';
 import { checkImageDataUrl } from './check-image-data-url.js';
 import { decodeImageHeader } from './decode-image-header.js';
 import { readMediaAsDataUrl } from './read-media-as-data-url.js';

@@ -5,13 +5,13 @@
  * dimensions within the limits, a WAV's chunks agree with its size, an MP4 has a movie with a duration.
  * The file is opened once and everything is read from that descriptor.
  */
-import { ValidationError } from '../errors/index.js';
-import { type FileAccess, type OpenedFile, openRegularFile } from '../files/index.js';
-import { readAt } from '../files/open-verified-file.js';
-import type { RecordingContainer } from '../upload/recording-formats.js';
-import { validateRecordingContent } from '../upload/validate-recording-content.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
+import { type OpenedFile, openRegularFile, readAt } from '../files/open-verified-file.js';
 import { decodeImageHeader } from './decode-image-header.js';
+import type { RecordingContainer } from './recording-formats.js';
 import { type MediaKind, sniffMediaType } from './sniff-media-type.js';
+import { validateRecordingContent } from './validate-recording-content.js';
 
 /** Largest local file sent inline (base64 grows it by a third); images follow the 25 MB service limit. */
 export const MAX_INLINE_BYTES: Readonly<Record<MediaKind, number>> = {

@@ -12,56 +12,42 @@
  */
 import { z } from 'zod';
 import {
+  MEETING_RECEIPT_LIFETIME_MS,
+  type MeetingAsrEngine,
+  MeetingLanguage,
+} from '../constants/meeting-constants.js';
+import { MEETING_API_PATH, MEETING_SERVICE } from '../constants/service-table.js';
+import {
   CreateJobResponse,
   CreateMeetingJobRequest,
-  MEETING_API_PATH,
-  MEETING_RECEIPT_LIFETIME_MS,
   type MeetingAction,
-  type MeetingAsrEngine,
   type MeetingJob,
   MeetingJobEnvelope,
   MeetingJobList,
-  MeetingLanguage,
   SuccessResponse,
   UpdateMeetingRequest,
   UploadResponse,
-} from '../contracts/index.js';
+} from '../contracts/meeting.js';
+import { BadRequestError, NotFoundError } from '../errors/api-error.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { BadRequestError, JobFailedError, NotFoundError, ValidationError } from '../errors/index.js';
-import {
-  type FileAccess,
-  type OpenedFile,
-  openRegularFile,
-  type SharedFile,
-  shareOpenedFile,
-} from '../files/index.js';
-import {
-  type CallOptions,
-  type HttpClient,
-  requestOptionsOf,
-  startCall,
-  waitTimeoutMs,
-} from '../http/index.js';
-import {
-  createJobEngine,
-  defineJobResource,
-  type JobEngine,
-  type JobPollOptions,
-  type JobWaitOptions,
-  type PollOutcome,
-  type SubmissionPatch,
-} from '../jobs/index.js';
-import { fingerprint, type LedgerEntry, type LedgerPatch } from '../ledger/index.js';
-import { MEETING_SERVICE } from '../services/service-table.js';
+import { JobFailedError, ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
+import { type OpenedFile, openRegularFile } from '../files/open-verified-file.js';
+import { type SharedFile, shareOpenedFile } from '../files/share-opened-file.js';
+import { type CallOptions, requestOptionsOf, startCall, waitTimeoutMs } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
+import { createJobEngine, type JobEngine, type SubmissionPatch } from '../jobs/create-job-engine.js';
+import { defineJobResource, type JobPollOptions, type JobWaitOptions } from '../jobs/job-resource.js';
+import type { PollOutcome } from '../jobs/poll-job.js';
+import type { LedgerEntry, LedgerPatch } from '../ledger/create-job-ledger.js';
+import { fingerprint } from '../ledger/fingerprint.js';
 import {
   assertWithinUploadLimit,
-  createMultipartFileBody,
   inspectOpenedRecording,
   type RecordingInfo,
-} from '../upload/index.js';
-import { MEETING_JOB } from './meeting-job.js';
-
-export { MEETING_SERVICE };
+} from '../media/inspect-recording.js';
+import { createMultipartFileBody } from '../upload/create-multipart-file-body.js';
+import { MEETING_JOB } from '../views/meeting-job.js';
 /** The reference client gives up waiting after 4 hours (the job keeps running). */
 export const MEETING_WAIT_TIMEOUT_MS = 4 * 60 * 60 * 1000;
 /** A recorded receipt is reused only while it has this much life left. */

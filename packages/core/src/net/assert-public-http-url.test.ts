@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { assertPublicHttpUrl } from './assert-public-http-url.js';
 
 function refusal(url: string): unknown {

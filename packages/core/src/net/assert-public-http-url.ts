@@ -11,7 +11,7 @@
  * `createPublicOnlyLookup` and `createPublicOnlyConnector` (for downloads made here) and by the platform
  * (for URLs it fetches).
  */
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 import { classifyAddress } from './classify-address.js';
 import { isPrivateHostname } from './private-network.js';
 

@@ -7,9 +7,10 @@
  */
 import type { LookupFunction } from 'node:net';
 import type { buildConnector as UndiciBuildConnector } from 'undici';
+import { PrivateAddressError } from '../errors/polymodal-error.js';
 import { buildConnector } from '../http/undici-parts.js';
 import { isPublicAddress } from './classify-address.js';
-import { createPublicOnlyLookup, PrivateAddressError } from './public-only-lookup.js';
+import { createPublicOnlyLookup } from './public-only-lookup.js';
 
 export interface PublicOnlyConnectorOptions {
   /**

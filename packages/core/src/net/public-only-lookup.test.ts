@@ -1,8 +1,8 @@
 import type dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { PolymodalError } from '../errors/polymodal-error.js';
-import { createPublicOnlyLookup, PrivateAddressError } from './public-only-lookup.js';
+import { PolymodalError, PrivateAddressError } from '../errors/polymodal-error.js';
+import { createPublicOnlyLookup } from './public-only-lookup.js';
 
 /** A resolver that answers every name with the given addresses. */
 function answering(addresses: string[]): typeof dns.lookup {

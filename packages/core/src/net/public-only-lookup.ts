@@ -6,36 +6,9 @@
  */
 import type dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { PolymodalError } from '../errors/polymodal-error.js';
+import { PrivateAddressError } from '../errors/polymodal-error.js';
 import { nodeDns } from '../util/builtins.js';
 import { isPublicAddress } from './classify-address.js';
-
-/** A connection refused because the address is private, loopback or otherwise not public. */
-export class PrivateAddressError extends PolymodalError {
-  override readonly kind = 'private-address';
-  readonly code = 'EPRIVATEADDRESS';
-  readonly hostname: string;
-  /** The address refused. */
-  readonly address: string;
-  /** `lookup`: the name resolved to it; `connect`: the socket reached it although the name was checked. */
-  readonly stage: 'lookup' | 'connect';
-
-  constructor(hostname: string, address: string, stage: 'lookup' | 'connect' = 'lookup') {
-    super(
-      stage === 'lookup'
-        ? `${hostname} resolves to ${address}, a private, loopback or otherwise non-public network address; ` +
-            'refusing to connect'
-        : `the connection to ${hostname} reached ${address}, a private, loopback or otherwise non-public ` +
-            'network address; refused before anything was sent',
-    );
-    this.hostname = hostname;
-    this.address = address;
-    this.stage = stage;
-  }
-  static override isInstance(value: unknown): value is PrivateAddressError {
-    return PolymodalError.isInstance(value) && value.kind === 'private-address';
-  }
-}
 
 /** `lookup`: how names are resolved (default: Node's `dns.lookup`, loaded with the first lookup). */
 export function createPublicOnlyLookup(lookup?: typeof dns.lookup): LookupFunction {

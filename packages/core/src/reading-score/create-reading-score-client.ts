@@ -23,10 +23,14 @@
  * never at a path rebuilt from the id.
  */
 import path from 'node:path';
+import { READING_SCORE_MAX_UPLOAD_BYTES } from '../constants/reading-score-limits.js';
 import {
-  canonicalReadingScoreField,
   LEGACY_READING_SCORE_API_PATH,
   READING_SCORE_API_PATH,
+  READING_SCORE_SERVICE,
+} from '../constants/service-table.js';
+import {
+  canonicalReadingScoreField,
   ReadingScoreAnswer,
   ReadingScoreEngine,
   ReadingScoreQueued,
@@ -35,43 +39,25 @@ import {
   ReadingScoringOptions,
 } from '../contracts/reading-score.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
+import { type OpenedFile, openRegularFile, readAt } from '../files/open-verified-file.js';
+import { type SharedFile, shareOpenedFile } from '../files/share-opened-file.js';
+import { type CallOptions, requestOptionsOf, startCall, waitTimeoutMs } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
+import { createJobEngine, type JobEngine } from '../jobs/create-job-engine.js';
+import { defineJobResource, type JobPollOptions, type JobWaitOptions } from '../jobs/job-resource.js';
+import type { PollOutcome } from '../jobs/poll-job.js';
+import { fingerprint } from '../ledger/fingerprint.js';
 import {
-  type FileAccess,
-  type OpenedFile,
-  openRegularFile,
-  type SharedFile,
-  shareOpenedFile,
-} from '../files/index.js';
-import { readAt } from '../files/open-verified-file.js';
-import {
-  type CallOptions,
-  type HttpClient,
-  requestOptionsOf,
-  startCall,
-  waitTimeoutMs,
-} from '../http/index.js';
-import {
-  createJobEngine,
-  defineJobResource,
-  type JobEngine,
-  type JobPollOptions,
-  type JobWaitOptions,
-  type PollOutcome,
-} from '../jobs/index.js';
-import { fingerprint } from '../ledger/index.js';
-import { READING_SCORE_SERVICE } from '../services/service-table.js';
-import {
-  createMultipartFileBody,
   RECORDING_CONTENT_TYPES,
   type RecordingContainer,
   SIGNATURE_BYTES,
   sniffAudioContainer,
-} from '../upload/index.js';
-import { validateRecordingContent } from '../upload/validate-recording-content.js';
-import { READING_SCORE_TASK } from './reading-score-job.js';
-
-export { READING_SCORE_SERVICE };
+} from '../media/recording-formats.js';
+import { validateRecordingContent } from '../media/validate-recording-content.js';
+import { createMultipartFileBody } from '../upload/create-multipart-file-body.js';
+import { READING_SCORE_TASK } from '../views/reading-score-job.js';
 export const READING_SCORE_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** `timeout` bounds the whole submission (like `deadline`); `maxRetries` applies to its requests. */
@@ -131,10 +117,6 @@ export interface ReadingScoreClient {
   /** submit + wait when queued. */
   score(options: ReadingScoreOptions & JobWaitOptions<ReadingScoreTask>): Promise<ReadingScoreResult>;
 }
-
-import { READING_SCORE_MAX_UPLOAD_BYTES } from './reading-score-limits.js';
-
-export { READING_SCORE_MAX_UPLOAD_BYTES };
 
 /** Content types sent for the audio containers recognised by content (WebM as audio here). */
 const READING_AUDIO_TYPES: Partial<Record<RecordingContainer, string>> = {

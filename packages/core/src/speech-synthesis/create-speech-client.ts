@@ -22,6 +22,13 @@ import path from 'node:path';
 import { concatWav } from '../audio/concat-wav.js';
 import { readAtOf, readWavHeader } from '../audio/read-wav-header.js';
 import {
+  CUSTOM_VOICE_SERVICE,
+  SPEECH_SYNTHESIS_SERVICE,
+  serviceOf,
+  TTS_API_PATH,
+} from '../constants/service-table.js';
+import { jobErrorText } from '../constants/video-constants.js';
+import {
   CustomVoiceCreated,
   isTruthyConsent,
   SpeechBusy,
@@ -30,43 +37,35 @@ import {
   type SpeechTask,
   SpeechTask as SpeechTaskSchema,
   speechRequestIssues,
-  TTS_API_PATH,
 } from '../contracts/speech-synthesis.js';
-import { jobErrorText } from '../contracts/video.js';
-import type { MediaDownloader } from '../download/index.js';
+import type { MediaDownloader } from '../download/download-media.js';
+import { ApiError } from '../errors/api-error.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { ApiError, ConnectionError, ValidationError } from '../errors/index.js';
-import type { FileAccess } from '../files/index.js';
+import { ConnectionError, ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
 import {
   type CallOptions,
-  type HttpClient,
-  parseRetryAfter,
   requestOptionsOf,
   startCall,
   waitTimeoutMs,
   withinDeadline,
-} from '../http/index.js';
-import {
-  createJobEngine,
-  defineJobResource,
-  type JobEngine,
-  type JobPollOptions,
-  type JobWaitOptions,
-  type PollOutcome,
-} from '../jobs/index.js';
-import { fingerprint, type LedgerEntry } from '../ledger/index.js';
+} from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
+import { parseRetryAfter } from '../http/parse-retry-after.js';
+import { createJobEngine, type JobEngine } from '../jobs/create-job-engine.js';
+import { defineJobResource, type JobPollOptions, type JobWaitOptions } from '../jobs/job-resource.js';
+import type { PollOutcome } from '../jobs/poll-job.js';
+import type { LedgerEntry } from '../ledger/create-job-ledger.js';
+import { fingerprint } from '../ledger/fingerprint.js';
 import { openLocalFile } from '../media/read-media-as-data-url.js';
 import { isWav } from '../media/sniff-media-type.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE, serviceOf } from '../services/service-table.js';
-import { createMultipartFieldsBody, createMultipartFileBody } from '../upload/index.js';
+import { createMultipartFieldsBody, createMultipartFileBody } from '../upload/create-multipart-file-body.js';
 import { sleep as defaultSleep, type SleepFunction } from '../util/sleep.js';
 import { checkJobId } from '../video/video-job-client.js';
+import { SPEECH_TASK, type TextSynthesisProgress } from '../views/speech-job.js';
 import { ConcurrencyGovernor, type Slot, type SpeechGovernor } from './concurrency-governor.js';
-import { SPEECH_TASK } from './speech-job.js';
 import { splitSpeechText } from './split-speech-text.js';
-
-export { CUSTOM_VOICE_SERVICE, SPEECH_SYNTHESIS_SERVICE };
 export const TTS_MIN_POLL_MS = serviceOf(SPEECH_SYNTHESIS_SERVICE).pollIntervalMs;
 export const TTS_MAX_POLL_MS = 15_000;
 export const TTS_WAIT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -135,15 +134,6 @@ type SpeechWaitOptions = Omit<JobWaitOptions<SpeechTask>, 'initialDelayMs'>;
 export interface SpeechTaskRead {
   task: SpeechTask;
   retryAfterMs: number | undefined;
-}
-
-export interface TextSynthesisProgress {
-  parts: number;
-  finished: number;
-  /** Parts waiting for a free slot of the key. */
-  queued: number;
-  /** Parts whose task exists (sent and admitted, or resumed from an earlier run). */
-  submitted: number;
 }
 
 export interface TextSynthesisPart {

@@ -4,7 +4,7 @@
  * (`Intl.Segmenter`, which also finds word boundaries in Thai, Lao, Chinese and Japanese), and a single
  * "word" that is too long between code points. Lengths count code points, as the service does.
  */
-import { MAX_TTS_TEXT_CHARACTERS } from '../contracts/speech-synthesis.js';
+import { MAX_TTS_TEXT_CHARACTERS } from '../constants/speech-synthesis-constants.js';
 
 const length = (text: string) => [...text].length;
 

@@ -21,8 +21,8 @@
  */
 import type { WebSocket as WebSocketType } from 'ws';
 import { ThaiAsrEvent, type ThaiAsrEventType, type ThaiAsrSessionRequest } from '../contracts/thai-asr.js';
-import { StreamingError, TimeoutError } from '../errors/index.js';
-import { sleep } from '../util/index.js';
+import { StreamingError, TimeoutError } from '../errors/polymodal-error.js';
+import { sleep } from '../util/sleep.js';
 
 export interface StreamingSessionOptions {
   /** `ws_url` as the session route returned it; `api_key` is appended here. */

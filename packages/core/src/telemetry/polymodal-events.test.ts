@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MEETING_API_PATH } from '../contracts/meeting.js';
-import { TTS_API_PATH } from '../contracts/speech-synthesis.js';
+import { MEETING_API_PATH, TTS_API_PATH } from '../constants/service-table.js';
 import { platformServiceOf } from './platform-service-of.js';
 import { guardEvents } from './polymodal-events.js';
 

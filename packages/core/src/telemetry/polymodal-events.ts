@@ -7,7 +7,8 @@
  * path with ids, a job id or a tenant, so that whatever an observer does with them stays safe to export.
  * An observer that throws never breaks the request or the job it observes (see `guardEvents`).
  */
-import type { HttpMethod } from '../http/http-client.js';
+/** The methods the HTTP chokepoint sends: declared here, below http/, which imports the events. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One answer of the platform (every attempt, retries included; transport failures have none). */
 export interface PlatformResponseEvent {

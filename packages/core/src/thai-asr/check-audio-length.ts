@@ -4,7 +4,7 @@
  * before any request; one longer than the key's audio left today is refused after the config read, before
  * a session is opened. Each refusal names the file, its length and the limit.
  */
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
 
 /**
  * The longest recording one transcription streams. The spec sets no per-session length; its sample daily

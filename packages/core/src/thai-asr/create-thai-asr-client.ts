@@ -23,9 +23,10 @@
  */
 
 import type { z } from 'zod';
-import { type AudioFile, openAudioFile, paceAudio } from '../audio/index.js';
+import { type AudioFile, openAudioFile } from '../audio/open-audio-file.js';
+import { paceAudio } from '../audio/pace-audio.js';
+import { THAI_ASR_API_PATH } from '../constants/service-table.js';
 import {
-  THAI_ASR_API_PATH,
   THAI_ASR_DEFAULTS,
   ThaiAsrConfig,
   type ThaiAsrEvent,
@@ -34,14 +35,15 @@ import {
   ThaiAsrSessionRequest,
 } from '../contracts/thai-asr.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { StreamingError, TimeoutError, ValidationError } from '../errors/index.js';
-import type { FileAccess } from '../files/index.js';
-import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
+import { StreamingError, TimeoutError, ValidationError } from '../errors/polymodal-error.js';
+import type { FileAccess } from '../files/create-file-access.js';
+import { type CallOptions, requestOptionsOf, startCall } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
 import {
   createStreamingSession,
   type StreamingSession,
   type StreamingSessionOptions,
-} from '../streaming/index.js';
+} from '../streaming/create-streaming-session.js';
 import {
   checkAudioLength,
   checkDailyAllowance,

@@ -12,8 +12,8 @@
 import { statSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { ValidationError } from '../errors/index.js';
-import type { OpenedFile } from '../files/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import type { OpenedFile } from '../files/open-verified-file.js';
 import type { MultipartBody } from '../http/http-client.js';
 import { nodeCrypto } from '../util/builtins.js';
 import { type FileSegment, MultipartFileStream, type StreamSegment } from './multipart-file-stream.js';

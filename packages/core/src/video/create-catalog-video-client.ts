@@ -8,22 +8,22 @@
  * service offers no idempotency key); status is polled every 3 s.
  */
 
+import { CATALOG_VIDEO_API_PATH, CATALOG_VIDEO_SERVICE } from '../constants/service-table.js';
 import {
-  CATALOG_VIDEO_API_PATH,
   CatalogEnvelope,
   type CatalogModel,
   CatalogVideoRequest,
   type VideoJob,
 } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { ValidationError } from '../errors/index.js';
-import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
-import type { JobEngine, JobPollOptions, JobWaitOptions, PollOutcome } from '../jobs/index.js';
-import { CATALOG_VIDEO_SERVICE } from '../services/service-table.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import { type CallOptions, requestOptionsOf, startCall } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
+import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobPollOptions, JobWaitOptions } from '../jobs/job-resource.js';
+import type { PollOutcome } from '../jobs/poll-job.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';
 import { checkMediaReference, createVideoJobClient, type VideoSubmitOptions } from './video-job-client.js';
-
-export { CATALOG_VIDEO_SERVICE };
 
 const CATALOG_CACHE_MS = 5 * 60 * 1000;
 

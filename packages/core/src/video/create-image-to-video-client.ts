@@ -7,17 +7,18 @@
  * host; a local image is turned into a data URL by the caller (see `readMediaAsDataUrl`).
  */
 
-import { IMAGE_TO_VIDEO_API_PATH, ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
+import { IMAGE_TO_VIDEO_API_PATH, IMAGE_TO_VIDEO_SERVICE } from '../constants/service-table.js';
+import { ImageToVideoRequest, type VideoJob } from '../contracts/video.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
-import { ValidationError } from '../errors/index.js';
-import type { CallOptions, HttpClient } from '../http/index.js';
-import type { JobEngine, JobPollOptions, JobWaitOptions, PollOutcome } from '../jobs/index.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import type { CallOptions } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
+import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobPollOptions, JobWaitOptions } from '../jobs/job-resource.js';
+import type { PollOutcome } from '../jobs/poll-job.js';
 import { checkImageDataUrl } from '../media/check-image-data-url.js';
-import { IMAGE_TO_VIDEO_SERVICE } from '../services/service-table.js';
 import type { SubmittedVideo } from './create-catalog-video-client.js';
 import { checkMediaReference, createVideoJobClient, type VideoSubmitOptions } from './video-job-client.js';
-
-export { IMAGE_TO_VIDEO_SERVICE };
 export const IMAGE_TO_VIDEO_DEFAULT_MODEL = 'imgvid-standard';
 
 export type ImageToVideoInput = ImageToVideoRequest & { aspectRatio?: ImageToVideoRequest['aspect_ratio'] };

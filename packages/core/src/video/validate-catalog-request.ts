@@ -8,6 +8,7 @@
  * parameter names and override all of that. Hints are coerced by the service, so only hints with an `enum`
  * in the catalog are checked (resolution and aspect ratio must be one of its values).
  */
+import { inputSlots } from '../constants/video-constants.js';
 import type { CatalogModel, CatalogParameter, CatalogVideoRequest } from '../contracts/video.js';
 
 export interface CatalogIssue {
@@ -25,13 +26,6 @@ const INPUT_KINDS = [
 export function findCatalogModel(models: readonly CatalogModel[], id: string): CatalogModel | undefined {
   const normalized = id.startsWith('hub:') ? id : `hub:${id}`;
   return models.find((model) => model.id === normalized || model.id === id);
-}
-
-/** The URI parameters of a model that take the given input kind, in catalog order. */
-export function inputSlots(model: CatalogModel, kind: 'image' | 'video' | 'audio'): CatalogParameter[] {
-  return model.parameters.filter(
-    (parameter) => parameter.format === 'uri' && parameter.name.toLowerCase().includes(kind),
-  );
 }
 
 export function catalogRequestIssues(model: CatalogModel, request: CatalogVideoRequest): CatalogIssue[] {

@@ -2,17 +2,18 @@
  * What the two video services share: reading a job, waiting for it and starting one at most once (both
  * on the job engine), and the request checks of media references.
  */
-import { jobErrorText, VideoJob } from '../contracts/video.js';
-import { ValidationError } from '../errors/index.js';
-import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '../http/index.js';
-import { createJobEngine, defineJobResource, type JobEngine, type StartedJob } from '../jobs/index.js';
-import { fingerprint } from '../ledger/index.js';
+import { jobErrorText } from '../constants/video-constants.js';
+import { VideoJob } from '../contracts/video.js';
+import { ValidationError } from '../errors/polymodal-error.js';
+import { type CallOptions, requestOptionsOf, startCall } from '../http/call-options.js';
+import type { HttpClient } from '../http/http-client.js';
+import { createJobEngine, type JobEngine, type StartedJob } from '../jobs/create-job-engine.js';
+import { defineJobResource } from '../jobs/job-resource.js';
+import { fingerprint } from '../ledger/fingerprint.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { VIDEO_JOB } from './video-job.js';
+import { VIDEO_JOB } from '../views/video-job.js';
 
 export const VIDEO_WAIT_TIMEOUT_MS = 30 * 60 * 1000;
-
-export { videoProgressPercent } from './video-job.js';
 
 const JOB_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createJobLedger, type JobLedger, type LedgerEntry } from '@polymodal/core/jobs';
+import { createJobLedger, type JobLedger, type LedgerEntry } from '@polymodal/core/ledger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetExceededError } from './budget-exceeded-error.js';
 import { type BudgetLimit, createCreditBudget, creditBudgetOf } from './create-credit-budget.js';

@@ -22,7 +22,8 @@
  * admitted here: their minimum is "not shown" and no price is invented, so they count 0 credits, are
  * never refused, and are still listed by list_jobs.
  */
-import { type JobLedger, type LedgerEntry, NOT_CREATED, type SubmissionPatch } from '@polymodal/core/jobs';
+import { NOT_CREATED, type SubmissionPatch } from '@polymodal/core/jobs';
+import type { JobLedger, LedgerEntry } from '@polymodal/core/ledger';
 import { BudgetExceededError } from './budget-exceeded-error.js';
 import {
   type CreditReservation,

@@ -15,7 +15,7 @@
  * (recorded by an older version, or services without a published price) count what the platform reported
  * for them, on the day they were created, or nothing.
  */
-import type { LedgerEntry } from '@polymodal/core/jobs';
+import type { LedgerEntry } from '@polymodal/core/ledger';
 import { z } from 'zod';
 import type { CreditEstimate } from './estimate-meeting-credits.js';
 import { utcDay } from './utc-day.js';

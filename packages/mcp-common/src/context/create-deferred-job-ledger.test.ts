@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { LedgerError } from '@polymodal/core';
-import { createJobLedger, type JobLedger } from '@polymodal/core/jobs';
+import { createJobLedger, type JobLedger } from '@polymodal/core/ledger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
 

@@ -4,7 +4,7 @@
  * first needs the ledger; its location is known at once, for messages.
  */
 import { LedgerError } from '@polymodal/core/errors';
-import type { JobLedger } from '@polymodal/core/jobs';
+import type { JobLedger } from '@polymodal/core/ledger';
 
 export interface ClosableJobLedger extends JobLedger {
   /** Resolves once the store is open and answers (its own `ready()`, when it has one); rejects otherwise. */

@@ -20,11 +20,11 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileAccess, Polymodal } from '@polymodal/core';
-import { resolveConfig } from '@polymodal/core/config';
+import { defaultStateDir, resolveConfig } from '@polymodal/core/config';
 import { ConfigError } from '@polymodal/core/errors';
 import { createFileAccess } from '@polymodal/core/files';
 import type { HttpClientOptions } from '@polymodal/core/http';
-import { createJobLedger, defaultStateDir, type JobLedger } from '@polymodal/core/jobs';
+import { createJobLedger, type JobLedger } from '@polymodal/core/ledger';
 import { classifyAddress } from '@polymodal/core/net';
 import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from '@polymodal/store-postgres/describe-database-url';
 import { type CreditBudget, createCreditBudget } from '../budget/create-credit-budget.js';
@@ -200,7 +200,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
   let polymodal: Polymodal | undefined;
   let loading: Promise<Polymodal> | undefined;
   let closed: Promise<void> | undefined;
-  const buildPolymodal = (createPolymodal: typeof import('@polymodal/core/polymodal').createPolymodal) =>
+  const buildPolymodal = (createPolymodal: typeof import('@polymodal/core/client').createPolymodal) =>
     createPolymodal({
       baseUrl: config.baseUrl,
       apiKey: config.apiKey,
@@ -221,7 +221,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
   const loadPolymodal = () => {
     // One import and one client for every caller; an import that failed is tried again by the next call.
     runBeforeFirstPlatformClient();
-    loading ??= import('@polymodal/core/polymodal').then(
+    loading ??= import('@polymodal/core/client').then(
       ({ createPolymodal }) => {
         if (closed) throw new Error('This server context is closed: it builds no platform client any more.');
         if (!polymodal) {

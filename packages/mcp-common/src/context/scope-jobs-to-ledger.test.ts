@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Polymodal } from '@polymodal/core';
 import { NotFoundError } from '@polymodal/core/errors';
-import { createJobLedger } from '@polymodal/core/jobs';
+import { createJobLedger } from '@polymodal/core/ledger';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scopeJobsToLedger } from './scope-jobs-to-ledger.js';
 

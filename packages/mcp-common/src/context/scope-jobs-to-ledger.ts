@@ -34,7 +34,7 @@ import {
   SPEECH_SYNTHESIS_SERVICE,
 } from '@polymodal/core/constants';
 import { NotFoundError, ValidationError } from '@polymodal/core/errors';
-import type { JobLedger } from '@polymodal/core/jobs';
+import type { JobLedger } from '@polymodal/core/ledger';
 
 /**
  * `byId`: the first argument is a job id (or a path ending in one); `list`: the account's jobs; `voice`: the

@@ -1,11 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import {
-  ConfigError,
-  ConnectionError,
-  createApiError,
-  JobFailedError,
-  ValidationError,
-} from '@polymodal/core';
+import { ConfigError, ConnectionError, JobFailedError, ValidationError } from '@polymodal/core';
+import { createApiError } from '@polymodal/core/errors';
 import { describe, expect, it } from 'vitest';
 import { TOOL_ERROR_META_KEY, toolError } from './tool-error.js';
 

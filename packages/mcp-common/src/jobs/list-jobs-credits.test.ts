@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createJobLedger, type JobLedger } from '@polymodal/core/jobs';
+import { createJobLedger, type JobLedger } from '@polymodal/core/ledger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectTools, ledgerContext } from '../../test/support/test-tools.js';
 import { type BudgetLimit, createCreditBudget } from '../budget/create-credit-budget.js';

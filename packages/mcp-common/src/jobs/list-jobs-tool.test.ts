@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createJobLedger } from '@polymodal/core/jobs';
+import { createJobLedger } from '@polymodal/core/ledger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectTools, ledgerContext } from '../../test/support/test-tools.js';
 import { listJobsTool } from './list-jobs-tool.js';

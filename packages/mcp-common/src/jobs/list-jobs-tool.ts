@@ -11,7 +11,7 @@ import {
   type PlatformService,
   serviceOf,
 } from '@polymodal/core/constants';
-import type { LedgerEntry } from '@polymodal/core/jobs';
+import type { LedgerEntry } from '@polymodal/core/ledger';
 import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
 import { entryCredits } from '../budget/entry-credits.js';

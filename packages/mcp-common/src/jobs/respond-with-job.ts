@@ -12,8 +12,8 @@
  * for calls that could not do their work (bad input, the platform refusing or unreachable).
  */
 
-import type { JobOutcome, JobView } from '@polymodal/core/constants';
 import type { PollOutcome } from '@polymodal/core/jobs';
+import type { JobOutcome, JobView } from '@polymodal/core/views';
 import { drainSignal } from '../deadline/tool-deadline.js';
 import type { CallToolResult } from '../protocol/sdk-types.js';
 import { keepWaitingHint } from './job-handle.js';

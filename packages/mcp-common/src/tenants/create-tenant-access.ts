@@ -20,9 +20,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { API_KEY_VARIABLE, resolveConfig } from '@polymodal/core/config';
+import { API_KEY_VARIABLE, defaultStateDir, resolveConfig } from '@polymodal/core/config';
 import { ConfigError } from '@polymodal/core/errors';
-import { defaultStateDir } from '@polymodal/core/jobs';
 import {
   createServerContext,
   type ServerContext,

@@ -4,8 +4,8 @@
  * files), so one tenant's jobs, `list_jobs` and outputs are never another's.
  */
 import path from 'node:path';
+import { defaultStateDir, expandHome, STATE_DIR_VARIABLE } from '@polymodal/core/config';
 import { OUTPUT_DIR_VARIABLE } from '@polymodal/core/files';
-import { defaultStateDir, expandHome, STATE_DIR_VARIABLE } from '@polymodal/core/jobs';
 import { isSafeTenantId } from './tenant-id.js';
 
 export interface TenantDirectories {

@@ -5,7 +5,7 @@
  * a local file, with every check a local file gets. `release()` at the end of the call removes the
  * downloads (an identical URL given twice in the call is downloaded once).
  */
-import { createRemoteInputs, type RemoteInputs } from '@polymodal/core/net';
+import { createRemoteInputs, type RemoteInputs } from '@polymodal/core/download';
 import type { ToolContext } from './tool-context.js';
 
 /** Short wording for an input argument's description: what the argument now accepts. */

@@ -3,7 +3,7 @@
  * client's roots and the tool deadline. A server's group may build more on it (`toolGroup`'s `toolContext`).
  */
 
-import type { RemoteInputsOptions } from '@polymodal/core/net';
+import type { RemoteInputsOptions } from '@polymodal/core/download';
 import type { ServerContext } from '../context/create-server-context.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 

@@ -8,7 +8,6 @@ import { ValidationError } from '@polymodal/core/errors';
 import { type CallOptions, type HttpClient, requestOptionsOf, startCall } from '@polymodal/core/http';
 import {
   defineJobResource,
-  fingerprint,
   type JobEngine,
   type JobPollOptions,
   type JobView,
@@ -16,6 +15,7 @@ import {
   type PollOutcome,
   type StartedJob,
 } from '@polymodal/core/jobs';
+import { fingerprint } from '@polymodal/core/ledger';
 import { WordCountJob, WordCountRequest } from './word-count-contract.js';
 import { WORD_COUNT_API_PATH, WORD_COUNT_JOB, WORD_COUNT_SERVICE } from './word-count-job.js';
 

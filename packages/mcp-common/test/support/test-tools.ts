@@ -3,7 +3,7 @@ import os from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createFileAccess } from '@polymodal/core/files';
-import type { JobLedger } from '@polymodal/core/jobs';
+import type { JobLedger } from '@polymodal/core/ledger';
 import { createSdkServer, installTools } from '../../src/server/sdk-server.js';
 import { sameContext, type ToolDefinition, toolGroup } from '../../src/tools/define-tool.js';
 import type { ToolContext } from '../../src/tools/tool-context.js';

@@ -5,7 +5,8 @@
  */
 
 import type { FlashcardJob, FlashcardResult } from '@polymodal/core';
-import { flashcardsJobView, jobErrorText } from '@polymodal/core/constants';
+import { jobErrorText } from '@polymodal/core/constants';
+import { flashcardsJobView } from '@polymodal/core/views';
 import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,

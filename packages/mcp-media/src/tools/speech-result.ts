@@ -12,12 +12,12 @@
  */
 
 import type { TextSynthesisProgress } from '@polymodal/core';
+import type { PollOutcome } from '@polymodal/core/jobs';
 import {
   describeSpeechProgress,
   speechTextReason as reasonOf,
   speechTextView as speechView,
-} from '@polymodal/core/constants';
-import type { PollOutcome } from '@polymodal/core/jobs';
+} from '@polymodal/core/views';
 import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,

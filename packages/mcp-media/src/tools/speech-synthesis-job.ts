@@ -14,14 +14,11 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { SpeechRequest, TextSynthesisProgress } from '@polymodal/core';
-import {
-  SPEECH_SYNTHESIS_SERVICE,
-  SPEECH_TEXT_SERVICE,
-  TEXT_SYNTHESIS_STATUS,
-} from '@polymodal/core/constants';
+import { SPEECH_SYNTHESIS_SERVICE, SPEECH_TEXT_SERVICE } from '@polymodal/core/constants';
 import { JobFailedError } from '@polymodal/core/errors';
 import { openVerifiedFile } from '@polymodal/core/files';
-import type { LedgerEntry, LedgerPatch } from '@polymodal/core/jobs';
+import type { LedgerEntry, LedgerPatch } from '@polymodal/core/ledger';
+import { TEXT_SYNTHESIS_STATUS } from '@polymodal/core/views';
 import { z } from 'zod';
 import type { MediaToolDeps } from './media-tool-deps.js';
 import { finishedSpeechJob, type SpeechJob, type SpeechJobRecorder } from './speech-jobs.js';

@@ -7,7 +7,7 @@
  */
 import type { SpeechRequest } from '@polymodal/core';
 import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/constants';
-import { fingerprint } from '@polymodal/core/jobs';
+import { fingerprint } from '@polymodal/core/ledger';
 import {
   createWaitSecondsSchema,
   defineTool,

@@ -5,8 +5,9 @@
  * Shared by generate_video, image_to_video and get_video_job.
  */
 
-import type { IMAGE_TO_VIDEO_SERVICE, VideoJob } from '@polymodal/core';
-import { CATALOG_VIDEO_SERVICE, jobErrorText, videoJobView } from '@polymodal/core/constants';
+import type { VideoJob } from '@polymodal/core';
+import { CATALOG_VIDEO_SERVICE, type IMAGE_TO_VIDEO_SERVICE, jobErrorText } from '@polymodal/core/constants';
+import { videoJobView } from '@polymodal/core/views';
 import type { CallToolResult } from '@polymodal/mcp-common';
 import {
   createToolDeadline,

@@ -47,7 +47,7 @@ export async function readJob(
 }
 
 /** What the long-job answer needs to know of a meeting job (core's, beside the job's declaration). */
-export { meetingJobView } from '@polymodal/core/constants';
+export { meetingJobView } from '@polymodal/core/views';
 
 export function isDone(job: MeetingJob): boolean {
   return isMeetingTerminal(job.status);

@@ -5,8 +5,9 @@
  * task instead of being scored and paid for again; newJob=true scores anew.
  */
 import type { ReadingScoreTask } from '@polymodal/core';
-import { READING_SCORE_MAX_UPLOAD_BYTES, readingTaskView } from '@polymodal/core/constants';
+import { READING_SCORE_MAX_UPLOAD_BYTES } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
+import { readingTaskView } from '@polymodal/core/views';
 import {
   createToolDeadline,
   createWaitSecondsSchema,

@@ -13,7 +13,7 @@
  */
 import type { TranscribeResult } from '@polymodal/core';
 import { redactSecrets } from '@polymodal/core/config';
-import { DEFAULT_DOWNLOAD_LIMITS } from '@polymodal/core/net';
+import { DEFAULT_DOWNLOAD_LIMITS } from '@polymodal/core/download';
 import {
   createProgressReporter,
   createToolDeadline,

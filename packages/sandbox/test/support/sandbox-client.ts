@@ -1,5 +1,5 @@
 /** Small HTTP helpers for the integration tests: real requests to a sandbox on loopback. */
-import { MEETING_API_PATH } from '@polymodal/core/contracts';
+import { MEETING_API_PATH } from '@polymodal/core/constants';
 import { createMeetingRecording, type MeetingRecordingOptions, type Sandbox } from '../../src/index.js';
 
 /** A short meeting (about 12 s) that still has a decision, an action item and a question. */

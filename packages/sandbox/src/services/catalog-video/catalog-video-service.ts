@@ -5,7 +5,7 @@
  * of a playable MP4 once done. The provider credential is the platform's own: callers never send one.
  */
 
-import { CATALOG_VIDEO_API_PATH } from '@polymodal/core/contracts';
+import { CATALOG_VIDEO_API_PATH } from '@polymodal/core/constants';
 import { isWav, sniffImageType, sniffVideoContainer } from '@polymodal/core/media';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';

@@ -15,7 +15,7 @@ export const LEARNING_DIRECTIONS = {
 } as const satisfies Record<string, { source: 'th' | 'zh' | 'ko' | 'ja'; target: FlashcardLanguage }>;
 export type LearningDirection = keyof typeof LEARNING_DIRECTIONS;
 
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@polymodal/core/contracts';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '@polymodal/core/constants';
 
 export { MAX_IDEMPOTENCY_KEY_LENGTH };
 export const OPTION_FIELDS = [

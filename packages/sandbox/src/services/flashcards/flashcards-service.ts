@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { FLASHCARDS_API_PATH } from '@polymodal/core/contracts';
+import { FLASHCARDS_API_PATH } from '@polymodal/core/constants';
 import { sniffVideoContainer } from '@polymodal/core/media';
 import { parseBuffer, parseFile } from 'music-metadata';
 import { HttpError } from '../../framework/http-error.js';

@@ -5,7 +5,7 @@
  * variant takes longer. Done jobs answer an absolute `video.url` of a playable MP4.
  */
 
-import { IMAGE_TO_VIDEO_API_PATH } from '@polymodal/core/contracts';
+import { IMAGE_TO_VIDEO_API_PATH } from '@polymodal/core/constants';
 import { sniffImageType } from '@polymodal/core/media';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';

@@ -50,7 +50,7 @@
  * Without tools it answers plain text that says what it is and echoes the request briefly.
  */
 
-import { TTS_LANGUAGES as SPEECH_LANGUAGES } from '@polymodal/core/contracts';
+import { TTS_LANGUAGES as SPEECH_LANGUAGES } from '@polymodal/core/constants';
 import { DETECTED_LANGUAGE, translateText } from '../meeting/phrase-translations.js';
 
 export const PLANNER_MODEL_ID = 'sandbox-planner-1';

@@ -2,7 +2,7 @@
  * Server-side validation of the meeting service's JSON requests, per the spec's tables: strict (unknown
  * fields are refused), with messages that name the field and the rule.
  */
-import { MEETING_ASR_ENGINES, MEETING_LANGUAGES } from '@polymodal/core/contracts';
+import { MEETING_ASR_ENGINES, MEETING_LANGUAGES } from '@polymodal/core/constants';
 import { z } from 'zod';
 import { HttpError } from '../../framework/http-error.js';
 

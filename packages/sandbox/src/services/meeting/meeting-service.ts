@@ -13,7 +13,7 @@ import {
   MEETING_LIST_LIMIT,
   MEETING_RECEIPT_LIFETIME_MS,
   meetingCost,
-} from '@polymodal/core/contracts';
+} from '@polymodal/core/constants';
 import type { RecordingScript } from '../../fixtures/recording-script.js';
 import type { KeyScheme, Principal } from '../../framework/authenticator.js';
 import { HttpError } from '../../framework/http-error.js';

@@ -4,7 +4,7 @@
  * accepted format whose duration cannot be read gets an estimate from its size (documented choice).
  */
 import path from 'node:path';
-import { MEETING_EXTENSIONS } from '@polymodal/core/contracts';
+import { MEETING_EXTENSIONS } from '@polymodal/core/constants';
 import { parseFile } from 'music-metadata';
 import { type RecordingScript, readRecordingScript } from '../../fixtures/recording-script.js';
 

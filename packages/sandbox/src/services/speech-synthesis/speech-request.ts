@@ -14,7 +14,7 @@ import {
   MODEL_D_LANGUAGES,
   TTS_LANGUAGES,
   TTS_MODELS,
-} from '@polymodal/core/contracts';
+} from '@polymodal/core/constants';
 import { HttpError } from '../../framework/http-error.js';
 import type { PublicMediaEntry } from '../../media/media-config.js';
 import { rejectUnknownFields } from '../../media/media-request.js';

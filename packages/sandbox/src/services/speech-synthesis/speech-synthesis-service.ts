@@ -5,7 +5,7 @@
  * `concurrentLimit`, `retryAfterSeconds`, `Retry-After`, `Cache-Control: no-store`).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { TTS_API_PATH } from '@polymodal/core/contracts';
+import { TTS_API_PATH } from '@polymodal/core/constants';
 import { HttpError } from '../../framework/http-error.js';
 import type { RequestContext } from '../../framework/request-context.js';
 import type { Router } from '../../framework/router.js';

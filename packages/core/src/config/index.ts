@@ -1,2 +1,0 @@
-export * from './redact-secrets.js';
-export * from './resolve-config.js';

@@ -1,2 +1,0 @@
-export * from './api-error.js';
-export * from './polymodal-error.js';

@@ -1,0 +1,11 @@
+/** `@polymodal/core/ledger`: the job ledger (its storage interface and file store), request fingerprints. */
+export {
+  createJobLedger,
+  type JobLedger,
+  type LedgerClaim,
+  type LedgerEntry,
+  type LedgerPatch,
+  type NewLedgerEntry,
+  parseUpdatedSince,
+} from './ledger/create-job-ledger.js';
+export { fingerprint } from './ledger/fingerprint.js';

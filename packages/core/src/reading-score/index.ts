@@ -1,1 +1,0 @@
-export * from './create-reading-score-client.js';

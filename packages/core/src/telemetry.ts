@@ -1,2 +1,0 @@
-/** `@polymodal/core/telemetry`: the events observer's types and the service names it reports. */
-export * from './telemetry/index.js';

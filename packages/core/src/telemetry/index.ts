@@ -1,2 +1,0 @@
-export * from './platform-service-of.js';
-export * from './polymodal-events.js';
