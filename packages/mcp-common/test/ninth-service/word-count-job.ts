@@ -4,7 +4,7 @@
  * keeps its ledger name, API path, poll interval and the tool that continues its jobs in core's service
  * table instead (`packages/core/src/services/service-table.ts`); the toy is no platform service.
  */
-import { defineJobKind, type JobKind, type JobView } from '@polymodal/core/jobs';
+import { defineJobKind } from '@polymodal/core/jobs';
 import type { WordCountJob } from './word-count-contract.js';
 
 export const WORD_COUNT_SERVICE = 'word-count';
@@ -14,9 +14,7 @@ export const WORD_COUNT_MAX_CHARACTERS = 100_000;
 export const GET_WORD_COUNT_TOOL = 'get_word_count';
 
 // #region job-kind
-// In core, `defineJobKind<WordCountJob>({…})` alone: outside it the type is spelled out, because
-// `@polymodal/core/jobs` exports `JobKind` and `JobView` but not `DefinedJobKind`.
-export const WORD_COUNT_JOB: JobKind<WordCountJob> & { view(job: WordCountJob): JobView } = defineJobKind({
+export const WORD_COUNT_JOB = defineJobKind<WordCountJob>({
   isDone: (job) => job.status === 'done' || job.status === 'failed',
   status: (job) => job.status,
   progress: (job) => (job.status === 'done' ? 100 : job.progress),
