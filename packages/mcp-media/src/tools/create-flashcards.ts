@@ -6,6 +6,7 @@ import type { FlashcardOptions } from '@polymodal/core';
 import { LEARNING_DIRECTIONS } from '@polymodal/core/constants';
 import {
   createProgressReporter,
+  createToolDeadline,
   createWaitSecondsSchema,
   defineTool,
   PLATFORM_WORK_ANNOTATIONS,
@@ -40,6 +41,8 @@ export const createFlashcardsTool = defineTool({
   outputSchema: flashcardsOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
+    // One deadline for the whole call: the start and the wait after it.
+    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {
       await deps.roots.ready();
       const options: FlashcardOptions = {
@@ -65,13 +68,13 @@ export const createFlashcardsTool = defineTool({
             { ...options, ...(args.sourceType ? { source_type: args.sourceType } : {}) },
             {
               signal: extra.signal,
-              deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+              deadline: deadline.at,
               forceNew: args.newJob,
             },
           )
         : await client.startFromFile(args.video, options, {
             signal: extra.signal,
-            deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+            deadline: deadline.at,
             forceNew: args.newJob,
             // The upload is reported as the first percent of the job.
             onUploadProgress: (sent, total) => {
@@ -82,6 +85,7 @@ export const createFlashcardsTool = defineTool({
             },
           });
       return await waitForFlashcards(deps, {
+        deadline,
         jobId: started.jobId,
         waitSeconds: args.waitSeconds,
         extra,
@@ -91,6 +95,8 @@ export const createFlashcardsTool = defineTool({
       });
     } catch (error) {
       return toolErrorFor(error, deps);
+    } finally {
+      deadline.dispose();
     }
   },
 });

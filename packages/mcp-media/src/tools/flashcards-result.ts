@@ -15,6 +15,7 @@ import {
   type PresentedJob,
   type ProgressReporter,
   respondWithJob,
+  type ToolDeadline,
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import type { MediaToolDeps } from './media-tool-deps.js';
@@ -54,10 +55,12 @@ export async function waitForFlashcards(
     known?: { status: string };
     /** The reporter an upload already used, so that progress stays monotonic. */
     reporter?: ProgressReporter;
+    /** The call's deadline, when the call did more before the wait (a start): it bounds the whole call. */
+    deadline?: ToolDeadline;
   },
 ): Promise<CallToolResult> {
   const { jobId, extra } = options;
-  const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+  const deadline = options.deadline ?? createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
   try {
     return await respondWithJob<FlashcardJob>({
       extra,
@@ -73,7 +76,8 @@ export async function waitForFlashcards(
       present: (job, done) => presentFlashcards(deps, job, done),
     });
   } finally {
-    deadline.dispose();
+    // A deadline the caller gave is the caller's to dispose of.
+    if (!options.deadline) deadline.dispose();
   }
 }
 

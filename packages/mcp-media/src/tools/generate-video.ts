@@ -5,6 +5,7 @@
 import type { CatalogVideoRequest } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/constants';
 import {
+  createToolDeadline,
   createWaitSecondsSchema,
   defineTool,
   PLATFORM_WORK_ANNOTATIONS,
@@ -48,6 +49,8 @@ export const generateVideoTool = defineTool({
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
+    // One deadline for the whole call: the start and the wait after it.
+    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {
       await deps.roots.ready();
       const references = async (
@@ -84,12 +87,13 @@ export const generateVideoTool = defineTool({
       };
       const submitted = await deps.context.polymodal.catalogVideo.submit(request, {
         signal: extra.signal,
-        deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+        deadline: deadline.at,
         saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
         forceNew: args.newVariation,
         allowResubmit: args.allowResubmit,
       });
       return await waitForVideo(deps, {
+        deadline,
         service: CATALOG_VIDEO_SERVICE,
         jobId: submitted.requestId,
         waitSeconds: args.waitSeconds,
@@ -100,6 +104,8 @@ export const generateVideoTool = defineTool({
       });
     } catch (error) {
       return toolErrorFor(error, deps);
+    } finally {
+      deadline.dispose();
     }
   },
 });

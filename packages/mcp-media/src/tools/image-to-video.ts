@@ -9,6 +9,7 @@ import {
   IMAGE_TO_VIDEO_SERVICE,
 } from '@polymodal/core/constants';
 import {
+  createToolDeadline,
   createWaitSecondsSchema,
   defineTool,
   PLATFORM_WORK_ANNOTATIONS,
@@ -43,6 +44,8 @@ export const imageToVideoTool = defineTool({
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
+    // One deadline for the whole call: the start and the wait after it.
+    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {
       await deps.roots.ready();
       const url = await mediaReference(deps, args.image, 'image', 'image');
@@ -58,13 +61,14 @@ export const imageToVideoTool = defineTool({
         },
         {
           signal: extra.signal,
-          deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
+          deadline: deadline.at,
           saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
           forceNew: args.newVariation,
           allowResubmit: args.allowResubmit,
         },
       );
       return await waitForVideo(deps, {
+        deadline,
         service: IMAGE_TO_VIDEO_SERVICE,
         jobId: submitted.requestId,
         waitSeconds: args.waitSeconds,
@@ -75,6 +79,8 @@ export const imageToVideoTool = defineTool({
       });
     } catch (error) {
       return toolErrorFor(error, deps);
+    } finally {
+      deadline.dispose();
     }
   },
 });

@@ -14,6 +14,7 @@ import {
   jobOutputSchema,
   type PresentedJob,
   respondWithJob,
+  type ToolDeadline,
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import { type MediaToolDeps, saveMedia } from './media-tool-deps.js';
@@ -43,11 +44,13 @@ export async function waitForVideo(
     fileName?: string;
     /** What the start said, for a handle when nothing can be read in time. */
     known?: { status: string };
+    /** The call's deadline, when the call did more before the wait (a start): it bounds the whole call. */
+    deadline?: ToolDeadline;
   },
 ): Promise<CallToolResult> {
   const { service, jobId, extra } = options;
   const client = clientFor(deps, service);
-  const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+  const deadline = options.deadline ?? createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
   try {
     return await respondWithJob<VideoJob>({
       extra,
@@ -62,7 +65,8 @@ export async function waitForVideo(
       present: (job, done) => presentVideo(deps, job, done, { ...options, signal: extra.signal }),
     });
   } finally {
-    deadline.dispose();
+    // A deadline the caller gave is the caller's to dispose of.
+    if (!options.deadline) deadline.dispose();
   }
 }
 
