@@ -142,9 +142,11 @@ async function bundleServer(packageDirectory, serverDirectory) {
     logLevel: 'error',
   });
   await copyFile(ENTRY_TEMPLATE, path.join(serverDirectory, 'entry.js'));
-  // The MCP Apps views the build wrote, where the bundled code looks for them (`./views/`).
+  // The MCP Apps views the build wrote, where the bundled code looks for them (`./views/`); the folder also
+  // holds the library's declaration files, which a bundle does not need.
   await cp(path.join(packageDirectory, 'dist', 'views'), path.join(serverDirectory, 'views'), {
     recursive: true,
+    filter: (source) => !source.endsWith('.d.ts'),
   }).catch((error) => {
     if (error.code !== 'ENOENT') throw error;
   });

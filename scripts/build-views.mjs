@@ -19,6 +19,7 @@ const esbuild = createRequire(createRequire(import.meta.url).resolve('tsup'))('e
 
 /** Builds each view folder into `<outDir>/<folder name>.html`; returns the files' sizes. */
 export async function buildViews(folders, outDir) {
+  if (folders.length === 0) return {};
   await mkdir(outDir, { recursive: true });
   const sizes = {};
   for (const folder of folders) {
