@@ -14,7 +14,7 @@
  *
  * `node scripts/build-bundles.mjs --no-build` skips the turbo build when dist/ is already built.
  */
-import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -142,6 +142,14 @@ async function bundleServer(packageDirectory, serverDirectory) {
     logLevel: 'error',
   });
   await copyFile(ENTRY_TEMPLATE, path.join(serverDirectory, 'entry.js'));
+  // The MCP Apps views the build wrote, where the bundled code looks for them (`./views/`); the folder also
+  // holds the library's declaration files, which a bundle does not need.
+  await cp(path.join(packageDirectory, 'dist', 'views'), path.join(serverDirectory, 'views'), {
+    recursive: true,
+    filter: (source) => !source.endsWith('.d.ts'),
+  }).catch((error) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
   // The tools/list answer its build wrote, beside the code that looks for it (`./tool-list.json`).
   await copyFile(
     path.join(packageDirectory, 'dist', 'tool-list.json'),

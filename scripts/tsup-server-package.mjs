@@ -27,6 +27,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildViews } from './build-views.mjs';
 
 const PACKAGES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'packages');
 /** Workspace packages bundled from source: `@polymodal/<folder>[/<entry>]` → packages/<folder>/src/<entry>.ts */
@@ -45,7 +46,7 @@ const WORKSPACE_SOURCE = new RegExp(
   `^${escapeRegExp(PACKAGES)}[\\\\/](?:core|mcp-common|store-postgres|mcp-meeting|mcp-media|mcp-speech|mcp)[\\\\/]src[\\\\/]`,
 );
 const LAUNCHER = fileURLToPath(new URL('./server-bin-launcher.mjs', import.meta.url));
-const BIN_OUTPUTS = ['index.js', 'main.js', 'bin/**', 'migrations/**', 'tool-list.json'];
+const BIN_OUTPUTS = ['index.js', 'main.js', 'bin/**', 'migrations/**', 'tool-list.json', 'views/**'];
 /** Written by `tsc -b` (the root's `build:types`, at the same time as tsup): no tsup build cleans them. */
 export const TYPES_OUTPUTS = ['**/*.d.ts', 'tsconfig.build.tsbuildinfo'];
 
@@ -271,8 +272,11 @@ const undiciHttp2OnUse = {
   },
 };
 
-/** The two builds of a server package; `entry` is the bin's source, `library` the library entry's. */
-export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/server.ts' } = {}) {
+/**
+ * The two builds of a server package; `entry` is the bin's source, `library` the library entry's, `views` the
+ * MCP Apps view folders its tools name (built into dist/views/, which both the library and the bin read).
+ */
+export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/server.ts', views = [] } = {}) {
   return [
     {
       entry: [library],
@@ -315,6 +319,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
           recursive: true,
         });
         await refusePackageJsonInChunks();
+        await buildViews(views, path.join('dist', 'views'));
         await writeToolList();
       },
     },

@@ -42,7 +42,9 @@ export {
   type ToolHandler,
   type ToolSession,
   type ToolSpec,
+  type ToolView,
   toolGroup,
 } from './tools/define-tool.js';
 export { resolveToolInputs } from './tools/resolve-tool-inputs.js';
 export type { ToolContext } from './tools/tool-context.js';
+export { defineView, type ViewSource } from './views/define-view.js';

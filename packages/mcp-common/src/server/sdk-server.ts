@@ -18,8 +18,16 @@
  * tool carries its group's icons (SDK 1.x's `registerTool` takes none). A bin's list written at build time
  * (`PrecomputedToolList`) supplies a tool's entry when the tool is described alike, so a freshly started
  * process converts nothing to answer its first `tools/list`.
+ *
+ * Views (MCP Apps, the `io.modelcontextprotocol/ui` extension): a tool that declares a `view` is listed with
+ * `_meta.ui.resourceUri = ui://polymodal/<view>.html`, and each view is served once per server as that
+ * resource (one content item, `text/html;profile=mcp-app`), only to a client that declared the extension
+ * with that mime type in its `initialize` (ext-apps' guidance: check `getUiCapability` and offer the app
+ * tools then). Every other client gets exactly the answers it got before views existed. A server that never
+ * saw `initialize` (stateless Streamable HTTP builds one per request) does not know the client's
+ * capabilities, so it offers no view: views are served over stdio and over HTTP sessions.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredResource } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FileAccess } from '@polymodal/core';
 import { toJSONSchema, type z } from 'zod';
@@ -28,7 +36,14 @@ import { toolCallOutcome } from '../metrics/tool-call-outcome.js';
 import { addResourceLinks } from '../outputs/link-output-resources.js';
 import type { Icon } from '../protocol/sdk-types.js';
 import type { RootsSync } from '../roots/sync-roots.js';
-import type { BoundTool, ToolGroup, ToolHandler, ToolSession, ToolSpec } from '../tools/define-tool.js';
+import type {
+  BoundTool,
+  ToolGroup,
+  ToolHandler,
+  ToolSession,
+  ToolSpec,
+  ToolView,
+} from '../tools/define-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
@@ -115,11 +130,85 @@ export function installTools(server: McpServer, installation: ToolInstallation):
     }
   }
   if (listed.length === 0) return;
+  const views = viewsOf(listed);
+  if (views.length > 0) {
+    // Registered now (resources can be declared only before connecting), enabled once the client has said
+    // it renders views: a disabled resource is neither listed nor read.
+    const registered = views.map((view) => registerView(server, view));
+    const previous = server.server.oninitialized;
+    server.server.oninitialized = () => {
+      previous?.();
+      if (rendersViews(server)) for (const resource of registered) resource.enable();
+    };
+  }
   // Replaces the answer the SDK installed with the first tool: the same tools, built once, with icons.
   let answer: { tools: Tool[] } | undefined;
+  let answerWithViews: { tools: Tool[] } | undefined;
   server.server.setRequestHandler(ListToolsRequestSchema, () => {
     answer ??= { tools: listTools(listed, installation.server, installation.toolList?.()) };
-    return answer;
+    if (views.length === 0 || !rendersViews(server)) return answer;
+    answerWithViews ??= { tools: withViews(answer.tools, listed) };
+    return answerWithViews;
+  });
+}
+
+/** The extension a host declares when it renders views, and the mime type of a view it renders. */
+export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
+
+/** A view's resource URI. */
+export function viewUri(view: Pick<ToolView, 'name'>): string {
+  return `ui://polymodal/${view.name}.html`;
+}
+
+/** Whether this server's client declared (in its `initialize`) that it renders HTML views. */
+function rendersViews(server: McpServer): boolean {
+  // ext-apps' `getUiCapability`: the extension's entry under the client's `extensions`.
+  const ui = server.server.getClientCapabilities()?.extensions?.[UI_EXTENSION] as
+    | { mimeTypes?: unknown }
+    | undefined;
+  return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(VIEW_MIME_TYPE);
+}
+
+/** The views of the listed tools, each once (several tools may share one). */
+function viewsOf(listed: readonly ListedTool[]): ToolView[] {
+  const views = new Map<string, ToolView>();
+  for (const { spec } of listed) {
+    if (!spec.view) continue;
+    const known = views.get(spec.view.name);
+    if (known && known !== spec.view) throw new Error(`Two views are named ${spec.view.name}`);
+    views.set(spec.view.name, spec.view);
+  }
+  return [...views.values()];
+}
+
+/** Serves a view as its `ui://` resource: one content item, the extension's mime type, its CSP declared. */
+function registerView(server: McpServer, view: ToolView): RegisteredResource {
+  const uri = viewUri(view);
+  const resource = server.registerResource(
+    `view-${view.name}`,
+    uri,
+    { title: view.title, description: view.description, mimeType: VIEW_MIME_TYPE },
+    async () => ({
+      contents: [
+        {
+          uri,
+          mimeType: VIEW_MIME_TYPE,
+          text: await view.html(),
+          ...(view.csp ? { _meta: { ui: { csp: view.csp } } } : {}),
+        },
+      ],
+    }),
+  );
+  resource.disable();
+  return resource;
+}
+
+/** The listed tools, each with a view naming it in `_meta.ui` (the only difference a view makes to the list). */
+function withViews(tools: readonly Tool[], listed: readonly ListedTool[]): Tool[] {
+  return tools.map((tool, index) => {
+    const view = listed[index]?.spec.view;
+    return view ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: viewUri(view) } } } : tool;
   });
 }
 

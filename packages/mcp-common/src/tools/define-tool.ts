@@ -42,6 +42,28 @@ export interface ToolSpec {
   readonly outputSchema?: z.ZodObject | undefined;
   readonly annotations: ToolAnnotations;
   readonly _meta?: Record<string, unknown> | undefined;
+  /** The MCP Apps view a host that renders views shows this tool's results in (`ToolView`). */
+  readonly view?: ToolView | undefined;
+}
+
+/**
+ * An MCP Apps view (the `io.modelcontextprotocol/ui` extension): one self-contained HTML file that a host
+ * renders in a sandboxed iframe and feeds with a tool's input and result. Several tools may share one view.
+ * The installer serves it as `ui://polymodal/<name>.html` and names it in each tool's `_meta.ui`, for
+ * clients that declare the extension only (`sdk-server.ts`).
+ */
+export interface ToolView {
+  /** kebab-case: the resource is `ui://polymodal/<name>.html`. */
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** The view's HTML (read when a client first reads the resource, not when the server starts). */
+  html(): Promise<string>;
+  /** Origins the view may load media from or connect to (`_meta.ui.csp` of the resource); none by default. */
+  readonly csp?: {
+    readonly resourceDomains?: readonly string[];
+    readonly connectDomains?: readonly string[];
+  };
 }
 
 /** A tool: its spec and the handler it gets for a server's dependencies `D`. */
@@ -61,6 +83,8 @@ export interface ToolSource<D, S extends z.ZodRawShape> {
   /** The title is repeated here by the installer, so the annotations need not name it. */
   annotations: ToolAnnotations;
   _meta?: Record<string, unknown> | undefined;
+  /** The view hosts that render MCP Apps show the tool's results in. */
+  view?: ToolView | undefined;
   handler: (deps: D, session: ToolSession) => ToolHandler<z.output<z.ZodObject<S>>>;
 }
 

@@ -7,6 +7,7 @@
 import { ValidationError } from '@polymodal/core/errors';
 import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import type { MediaToolDeps } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 import { openSpeechSynthesis } from './speech-synthesis-job.js';
@@ -34,6 +35,7 @@ export const getSpeechTool = defineTool({
     idempotentHint: true,
     openWorldHint: false,
   },
+  view: MEDIA_PLAYER_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
     try {
       const job = await openSpeechSynthesis(deps, args.jobId);

@@ -15,6 +15,7 @@ import {
   toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import { type MediaToolDeps, outputName } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 import { speechSynthesisId, startSpeechSynthesis } from './speech-synthesis-job.js';
@@ -48,6 +49,7 @@ export const synthesizeSpeechTool = defineTool({
   inputSchema: synthesizeSpeechInput,
   outputSchema: speechOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
+  view: MEDIA_PLAYER_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
     try {
       await deps.roots.ready();

@@ -1,0 +1,91 @@
+/**
+ * The browser side of the test host (view-host.ts), bundled into the host page: mounts a view the way the
+ * MCP Apps spec lays it out — the host page on one origin, a sandbox proxy iframe on another, the view in
+ * the proxy's inner frame — and talks to it through ext-apps' own host bridge (`AppBridge`). The view's tool
+ * calls and resource reads go to functions the Node side exposed (`hostCallTool`, `hostReadResource`), which
+ * forward them to the server.
+ */
+/// <reference lib="dom" />
+import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ReadResourceRequest,
+  ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+
+// ext-apps 1.7's declaration files re-export these through extensionless paths that NodeNext does not
+// follow, so they are taken from the bridge's own signatures.
+export type McpUiHostContext = NonNullable<
+  NonNullable<ConstructorParameters<typeof AppBridge>[3]>['hostContext']
+>;
+export type McpUiResourceCsp = NonNullable<Parameters<AppBridge['sendSandboxResourceReady']>[0]['csp']>;
+
+export interface MountRequest {
+  sandboxUrl: string;
+  html: string;
+  csp?: McpUiResourceCsp;
+  hostContext: McpUiHostContext;
+  input: Record<string, unknown>;
+  result: CallToolResult;
+}
+
+declare global {
+  interface Window {
+    hostCallTool(params: CallToolRequest['params']): Promise<CallToolResult>;
+    hostReadResource(params: ReadResourceRequest['params']): Promise<ReadResourceResult>;
+    mountView(request: MountRequest): Promise<void>;
+    /** What the bridge saw, in order (the test asserts the handshake came before the data). */
+    bridgeEvents: string[];
+  }
+}
+
+window.bridgeEvents = [];
+
+window.mountView = async (request: MountRequest) => {
+  const iframe = document.createElement('iframe');
+  iframe.title = 'view';
+  iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+  iframe.style.cssText = 'width: 640px; height: 360px; border: 1px solid #888;';
+  iframe.src = request.sandboxUrl;
+  document.body.append(iframe);
+  const bridge = new AppBridge(
+    null,
+    { name: 'polymodal-test-host', version: '1.0.0' },
+    { serverTools: {}, serverResources: {} },
+    { hostContext: request.hostContext },
+  );
+  bridge.oncalltool = (params) => {
+    window.bridgeEvents.push(`tools/call ${params.name}`);
+    return window.hostCallTool(params);
+  };
+  bridge.onreadresource = (params) => {
+    window.bridgeEvents.push(`resources/read ${params.uri}`);
+    return window.hostReadResource(params);
+  };
+  bridge.onsizechange = ({ height }) => {
+    if (height) iframe.style.height = `${height + 2}px`;
+  };
+  const initialized = new Promise<void>((resolve) => {
+    bridge.oninitialized = () => {
+      window.bridgeEvents.push('initialized');
+      resolve();
+    };
+  });
+  bridge.onsandboxready = () => {
+    window.bridgeEvents.push('sandbox-ready');
+    void bridge.sendSandboxResourceReady({
+      html: request.html,
+      ...(request.csp ? { csp: request.csp } : {}),
+    });
+  };
+  const contentWindow = iframe.contentWindow;
+  if (!contentWindow) throw new Error('the sandbox iframe has no window');
+  await bridge.connect(new PostMessageTransport(contentWindow, contentWindow));
+  await initialized;
+  // The spec's order: tool input, then the result, only after the view said it is initialized.
+  await bridge.sendToolInput({ arguments: request.input });
+  window.bridgeEvents.push('tool-input');
+  await bridge.sendToolResult(request.result);
+  window.bridgeEvents.push('tool-result');
+};

@@ -1,0 +1,21 @@
+/**
+ * The media player view: the saved audio of synthesize_speech / get_speech in an `<audio>` element, with the
+ * file's name and size and the job's facts. Built from views/media-player/ into dist/views/media-player.html
+ * (scripts/build-views.mjs); the audio is read through the host (`resources/read` of the output) and played
+ * from a `data:` URL, so the view needs no origin in its CSP.
+ */
+import { defineView } from '@polymodal/mcp-common';
+
+const FILE = 'media-player.html';
+
+export const MEDIA_PLAYER_VIEW = defineView({
+  name: 'media-player',
+  title: 'Media player',
+  description: 'Plays a saved speech file, with its name, size and the job that made it.',
+  files: [
+    // dist/main.js or dist/server.js; a chunk in dist/bin/; the sources (tests) with the package built.
+    new URL(`./views/${FILE}`, import.meta.url),
+    new URL(`../views/${FILE}`, import.meta.url),
+    new URL(`../../dist/views/${FILE}`, import.meta.url),
+  ],
+});

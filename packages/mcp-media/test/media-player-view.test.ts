@@ -1,0 +1,190 @@
+/**
+ * The media player view end to end, as a person sees it in a host that renders MCP Apps: the built bin over
+ * stdio, a client that declares the UI extension, the view read as its `ui://` resource and mounted in
+ * headless Chromium the way the spec lays it out (view-host.ts: sandbox proxy on another origin, CSP from the
+ * resource's metadata, ext-apps' AppBridge), fed the input and the real result of a synthesize_speech call
+ * against the sandbox; the view reads the audio through the host and plays it. A screenshot is written to
+ * test-artifacts/. A client without the extension sees no view anywhere.
+ */
+/// <reference lib="dom" />
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
+
+const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(PACKAGE, 'dist', 'index.js');
+const ARTIFACTS = path.join(PACKAGE, 'test-artifacts');
+const VIEW_URI = 'ui://polymodal/media-player.html';
+const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
+const RENDERS_VIEWS = {
+  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [VIEW_MIME_TYPE] } },
+} as ClientCapabilities;
+
+describe('the media player view in a browser host', () => {
+  let sandbox: Sandbox;
+  let root: string;
+  const clients: Client[] = [];
+  let host: ViewHost | undefined;
+
+  async function connect(capabilities: ClientCapabilities): Promise<Client> {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN],
+      env: {
+        PATH: process.env.PATH ?? '',
+        POLYMODAL_BASE_URL: sandbox.url,
+        POLYMODAL_API_KEY: sandbox.apiKey,
+        POLYMODAL_STATE_DIR: path.join(root, 'state'),
+        POLYMODAL_ALLOWED_DIRS: root,
+        POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
+        POLYMODAL_LOG_LEVEL: 'error',
+      },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'view-host', version: '1.0.0' }, { capabilities });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  beforeAll(async () => {
+    await access(BIN).catch(() => {
+      throw new Error(
+        `${BIN} is missing: build first (pnpm turbo run build --filter=@polymodal/mcp-media...)`,
+      );
+    });
+    sandbox = await startSandbox({ speed: 100 });
+    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-media-view-'));
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    for (const client of clients) await client.close();
+    await sandbox?.close();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('plays the real result of synthesize_speech, with the file name, size and job, and no console error', async () => {
+    const client = await connect(RENDERS_VIEWS);
+    const { tools } = await client.listTools();
+    const synthesize = tools.find((tool) => tool.name === 'synthesize_speech');
+    expect(synthesize?._meta).toEqual({ ui: { resourceUri: VIEW_URI } });
+    expect(tools.find((tool) => tool.name === 'get_speech')?._meta).toEqual({
+      ui: { resourceUri: VIEW_URI },
+    });
+    expect(tools.filter((tool) => tool._meta?.ui).map((tool) => tool.name)).toEqual([
+      'synthesize_speech',
+      'get_speech',
+    ]);
+
+    const read = await client.readResource({ uri: VIEW_URI });
+    expect(read.contents).toHaveLength(1);
+    const [view] = read.contents;
+    expect(view?.uri).toBe(VIEW_URI);
+    expect(view?.mimeType).toBe(VIEW_MIME_TYPE);
+    const html = view && 'text' in view ? view.text : '';
+    expect(Buffer.byteLength(html)).toBeLessThanOrEqual(1.5 * 1024 * 1024);
+    // Self-contained: no script, style or link loaded from anywhere.
+    expect(html).not.toMatch(/<script[^>]+src=|<link\b/i);
+
+    const input = { text: 'The next meeting is on Tuesday at ten.', language: 'en', waitSeconds: 30 };
+    const result = (await client.callTool({ name: 'synthesize_speech', arguments: input }, undefined, {
+      timeout: 40_000,
+    })) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const { savedPath, sizeBytes, jobId } = result.structuredContent as {
+      savedPath: string;
+      sizeBytes: number;
+      jobId: string;
+    };
+    const fileName = path.basename(savedPath);
+
+    host = await startViewHost(client);
+    const frame = await host.mount({
+      html,
+      csp: (view?._meta as { ui?: { csp?: Record<string, string[]> } } | undefined)?.ui?.csp,
+      hostContext: { theme: 'dark', toolInfo: { tool: synthesize! } },
+      input,
+      result,
+      timeoutMs: 60_000,
+    });
+    // Playable: the audio element's data: source resolved to a decoded duration.
+    await frame.waitForFunction(
+      () => {
+        const audio = document.querySelector('audio');
+        return audio !== null && !audio.hidden && audio.readyState >= 1 && audio.duration > 0;
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
+    const seen = await frame.evaluate(() => ({
+      heading: document.querySelector('h1')?.textContent,
+      facts: document.querySelector('dl')?.textContent,
+      transcript: document.querySelector('blockquote')?.textContent,
+      source: document.querySelector('audio')?.currentSrc.slice(0, 22),
+      controls: document.querySelector('audio')?.controls,
+      label: document.getElementById(document.querySelector('audio')?.getAttribute('aria-labelledby') ?? '')
+        ?.textContent,
+      theme: document.documentElement.dataset.theme,
+    }));
+    expect(seen).toEqual({
+      heading: fileName,
+      facts: expect.stringContaining(jobId),
+      transcript: input.text,
+      source: 'data:audio/wav;base64,',
+      controls: true,
+      label: fileName,
+      theme: 'dark',
+    });
+    expect(seen.facts).toContain(`${(sizeBytes / 1024).toFixed(1)} KB`);
+    expect(await host.bridgeEvents()).toEqual([
+      'sandbox-ready',
+      'initialized',
+      'tool-input',
+      'tool-result',
+      `resources/read polymodal://outputs/${encodeURIComponent(fileName)}`,
+    ]);
+    await mkdir(ARTIFACTS, { recursive: true });
+    await host.page.screenshot({ path: path.join(ARTIFACTS, 'media-player.png') });
+    expect(host.errors).toEqual([]);
+    // The view ran under the strict CSP: no string evaluated, no network. (Run from a timer: code that
+    // DevTools evaluates itself is exempt from the eval check.)
+    const probed = await frame.evaluate(
+      () =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            let evaluated: string;
+            try {
+              // biome-ignore lint/security/noGlobalEval: the probe: the view's CSP must refuse it.
+              evaluated = String(globalThis.eval('1 + 1'));
+            } catch (error) {
+              evaluated = (error as Error).name;
+            }
+            fetch('http://127.0.0.1:9/').then(
+              () => resolve({ evaluated, fetched: 'fetched' }),
+              (error: Error) => resolve({ evaluated, fetched: error.name }),
+            );
+          }, 0),
+        ),
+    );
+    expect(probed).toEqual({ evaluated: 'EvalError', fetched: 'TypeError' });
+    expect(host.errors.join('\n')).toMatch(/Content Security Policy/);
+  }, 150_000);
+
+  it('offers nothing of the view to a client without the extension', async () => {
+    const client = await connect({});
+    const { tools } = await client.listTools();
+    expect(tools.some((tool) => tool._meta?.ui !== undefined)).toBe(false);
+    expect(JSON.stringify(tools)).not.toContain('ui://');
+    const { resources } = await client.listResources();
+    expect(resources.some((resource) => resource.uri.startsWith('ui://'))).toBe(false);
+    await expect(client.readResource({ uri: VIEW_URI })).rejects.toThrow();
+  }, 60_000);
+});

@@ -1,0 +1,61 @@
+/**
+ * Builds MCP Apps views into single self-contained HTML files: each view folder holds `index.html` (with
+ * `<!-- STYLE -->` and `<!-- SCRIPT -->` where the CSS and the script go), `style.css` and `main.ts`. The
+ * script is bundled by esbuild (the one tsup brings) into one minified IIFE for browsers, and both are
+ * inlined, so a view loads nothing from any origin. A host's CSP forbids eval and caps nothing else we
+ * need; the build refuses a view over 1.5 MB (the issue's budget) or one that calls `eval(`.
+ *
+ * Used by the server packages' bin build (tsup-server-package.mjs) to write `dist/views/<folder>.html`.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/** The largest view a host is asked to load. */
+export const MAX_VIEW_BYTES = 1.5 * 1024 * 1024;
+
+// esbuild as tsup resolves it, so views and bins are built by the same esbuild.
+const esbuild = createRequire(createRequire(import.meta.url).resolve('tsup'))('esbuild');
+
+/** Builds each view folder into `<outDir>/<folder name>.html`; returns the files' sizes. */
+export async function buildViews(folders, outDir) {
+  if (folders.length === 0) return {};
+  await mkdir(outDir, { recursive: true });
+  const sizes = {};
+  for (const folder of folders) {
+    const name = path.basename(folder);
+    const html = await buildView(folder);
+    const bytes = Buffer.byteLength(html);
+    if (bytes > MAX_VIEW_BYTES)
+      throw new Error(`The ${name} view is ${bytes} bytes, over ${MAX_VIEW_BYTES}.`);
+    await writeFile(path.join(outDir, `${name}.html`), html);
+    sizes[name] = bytes;
+  }
+  return sizes;
+}
+
+async function buildView(folder) {
+  const [template, style, bundled] = await Promise.all([
+    readFile(path.join(folder, 'index.html'), 'utf8'),
+    readFile(path.join(folder, 'style.css'), 'utf8'),
+    esbuild.build({
+      entryPoints: [path.join(folder, 'main.ts')],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      legalComments: 'none',
+      logLevel: 'error',
+    }),
+  ]);
+  const script = bundled.outputFiles[0].text;
+  if (/\beval\(/.test(script))
+    throw new Error(`The ${path.basename(folder)} view calls eval, which a host's CSP refuses.`);
+  // Inlined text must not close its element early: `</script` / `</style` in a string literal.
+  const inline = (text, tag) => text.replaceAll(`</${tag}`, `<\\/${tag}`);
+  return template
+    .replace('<!-- STYLE -->', () => `<style>\n${inline(style, 'style')}</style>`)
+    .replace('<!-- SCRIPT -->', () => `<script>${inline(script, 'script')}</script>`);
+}
