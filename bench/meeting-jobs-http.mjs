@@ -62,6 +62,28 @@ export async function recordJobs(url, files) {
   }
 }
 
+/** Follows the meeting job of `file` to completion through `summarize_meeting`; resolves its id. */
+export async function finishJob(url, file) {
+  const agent = keepAliveAgent(1);
+  try {
+    const sessionId = await initialize(url, agent, 'bench-finish');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const answer = await callTool(
+        url,
+        agent,
+        'summarize_meeting',
+        { path: file, waitSeconds: 20 },
+        sessionId,
+      );
+      if (answer.isError) throw new Error(`summarize_meeting failed: ${answer.text}`);
+      if (answer.structured.done === true) return answer.structured.jobId;
+    }
+    throw new Error('the meeting job did not finish within 5 calls');
+  } finally {
+    agent.destroy();
+  }
+}
+
 /**
  * `clients` clients at once, each on its own connection: `initialize` + `notifications/initialized`,
  * then `calls` tool calls one after the other. Only the tool calls are timed. `check(answer)` returns

@@ -13,10 +13,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initialize, keepAliveAgent, startHttpServer } from './http-server-process.mjs';
+import { startHttpServer } from './http-server-process.mjs';
 import {
-  callTool,
   failureSummary,
+  finishJob,
   recordJobs,
   timeToolCalls,
   writeRecordings,
@@ -32,27 +32,6 @@ const CONCURRENT_CLIENTS = 20;
 const CALLS_PER_CLIENT = 20;
 /** Follow-up reads of the finished job: the test-only interval (loopback only) keeps the wait short. */
 const POLL_INTERVAL_MS = 250;
-
-async function finishJob(url, file) {
-  const agent = keepAliveAgent(1);
-  try {
-    const sessionId = await initialize(url, agent, 'bench-finish');
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const answer = await callTool(
-        url,
-        agent,
-        'summarize_meeting',
-        { path: file, waitSeconds: 20 },
-        sessionId,
-      );
-      if (answer.isError) throw new Error(`summarize_meeting failed: ${answer.text}`);
-      if (answer.structured.done === true) return answer.structured.jobId;
-    }
-    throw new Error('the meeting job did not finish within 5 calls');
-  } finally {
-    agent.destroy();
-  }
-}
 
 export async function measureStoreLatency() {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-stores-'));
