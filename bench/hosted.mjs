@@ -121,7 +121,7 @@ function callsOf(store) {
       check: (answer, jobId) =>
         answer.jobId === jobId && answer.done === true
           ? undefined
-          : `get_meeting answered done=${answer.done}`,
+          : `get_meeting answered done=${answer.done}: ${JSON.stringify(answer).slice(0, 400)}`,
     },
     get_meeting_running: {
       nextCall: () => {
@@ -131,7 +131,7 @@ function callsOf(store) {
       check: (answer, jobId) =>
         answer.jobId === jobId && answer.done === false
           ? undefined
-          : `get_meeting answered done=${answer.done}`,
+          : `get_meeting answered done=${answer.done}: ${JSON.stringify(answer).slice(0, 400)}`,
     },
   };
 }
