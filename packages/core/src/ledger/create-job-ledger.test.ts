@@ -97,6 +97,21 @@ describe('createJobLedger: the file store', () => {
     }
   });
 
+  it('finds an entry by id after later writes, and mends a lost index for the next process', async () => {
+    const ledger = createJobLedger({ dir });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: null, lastStatus: 'SUBMITTING' });
+    await ledger.update('meeting', 'fp', { id: 'job-1', lastStatus: 'PENDING' });
+    await ledger.update('meeting', 'fp', { lastStatus: 'RUNNING' });
+    expect((await ledger.findById('meeting', 'job-1'))?.lastStatus).toBe('RUNNING');
+    // The same entry given another job (a forced restart): the old id no longer finds it.
+    await ledger.update('meeting', 'fp', { id: 'job-2', lastStatus: 'PENDING' });
+    expect(await ledger.findById('meeting', 'job-1')).toBeUndefined();
+    expect((await ledger.findById('meeting', 'job-2'))?.lastStatus).toBe('PENDING');
+    await rm(path.join(dir, 'by-id'), { recursive: true });
+    expect((await createJobLedger({ dir }).findById('meeting', 'job-2'))?.fingerprint).toBe('fp');
+    expect(await readdir(path.join(dir, 'by-id', 'meeting'))).toHaveLength(1);
+  });
+
   it('finds an entry by id even when the id index is stale', async () => {
     const ledger = createJobLedger({ dir });
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'job-9', lastStatus: 'PENDING' });

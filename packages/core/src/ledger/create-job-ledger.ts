@@ -360,7 +360,21 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     );
   }
 
+  /**
+   * Entry file names by job id, as the index or a scan found them: a job id names one job, recorded in one
+   * entry for good, so the index need not be read again (an entry that no longer holds the id is checked
+   * below, and then the index is).
+   */
+  const entryNames = new Map<string, string>();
+
   async function findById(service: string, id: string): Promise<LedgerEntry | undefined> {
+    const key = `${service}\n${id}`;
+    const known = entryNames.get(key);
+    if (known !== undefined) {
+      const entry = await readEntry(path.join(dir, 'entries', service, known));
+      if (entry?.id === id) return entry;
+      entryNames.delete(key);
+    }
     let target: string | undefined;
     try {
       target = (await readFile(indexFile(service, id), 'utf8')).trim();
@@ -369,11 +383,17 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     }
     if (target && /^[0-9a-f]{64}\.json$/.test(target)) {
       const entry = await readEntry(path.join(dir, 'entries', service, target));
-      if (entry?.id === id) return entry;
+      if (entry?.id === id) {
+        entryNames.set(key, target);
+        return entry;
+      }
     }
-    // Missing or stale index (e.g. a process died between the entry and its index): fall back to a scan.
+    // Missing or stale index (e.g. a process died between the entry and its index): fall back to a scan,
+    // and mend the index, since writes that keep the id do not rewrite it.
     const all = await listService(service);
-    return all.find((entry) => entry.id === id);
+    const found = all.find((entry) => entry.id === id);
+    if (found) await writeIndex(found, entryFile(service, found.fingerprint));
+    return found;
   }
 
   async function compareAndSet(
@@ -397,7 +417,8 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
         revision: existing.revision + 1,
       };
       await writeFileAtomic(file, serializeEntry(next));
-      await writeIndex(next, file);
+      // The index names the entry holding a job id: only a new id changes it.
+      if (next.id !== existing.id) await writeIndex(next, file);
       return next;
     });
   }
