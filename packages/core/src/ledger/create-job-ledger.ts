@@ -21,15 +21,14 @@
  *   `list_jobs` read and parsed the whole ledger on every call).
  */
 
-import { type BigIntStats, statSync } from 'node:fs';
-import { link, mkdir, readdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { type BigIntStats, readFileSync, statSync } from 'node:fs';
+import { link, mkdir, readdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultStateDir } from '../config/default-state-dir.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { nodeCrypto } from '../util/builtins.js';
-import { createConcurrencyLimit } from '../util/concurrency-limit.js';
 
 /** Who is submitting a request right now; the claim lapses at `expiresAt` unless renewed. */
 export interface LedgerClaim {
@@ -185,12 +184,6 @@ function isMissing(error: unknown): boolean {
 }
 
 /**
- * Entry files read at once, by every file ledger of the process (one per tenant): `list` reads every entry,
- * and many callers listing at once would otherwise hold thousands of descriptors (EMFILE) and queue them all
- * on libuv's four file-system threads anyway.
- */
-const entryReads = createConcurrencyLimit(64);
-/**
  * How much older than `updatedSince` an entry file's mtime may be and still be read: the file's mtime comes
  * from the file system's clock, `updatedAt` from the writer's, and the two may disagree a little (a network
  * file system, a clock step). Within this, files are read and the entries' own `updatedAt` decides.
@@ -304,7 +297,10 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
   async function readEntry(file: string): Promise<LedgerEntry | undefined> {
     let text: string;
     try {
-      text = await entryReads.run(() => readFile(file, 'utf8'));
+      // Synchronous on purpose, like list's stats: an entry is a small local file (a few KB), read in tens of
+      // µs, while an asynchronous read is four thread-pool round trips (open, fstat, read, close), which the
+      // issue-24 profile of a status read showed as its largest cost.
+      text = readFileSync(file, 'utf8');
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -377,7 +373,7 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     }
     let target: string | undefined;
     try {
-      target = (await readFile(indexFile(service, id), 'utf8')).trim();
+      target = readFileSync(indexFile(service, id), 'utf8').trim();
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
