@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startHttpServer } from './http-server-process.mjs';
-import { finishJob, recordJobs, writeRecordings } from './meeting-jobs-http.mjs';
+import { finishJob, recordJobs, startStoreServers } from './meeting-jobs-http.mjs';
 import { startPostgres } from './postgres-process.mjs';
 import { processCpuSeconds } from './proc-stats.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
@@ -155,28 +155,16 @@ async function prepare(scratch) {
   try {
     postgres = await startPostgres();
     const bin = binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting');
-    const stores = [
-      { label: 'file', key: sandbox.env.POLYMODAL_API_KEY, env: {} },
-      {
-        label: 'PostgreSQL',
-        key: sandbox.env.POLYMODAL_API_KEY_2,
-        env: { POLYMODAL_DATABASE_URL: postgres.url },
-      },
-    ];
-    for (const [index, store] of stores.entries()) {
-      const mediaDir = path.join(scratch, `media-${index}`);
-      store.files = await writeRecordings(mediaDir, JOBS);
-      store.env = {
-        POLYMODAL_BASE_URL: sandbox.baseUrl,
-        POLYMODAL_API_KEY: store.key,
-        POLYMODAL_STATE_DIR: path.join(scratch, `state-${index}`),
-        POLYMODAL_ALLOWED_DIRS: mediaDir,
-        POLYMODAL_OUTPUT_DIR: path.join(scratch, `out-${index}`),
-        POLYMODAL_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
-        ...store.env,
-      };
-      store.server = await startHttpServer(bin, store.env);
-      servers.push(store.server);
+    const stores = await startStoreServers({
+      sandbox,
+      postgresUrl: postgres.url,
+      scratch,
+      jobs: JOBS,
+      labels: ['file', 'PostgreSQL'],
+      pollIntervalMs: POLL_INTERVAL_MS,
+      started: servers,
+    });
+    for (const store of stores) {
       await recordJobs(store.server.url, store.files.slice(0, 1));
       store.finishedJobId = await finishJob(store.server.url, store.files[0]);
     }
