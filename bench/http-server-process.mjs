@@ -12,11 +12,11 @@ const STARTUP_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 /**
- * Spawns `node <bin> --http --port 0 [...args]` with exactly `env` (plus PATH) and resolves once it
- * listens. `stop()` sends SIGTERM, then SIGKILL, and waits for the exit; call it in a `finally`.
+ * Spawns `node [...nodeArgs] <bin> --http --port 0 [...args]` with exactly `env` (plus PATH) and resolves
+ * once it listens. `stop()` sends SIGTERM, then SIGKILL, and waits for the exit; call it in a `finally`.
  */
-export async function startHttpServer(bin, env, args = []) {
-  const child = spawn(process.execPath, [bin, '--http', '--port', '0', ...args], {
+export async function startHttpServer(bin, env, args = [], nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, bin, '--http', '--port', '0', ...args], {
     env: { PATH: process.env.PATH ?? '', POLYMODAL_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -1,10 +1,19 @@
 // Meeting jobs recorded through real calls, and timed tool calls from many clients, for the service
-// sections (list-jobs-load.mjs, store-latency.mjs) against a meeting server over Streamable HTTP.
+// sections (list-jobs-load.mjs, store-latency.mjs, hosted.mjs) against a meeting server over Streamable
+// HTTP; and the two meeting servers of the store sections, one per ledger store.
 import { link, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeMeetingRecording } from '@polymodal/sandbox';
-import { call, inBatches, initialize, keepAliveAgent, percentile } from './http-server-process.mjs';
+import {
+  call,
+  inBatches,
+  initialize,
+  keepAliveAgent,
+  percentile,
+  startHttpServer,
+} from './http-server-process.mjs';
 import { SHORT_SCRIPT } from './meeting-server.mjs';
+import { binOf } from './sandbox-process.mjs';
 
 /**
  * `count` recordings in `dir`: one short meeting written once, hard-linked under `count` names, so each
@@ -62,6 +71,28 @@ export async function recordJobs(url, files) {
   }
 }
 
+/** Follows the meeting job of `file` to completion through `summarize_meeting`; resolves its id. */
+export async function finishJob(url, file) {
+  const agent = keepAliveAgent(1);
+  try {
+    const sessionId = await initialize(url, agent, 'bench-finish');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const answer = await callTool(
+        url,
+        agent,
+        'summarize_meeting',
+        { path: file, waitSeconds: 20 },
+        sessionId,
+      );
+      if (answer.isError) throw new Error(`summarize_meeting failed: ${answer.text}`);
+      if (answer.structured.done === true) return answer.structured.jobId;
+    }
+    throw new Error('the meeting job did not finish within 5 calls');
+  } finally {
+    agent.destroy();
+  }
+}
+
 /**
  * `clients` clients at once, each on its own connection: `initialize` + `notifications/initialized`,
  * then `calls` tool calls one after the other. Only the tool calls are timed. `check(answer)` returns
@@ -110,3 +141,40 @@ export async function timeToolCalls(url, { clients, calls, name, args, check }) 
 /** The first distinct failure texts, for the report. */
 export const failureSummary = (failures) =>
   [...new Set(failures.map((text) => text.replaceAll('\n', ' ').slice(0, 200)))].slice(0, 3);
+
+/**
+ * The meeting server twice over Streamable HTTP, once per store: the file ledger, and PostgreSQL at
+ * `postgresUrl`, each on its own sandbox key with `jobs` recordings of its own. Resolves
+ * `[{label, files, env, server}]`; the caller stops each `server`, and `started` holds those started so far.
+ */
+export async function startStoreServers({
+  sandbox,
+  postgresUrl,
+  scratch,
+  jobs,
+  labels,
+  pollIntervalMs,
+  started,
+}) {
+  const bin = binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting');
+  const stores = [
+    { label: labels[0], key: sandbox.env.POLYMODAL_API_KEY, env: {} },
+    { label: labels[1], key: sandbox.env.POLYMODAL_API_KEY_2, env: { POLYMODAL_DATABASE_URL: postgresUrl } },
+  ];
+  for (const [index, store] of stores.entries()) {
+    const mediaDir = path.join(scratch, `media-${index}`);
+    store.files = await writeRecordings(mediaDir, jobs);
+    store.env = {
+      POLYMODAL_BASE_URL: sandbox.baseUrl,
+      POLYMODAL_API_KEY: store.key,
+      POLYMODAL_STATE_DIR: path.join(scratch, `state-${index}`),
+      POLYMODAL_ALLOWED_DIRS: mediaDir,
+      POLYMODAL_OUTPUT_DIR: path.join(scratch, `out-${index}`),
+      POLYMODAL_POLL_INTERVAL_MS: String(pollIntervalMs),
+      ...store.env,
+    };
+    store.server = await startHttpServer(bin, store.env);
+    started.push(store.server);
+  }
+  return stores;
+}

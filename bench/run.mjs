@@ -28,9 +28,13 @@
  * 10. stores (store-latency.mjs, issue 13): the same HTTP server with the file ledger and with PostgreSQL
  *     (embedded, from npm), side by side: p50/p99 of list_jobs and of an identical summarize_meeting
  *     resuming a finished job (0 uploads), from 1 and from 20 clients, beside the 5 ms p50 goal.
- * Sections 5 to 10 start their own sandbox process (6, 9 and 10 at another speed) and servers (over stdio,
+ * 11. hosted (hosted.mjs, issue 24): server CPU per call and calls/s of list_jobs (100 jobs), get_meeting of a
+ *     finished job and of a running one (a real status read), file store and PostgreSQL, from 1 and 20 SDK
+ *     clients over stateless HTTP, in rounds alternated with a bare one-tool server on the same SDK (the
+ *     floor): medians and per-round ratios to the floor, beside the issue's targets.
+ * Sections 5 to 11 start their own sandbox process (6, 9 and 10 at another speed) and servers (over stdio,
  * over HTTP from 8 on). BENCH_ONLY selects sections by name, comma separated (upload, startup, asr, tts,
- * duplicate-pay, polls, tool-context, abandoned, list-jobs, stores), e.g.
+ * duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted), e.g.
  * `BENCH_ONLY=abandoned,list-jobs,stores pnpm bench`; without it every section runs.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
@@ -43,6 +47,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { abandonedClientsReport, measureAbandonedClients } from './abandoned-clients.mjs';
 import { duplicatePayReport, measureDuplicatePay } from './duplicate-pay.mjs';
+import { hostedReport, measureHosted } from './hosted.mjs';
 import { listJobsLoadReport, measureListJobsLoad } from './list-jobs-load.mjs';
 import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
@@ -64,6 +69,7 @@ const SECTIONS = [
   'abandoned',
   'list-jobs',
   'stores',
+  'hosted',
 ];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -200,6 +206,7 @@ try {
   if (wants('abandoned')) parts.push(abandonedClientsReport(await measureAbandonedClients()));
   if (wants('list-jobs')) parts.push(listJobsLoadReport(await measureListJobsLoad()));
   if (wants('stores')) parts.push(storeLatencyReport(await measureStoreLatency()));
+  if (wants('hosted')) parts.push(hostedReport(await measureHosted()));
 
   const command = only.length === 0 ? 'pnpm bench' : `BENCH_ONLY=${only.join(',')} pnpm bench`;
   const report = `## Run of ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${os.cpus().length} cores)

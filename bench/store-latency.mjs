@@ -13,17 +13,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { initialize, keepAliveAgent, startHttpServer } from './http-server-process.mjs';
 import {
-  callTool,
   failureSummary,
+  finishJob,
   recordJobs,
+  startStoreServers,
   timeToolCalls,
-  writeRecordings,
 } from './meeting-jobs-http.mjs';
 import { MEETING_API } from './meeting-server.mjs';
 import { startPostgres } from './postgres-process.mjs';
-import { binOf, startSandboxProcess, total } from './sandbox-process.mjs';
+import { startSandboxProcess, total } from './sandbox-process.mjs';
 
 export const TARGET_P50_MS = 5;
 const JOBS = 100;
@@ -33,27 +32,6 @@ const CALLS_PER_CLIENT = 20;
 /** Follow-up reads of the finished job: the test-only interval (loopback only) keeps the wait short. */
 const POLL_INTERVAL_MS = 250;
 
-async function finishJob(url, file) {
-  const agent = keepAliveAgent(1);
-  try {
-    const sessionId = await initialize(url, agent, 'bench-finish');
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const answer = await callTool(
-        url,
-        agent,
-        'summarize_meeting',
-        { path: file, waitSeconds: 20 },
-        sessionId,
-      );
-      if (answer.isError) throw new Error(`summarize_meeting failed: ${answer.text}`);
-      if (answer.structured.done === true) return answer.structured.jobId;
-    }
-    throw new Error('the meeting job did not finish within 5 calls');
-  } finally {
-    agent.destroy();
-  }
-}
-
 export async function measureStoreLatency() {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-stores-'));
   let sandbox;
@@ -62,28 +40,16 @@ export async function measureStoreLatency() {
   try {
     sandbox = await startSandboxProcess(['--speed', '20']);
     postgres = await startPostgres();
-    const bin = binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting');
-    const stores = [
-      { label: 'file (POLYMODAL_STATE_DIR)', key: sandbox.env.POLYMODAL_API_KEY, env: {} },
-      {
-        label: 'PostgreSQL (POLYMODAL_DATABASE_URL)',
-        key: sandbox.env.POLYMODAL_API_KEY_2,
-        env: { POLYMODAL_DATABASE_URL: postgres.url },
-      },
-    ];
-    for (const [index, store] of stores.entries()) {
-      const mediaDir = path.join(scratch, `media-${index}`);
-      store.files = await writeRecordings(mediaDir, JOBS);
-      store.server = await startHttpServer(bin, {
-        POLYMODAL_BASE_URL: sandbox.baseUrl,
-        POLYMODAL_API_KEY: store.key,
-        POLYMODAL_STATE_DIR: path.join(scratch, `state-${index}`),
-        POLYMODAL_ALLOWED_DIRS: mediaDir,
-        POLYMODAL_OUTPUT_DIR: path.join(scratch, `out-${index}`),
-        POLYMODAL_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
-        ...store.env,
-      });
-      servers.push(store.server);
+    const stores = await startStoreServers({
+      sandbox,
+      postgresUrl: postgres.url,
+      scratch,
+      jobs: JOBS,
+      labels: ['file (POLYMODAL_STATE_DIR)', 'PostgreSQL (POLYMODAL_DATABASE_URL)'],
+      pollIntervalMs: POLL_INTERVAL_MS,
+      started: servers,
+    });
+    for (const store of stores) {
       await recordJobs(store.server.url, store.files);
       store.finishedJobId = await finishJob(store.server.url, store.files[0]);
     }

@@ -86,6 +86,12 @@ interface LedgerRow {
   revision: number;
 }
 
+/** A row's identity (never reused) and its revision; `seq` is a bigint, which pg answers as a string. */
+interface StampRow {
+  seq: string | number;
+  revision: number;
+}
+
 type ColumnType = 'text' | 'timestamptz' | 'jsonb';
 
 /** Entry fields with a column of their own; any other field goes to `extra`. */
@@ -146,13 +152,24 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
   }
 
   async function query(text: string, values: unknown[]): Promise<LedgerRow[]> {
+    return queryRows<LedgerRow>(text, values);
+  }
+
+  async function queryRows<Row extends object>(text: string, values: unknown[]): Promise<Row[]> {
     await prepare();
     try {
-      return (await pool.query<LedgerRow>(text, values)).rows;
+      return (await pool.query<Row>(text, values)).rows;
     } catch (error) {
       throw toLedgerError(error, context);
     }
   }
+
+  /**
+   * What `list` last parsed, per row (`seq`), with the revision it was at: every write raises the revision,
+   * so an entry is fetched again only once it changed. Frozen, since every later list hands out the same
+   * objects. Holds at most the tenant's entries (small records: statuses, requests, credit figures).
+   */
+  const listed = new Map<string, { revision: number; entry: LedgerEntry }>();
 
   /** SET clauses for a patch; `values` receives the parameters (never a value in the SQL text). */
   function assignments(patch: LedgerPatch, values: unknown[]): string {
@@ -266,11 +283,34 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
           limit = ` LIMIT $${values.length}`;
         }
       }
-      const rows = await query(
-        `SELECT ${SELECTED} FROM ${table} WHERE ${where} ORDER BY created_at DESC, seq DESC${limit}`,
+      // Which rows, and at which revision: a row whose revision this ledger parsed already is not fetched
+      // again (issue 24: list_jobs fetched and parsed every row's JSON on every call).
+      const stamps = await queryRows<StampRow>(
+        `SELECT seq, revision FROM ${table} WHERE ${where} ORDER BY created_at DESC, seq DESC${limit}`,
         values,
       );
-      return rows.map(toEntry);
+      const stale = stamps.filter((row) => listed.get(String(row.seq))?.revision !== row.revision);
+      if (stale.length > 0) {
+        const rows = await queryRows<LedgerRow & StampRow>(
+          `SELECT ${SELECTED}, seq FROM ${table} WHERE tenant = $1 AND seq = ANY($2::bigint[])`,
+          [tenant, stale.map((row) => String(row.seq))],
+        );
+        for (const row of rows) {
+          listed.set(String(row.seq), { revision: row.revision, entry: deepFreeze(toEntry(row)) });
+        }
+      }
+      const entries: LedgerEntry[] = [];
+      for (const row of stamps) {
+        // A row written again between the two queries is listed as the second one found it.
+        const kept = listed.get(String(row.seq));
+        if (kept) entries.push(kept.entry);
+      }
+      if (listOptions.service === undefined && listOptions.updatedSince === undefined && limit === '') {
+        // A whole list: rows no longer there are forgotten.
+        const present = new Set(stamps.map((row) => String(row.seq)));
+        for (const seq of listed.keys()) if (!present.has(seq)) listed.delete(seq);
+      }
+      return entries;
     },
     insert: (entry) => insert(entry),
     async compareAndSet(service, fingerprint, revision, patch) {
@@ -442,4 +482,13 @@ function toEntry(row: LedgerRow): LedgerEntry {
     nextReadAt: iso(row.next_read_at),
     revision: row.revision,
   };
+}
+
+/** Freezes `value` and every object in it (plain JSON data: objects and arrays; dates are strings here). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }

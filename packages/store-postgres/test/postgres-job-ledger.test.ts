@@ -49,6 +49,22 @@ describe('createPostgresJobLedger', () => {
     ]);
   });
 
+  it('lists every later write, by this replica or another, though it keeps what it parsed', async () => {
+    const schema = server.newSchema();
+    const [ledger, other] = [open(schema), open(schema)];
+    await ledger.insert({ service: 'meeting', fingerprint: 'a', id: 'job-a', lastStatus: 'PENDING' });
+    await ledger.insert({ service: 'speech', fingerprint: 'b', id: 'job-b', lastStatus: 'PENDING' });
+    const statuses = async () => (await ledger.list()).map((entry) => `${entry.id} ${entry.lastStatus}`);
+    expect(await statuses()).toEqual(['job-b PENDING', 'job-a PENDING']);
+    await ledger.update('meeting', 'a', { lastStatus: 'RUNNING' });
+    expect(await statuses()).toEqual(['job-b PENDING', 'job-a RUNNING']);
+    await other.update('meeting', 'a', { lastStatus: 'SUCCESS', data: { credits: 3 } });
+    await other.insert({ service: 'meeting', fingerprint: 'c', id: 'job-c', lastStatus: 'PENDING' });
+    expect(await statuses()).toEqual(['job-c PENDING', 'job-b PENDING', 'job-a SUCCESS']);
+    expect((await ledger.list({ service: 'meeting', limit: 1 })).map((entry) => entry.id)).toEqual(['job-c']);
+    expect((await ledger.list({ service: 'meeting' }))[1]?.data).toEqual({ credits: 3 });
+  });
+
   it('two replicas (two pools) on one schema lose no compare-and-set increment', async () => {
     const schema = server.newSchema();
     const replicas = [open(schema), open(schema)];

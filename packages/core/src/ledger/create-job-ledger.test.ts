@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { describeJobLedgerContract } from '../../test/helpers/job-ledger-contract.js';
 import { createJobLedger } from './create-job-ledger.js';
 
@@ -57,6 +57,59 @@ describe('createJobLedger: the file store', () => {
       'one-minute',
     ]);
     expect(await ledger.list()).toHaveLength(3);
+  });
+
+  it('lists every later write, by this ledger, another process or a hand edit, though it keeps what it parsed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const ledger = createJobLedger({ dir });
+      const other = createJobLedger({ dir });
+      await ledger.insert({ service: 'meeting', fingerprint: 'a', id: 'job-a', lastStatus: 'PENDING' });
+      await ledger.insert({ service: 'meeting', fingerprint: 'b', id: 'job-b', lastStatus: 'PENDING' });
+      const statusOf = async (id: string) =>
+        (await ledger.list()).find((entry) => entry.id === id)?.lastStatus;
+      // Still for long enough to be kept.
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(await statusOf('job-a')).toBe('PENDING');
+      await ledger.update('meeting', 'a', { lastStatus: 'RUNNING' });
+      expect(await statusOf('job-a')).toBe('RUNNING');
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(await statusOf('job-a')).toBe('RUNNING');
+      await other.update('meeting', 'a', { lastStatus: 'SUCCESS' });
+      expect(await statusOf('job-a')).toBe('SUCCESS');
+      vi.setSystemTime(Date.now() + 60_000);
+      expect(await statusOf('job-b')).toBe('PENDING');
+      // Rewritten in place, same size: the same inode, but a new mtime and ctime.
+      const entries = path.join(dir, 'entries', 'meeting');
+      for (const name of await readdir(entries)) {
+        const file = path.join(entries, name);
+        const text = await readFile(file, 'utf8');
+        if (!text.includes('"job-b"')) continue;
+        await writeFile(file, text.replace('PENDING', 'FAILED_'));
+        // Within one tick of the file system's clock the mtime would not tell; an editor's save is later.
+        await utimes(file, new Date('2030-01-01T00:00:00Z'), new Date('2030-01-01T00:00:00Z'));
+      }
+      expect(await statusOf('job-b')).toBe('FAILED_');
+      await rm(path.join(entries, (await readdir(entries))[0] ?? ''));
+      expect(await ledger.list()).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('finds an entry by id after later writes, and mends a lost index for the next process', async () => {
+    const ledger = createJobLedger({ dir });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: null, lastStatus: 'SUBMITTING' });
+    await ledger.update('meeting', 'fp', { id: 'job-1', lastStatus: 'PENDING' });
+    await ledger.update('meeting', 'fp', { lastStatus: 'RUNNING' });
+    expect((await ledger.findById('meeting', 'job-1'))?.lastStatus).toBe('RUNNING');
+    // The same entry given another job (a forced restart): the old id no longer finds it.
+    await ledger.update('meeting', 'fp', { id: 'job-2', lastStatus: 'PENDING' });
+    expect(await ledger.findById('meeting', 'job-1')).toBeUndefined();
+    expect((await ledger.findById('meeting', 'job-2'))?.lastStatus).toBe('PENDING');
+    await rm(path.join(dir, 'by-id'), { recursive: true });
+    expect((await createJobLedger({ dir }).findById('meeting', 'job-2'))?.fingerprint).toBe('fp');
+    expect(await readdir(path.join(dir, 'by-id', 'meeting'))).toHaveLength(1);
   });
 
   it('finds an entry by id even when the id index is stale', async () => {

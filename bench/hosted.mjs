@@ -1,0 +1,324 @@
+#!/usr/bin/env node
+// Hosted cost per call (issue 24): the meeting server over stateless Streamable HTTP, one process per store
+// (file ledger, and PostgreSQL from npm as store-latency.mjs starts it), beside a floor — a bare server on
+// the SDK version the lockfile pins, stateless, one tool answering a ~1 KB structured result with an output
+// schema (hosted-floor-server.mjs). Closed-loop SDK clients (Client + StreamableHTTPClientTransport, each
+// on its own connection, one call after the other), 1 and 20 at once, in rounds that alternate the floor
+// and every (call, store) so that machine noise hits them alike. Per run: the server process's CPU
+// (utime + stime from /proc over the run, divided by the calls) and calls per second; per round, each
+// figure's ratio to the floor's in that round; the report gives medians over the rounds.
+//
+// Calls: `list_jobs` with 100 jobs in the ledger (recorded through real `summarize_meeting` calls),
+// `get_meeting` of a finished job, and `get_meeting` of a job that is not finished: the sandbox's clock is
+// held once the first job finished, so the other 99 stay unfinished, and each call reads the next of them
+// in turn. POLYMODAL_POLL_INTERVAL_MS is 20 ms, so a job read again 99 calls later is past its interval and
+// each such call is a real status read at the sandbox (the report counts them).
+//
+// BENCH_HOSTED_ROUNDS (default 3) and BENCH_HOSTED_SECONDS (per run, default 3) bound it. With
+// BENCH_HOSTED_PROFILE=<dir>, it instead runs each call kind for BENCH_HOSTED_SECONDS with 20 clients against
+// a fresh file-store server started with `--cpu-prof --cpu-prof-dir=<dir>`, leaving one .cpuprofile per
+// kind there (summarise them with summarize-cpu-profile.mjs).
+// Imported by run.mjs; run alone, `node hosted.mjs` prints its section.
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startHttpServer } from './http-server-process.mjs';
+import { finishJob, recordJobs, startStoreServers } from './meeting-jobs-http.mjs';
+import { startPostgres } from './postgres-process.mjs';
+import { processCpuSeconds } from './proc-stats.mjs';
+import { binOf, startSandboxProcess } from './sandbox-process.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const JOBS = 100;
+const ROUNDS = Number(process.env.BENCH_HOSTED_ROUNDS ?? 3);
+const RUN_SECONDS = Number(process.env.BENCH_HOSTED_SECONDS ?? 3);
+const CLIENT_COUNTS = [1, 20];
+const WARM_UP_SECONDS = 1;
+export const POLL_INTERVAL_MS = 20;
+/** Targets as ratios to the floor (issue 24): CPU per call at most, calls/s with 20 clients at least. */
+export const CPU_TARGETS = { list_jobs: 2, get_meeting_finished: 2, get_meeting_running: 3 };
+export const THROUGHPUT_TARGET = 0.5;
+const KINDS = ['list_jobs', 'get_meeting_finished', 'get_meeting_running'];
+
+/** Status reads of meeting jobs the sandbox answered so far (all keys). */
+async function meetingReads(sandbox) {
+  const { requests } = await sandbox.control.counters();
+  return Object.entries(requests ?? {})
+    .filter(([route]) => /^GET .*conference-summary.*\/jobs\/[^/]+$/.test(route))
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
+async function connectClients(url, count) {
+  return Promise.all(
+    Array.from({ length: count }, async (_, index) => {
+      const client = new Client({ name: `bench-hosted-${index}`, version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return client;
+    }),
+  );
+}
+
+/**
+ * `clients` SDK clients call `nextCall()`'s tool one after the other for `seconds`; resolves the calls
+ * made, the seconds, the server's CPU seconds over them and the wrong answers (checked, never thrown).
+ */
+async function runClosedLoop(server, { clients, seconds, nextCall, check }) {
+  const connected = await connectClients(server.url, clients);
+  let calls = 0;
+  const failures = [];
+  try {
+    const cpuBefore = await processCpuSeconds(server.pid);
+    const started = performance.now();
+    const endAt = started + seconds * 1000;
+    await Promise.all(
+      connected.map(async (client) => {
+        while (performance.now() < endAt) {
+          const { name, args, expect } = nextCall();
+          try {
+            const result = await client.callTool({ name, arguments: args });
+            const problem =
+              result.isError === true
+                ? (result.content ?? []).map((part) => part.text ?? '').join(' ')
+                : check(result.structuredContent ?? {}, expect);
+            if (problem) failures.push(problem);
+          } catch (error) {
+            failures.push(error instanceof Error ? error.message : String(error));
+          }
+          calls += 1;
+        }
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    const cpu = (await processCpuSeconds(server.pid)) - cpuBefore;
+    return {
+      calls,
+      seconds: elapsed,
+      cpuPerCallMs: (cpu * 1000) / calls,
+      perSecond: calls / elapsed,
+      failures,
+    };
+  } finally {
+    await Promise.all(connected.map((client) => client.close().catch(() => undefined)));
+  }
+}
+
+/** What each call kind sends to a store's server, and how its answer is checked. */
+function callsOf(store) {
+  let next = 0;
+  return {
+    list_jobs: {
+      nextCall: () => ({ name: 'list_jobs', args: {} }),
+      check: (answer) => (answer.count === 20 ? undefined : `list_jobs listed ${answer.count}`),
+    },
+    get_meeting_finished: {
+      nextCall: () => ({
+        name: 'get_meeting',
+        args: { jobId: store.finishedJobId },
+        expect: store.finishedJobId,
+      }),
+      check: (answer, jobId) =>
+        answer.jobId === jobId && answer.done === true
+          ? undefined
+          : `get_meeting answered done=${answer.done}: ${JSON.stringify(answer).slice(0, 400)}`,
+    },
+    get_meeting_running: {
+      nextCall: () => {
+        const jobId = store.runningJobIds[next++ % store.runningJobIds.length];
+        return { name: 'get_meeting', args: { jobId }, expect: jobId };
+      },
+      check: (answer, jobId) =>
+        answer.jobId === jobId && answer.done === false
+          ? undefined
+          : `get_meeting answered done=${answer.done}: ${JSON.stringify(answer).slice(0, 400)}`,
+    },
+  };
+}
+
+const FLOOR_CALL = {
+  nextCall: () => ({ name: 'list_items', args: {} }),
+  check: (answer) => (answer.count === 8 ? undefined : `list_items listed ${answer.count}`),
+};
+
+/** Sandbox, PostgreSQL and the seeded stores; `stop()` in a finally. */
+async function prepare(scratch) {
+  const sandbox = await startSandboxProcess(['--speed', '20']);
+  let postgres;
+  const servers = [];
+  const stop = async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await sandbox.stop();
+    await postgres?.destroy();
+  };
+  try {
+    postgres = await startPostgres();
+    const bin = binOf('@polymodal/mcp-meeting', 'polymodal-mcp-meeting');
+    const stores = await startStoreServers({
+      sandbox,
+      postgresUrl: postgres.url,
+      scratch,
+      jobs: JOBS,
+      labels: ['file', 'PostgreSQL'],
+      pollIntervalMs: POLL_INTERVAL_MS,
+      started: servers,
+    });
+    for (const store of stores) {
+      await recordJobs(store.server.url, store.files.slice(0, 1));
+      store.finishedJobId = await finishJob(store.server.url, store.files[0]);
+    }
+    // From here on no job progresses: the other 99 of each store stay unfinished.
+    await sandbox.control.holdClock();
+    for (const store of stores)
+      store.runningJobIds = await recordJobs(store.server.url, store.files.slice(1));
+    const floor = await startHttpServer(path.join(here, 'hosted-floor-server.mjs'), {});
+    servers.push(floor);
+    return { sandbox, stores, floor, bin, servers, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+export async function measureHosted() {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-hosted-'));
+  let prepared;
+  try {
+    prepared = await prepare(scratch);
+    const { sandbox, stores, floor } = prepared;
+    // Untimed: every process compiles its hot paths before the first round (the floor's too).
+    await runClosedLoop(floor, { clients: 20, seconds: WARM_UP_SECONDS, ...FLOOR_CALL });
+    for (const kind of KINDS) {
+      for (const store of stores) {
+        await runClosedLoop(store.server, { clients: 20, seconds: WARM_UP_SECONDS, ...callsOf(store)[kind] });
+      }
+    }
+    const loadBefore = os.loadavg();
+    const runs = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const clients of CLIENT_COUNTS) {
+        const floorRun = await runClosedLoop(floor, { clients, seconds: RUN_SECONDS, ...FLOOR_CALL });
+        runs.push({ round, clients, kind: 'floor', store: '—', ...floorRun });
+        for (const kind of KINDS) {
+          for (const store of stores) {
+            const readsBefore = await meetingReads(sandbox);
+            const run = await runClosedLoop(store.server, {
+              clients,
+              seconds: RUN_SECONDS,
+              ...callsOf(store)[kind],
+            });
+            const reads = (await meetingReads(sandbox)) - readsBefore;
+            runs.push({ round, clients, kind, store: store.label, reads, floor: floorRun, ...run });
+          }
+        }
+      }
+    }
+    return { jobs: JOBS, rounds: ROUNDS, seconds: RUN_SECONDS, loadBefore, loadAfter: os.loadavg(), runs };
+  } finally {
+    await prepared?.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** One .cpuprofile per call kind (file store, 20 clients) in `dir`, named after the kind. */
+export async function profileHosted(dir) {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-hosted-'));
+  await mkdir(dir, { recursive: true });
+  let prepared;
+  try {
+    prepared = await prepare(scratch);
+    const [store] = prepared.stores;
+    for (const kind of KINDS) {
+      const kindDir = path.join(scratch, `profile-${kind}`);
+      const server = await startHttpServer(
+        prepared.bin,
+        store.env,
+        [],
+        ['--cpu-prof', `--cpu-prof-dir=${kindDir}`],
+      );
+      try {
+        const run = await runClosedLoop(server, {
+          clients: 20,
+          seconds: RUN_SECONDS,
+          ...callsOf({ ...store, server })[kind],
+        });
+        process.stderr.write(
+          `${kind}: ${run.calls} calls, ${run.cpuPerCallMs.toFixed(2)} ms CPU per call, ${run.failures.length} failures${run.failures.length > 0 ? ` (first: ${run.failures[0].slice(0, 300)})` : ''}\n`,
+        );
+      } finally {
+        await server.stop();
+      }
+      const [profile] = await readdir(kindDir);
+      await rename(path.join(kindDir, profile), path.join(dir, `${kind}.cpuprofile`));
+    }
+  } finally {
+    await prepared?.stop();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+export function hostedReport({ jobs, rounds, seconds, loadBefore, loadAfter, runs }) {
+  const rows = [];
+  const verdicts = [];
+  const floorRows = CLIENT_COUNTS.map((clients) => {
+    const floorRuns = runs.filter((run) => run.kind === 'floor' && run.clients === clients);
+    return `| floor (one tool, bare SDK) | — | ${clients} | ${(median(floorRuns.map((run) => run.cpuPerCallMs)) * 1000).toFixed(0)} | — | ${median(floorRuns.map((run) => run.perSecond)).toFixed(0)} | — | — | ${floorRuns.reduce((sum, run) => sum + run.failures.length, 0)} |`;
+  });
+  for (const kind of KINDS) {
+    for (const store of ['file', 'PostgreSQL']) {
+      for (const clients of CLIENT_COUNTS) {
+        const mine = runs.filter(
+          (run) => run.kind === kind && run.store === store && run.clients === clients,
+        );
+        const cpuRatios = mine.map((run) => run.cpuPerCallMs / run.floor.cpuPerCallMs);
+        const rateRatios = mine.map((run) => run.perSecond / run.floor.perSecond);
+        const cpuRatio = median(cpuRatios);
+        const rateRatio = median(rateRatios);
+        const reads =
+          kind === 'get_meeting_running'
+            ? ` (${mine.reduce((sum, run) => sum + run.reads, 0)} status reads / ${mine.reduce((sum, run) => sum + run.calls, 0)} calls)`
+            : '';
+        rows.push(
+          `| \`${kind}\`${reads} | ${store} | ${clients} | ${(median(mine.map((run) => run.cpuPerCallMs)) * 1000).toFixed(0)} | **${cpuRatio.toFixed(2)}** (${cpuRatios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${median(mine.map((run) => run.perSecond)).toFixed(0)} | ${rateRatio.toFixed(2)} (${rateRatios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${cpuRatio <= CPU_TARGETS[kind] ? 'yes' : '**no**'}${clients === 20 ? ` / ${rateRatio >= THROUGHPUT_TARGET ? 'yes' : '**no**'}` : ''} | ${mine.reduce((sum, run) => sum + run.failures.length, 0)} |`,
+        );
+        verdicts.push(cpuRatio <= CPU_TARGETS[kind] && (clients === 1 || rateRatio >= THROUGHPUT_TARGET));
+      }
+    }
+  }
+  const failures = [
+    ...new Set(
+      runs.flatMap((run) =>
+        run.failures.map((text) => `${run.kind}, ${run.store}, ${run.clients}: ${text.slice(0, 160)}`),
+      ),
+    ),
+  ].slice(0, 5);
+  return `### Hosted cost per call beside a bare SDK server (issue 24; stateless Streamable HTTP, one server process each)
+
+The meeting server with the file ledger and with PostgreSQL (embedded, fsync on), and the floor: a one-tool
+server on the same SDK (the SDK's stateless example: a server per POST; ~1 KB structured result with an output
+schema). Each server first takes ${WARM_UP_SECONDS} s of untimed calls per kind. ${jobs} jobs per store recorded through real calls; the sandbox clock held after the first finished, so
+the running reads cycle over 99 unfinished jobs with \`POLYMODAL_POLL_INTERVAL_MS=${POLL_INTERVAL_MS}\`. ${rounds} rounds;
+in each, for 1 then 20 closed-loop SDK clients, ${seconds} s of the floor then ${seconds} s of each call and store.
+Server CPU is the process's utime + stime over the run (10 ms ticks) divided by its calls; ratios are to
+the floor of the same round and client count (per round in parentheses; bold: median). Load average
+(1/5/15 min) before ${loadBefore.map((value) => value.toFixed(1)).join('/')}, after ${loadAfter.map((value) => value.toFixed(1)).join('/')}; clients, sandbox and PostgreSQL share the 2 cores.
+
+| Call | Store | Clients | CPU/call (µs) | CPU / floor | Calls/s | Calls/s / floor | Target met (CPU ≤ ${CPU_TARGETS.list_jobs}×, running ≤ ${CPU_TARGETS.get_meeting_running}×; 20 clients: calls/s ≥ ${THROUGHPUT_TARGET}×) | Wrong answers or errors |
+|---|---|---:|---:|---:|---:|---:|---|---:|
+${[...floorRows, ...rows].join('\n')}
+
+Targets met: ${verdicts.filter(Boolean).length} of ${verdicts.length}.
+${failures.length > 0 ? `\nFailures:\n${failures.map((text) => `- ${text}`).join('\n')}\n` : ''}`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.env.BENCH_HOSTED_PROFILE) await profileHosted(path.resolve(process.env.BENCH_HOSTED_PROFILE));
+  else process.stdout.write(`${hostedReport(await measureHosted())}\n`);
+}
