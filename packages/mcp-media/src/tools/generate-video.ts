@@ -4,16 +4,10 @@
  */
 import type { CatalogVideoRequest } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/constants';
-import {
-  createToolDeadline,
-  createWaitSecondsSchema,
-  defineTool,
-  PLATFORM_WORK_ANNOTATIONS,
-  toolErrorFor,
-} from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { type MediaToolDeps, mediaReference, outputName } from './media-tool-deps.js';
-import { videoOutcomeShape, waitForVideo } from './video-result.js';
+import { type MediaToolDeps, mediaReference } from './media-tool-deps.js';
+import { startAndWaitForVideo, videoOutcomeShape } from './video-result.js';
 
 const DESCRIPTION = `Generates a video with a catalog model (see list_video_models). Costs credits; the same request again continues free. Media: local paths or URLs. If done=false: get_video_job.`;
 
@@ -48,64 +42,44 @@ export const generateVideoTool = defineTool({
   inputSchema: generateVideoInput,
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
-  handler: (deps: MediaToolDeps) => async (args, extra) => {
-    // One deadline for the whole call: the start and the wait after it.
-    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
-    try {
-      await deps.roots.ready();
-      const references = async (
-        items: string[] | undefined,
-        kind: 'image' | 'video' | 'audio',
-        field: string,
-      ) =>
-        items === undefined
-          ? undefined
-          : Promise.all(
-              items.map(async (item, index) => ({
-                url: await mediaReference(deps, item, kind, `${field}[${index}]`),
-              })),
-            );
-      const [images, videos, audios] = await Promise.all([
-        references(args.images, 'image', 'images'),
-        references(args.videos, 'video', 'videos'),
-        references(args.audios, 'audio', 'audios'),
-      ]);
-      const inputs = {
-        ...(images ? { images } : {}),
-        ...(videos ? { videos } : {}),
-        ...(audios ? { audios } : {}),
-      };
-      const request: CatalogVideoRequest = {
-        model: args.model,
-        ...(args.prompt ? { prompt: args.prompt } : {}),
-        ...(Object.keys(inputs).length > 0 ? { inputs } : {}),
-        ...(args.duration === undefined ? {} : { duration: args.duration }),
-        ...(args.resolution ? { resolution: args.resolution } : {}),
-        ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
-        ...(args.options ? { options: args.options } : {}),
-        ...(args.seed === undefined ? {} : { seed: args.seed }),
-      };
-      const submitted = await deps.context.polymodal.catalogVideo.submit(request, {
-        signal: extra.signal,
-        deadline: deadline.at,
-        saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
-        forceNew: args.newVariation,
-        allowResubmit: args.allowResubmit,
-      });
-      return await waitForVideo(deps, {
-        deadline,
-        service: CATALOG_VIDEO_SERVICE,
-        jobId: submitted.requestId,
-        waitSeconds: args.waitSeconds,
-        extra,
-        resumed: submitted.resumed,
-        known: { status: submitted.status },
-        fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
-      });
-    } catch (error) {
-      return toolErrorFor(error, deps);
-    } finally {
-      deadline.dispose();
-    }
-  },
+  handler: (deps: MediaToolDeps) => async (args, extra) =>
+    startAndWaitForVideo(
+      deps,
+      { service: CATALOG_VIDEO_SERVICE, args, extra },
+      async (): Promise<CatalogVideoRequest> => {
+        const references = async (
+          items: string[] | undefined,
+          kind: 'image' | 'video' | 'audio',
+          field: string,
+        ) =>
+          items === undefined
+            ? undefined
+            : Promise.all(
+                items.map(async (item, index) => ({
+                  url: await mediaReference(deps, item, kind, `${field}[${index}]`),
+                })),
+              );
+        const [images, videos, audios] = await Promise.all([
+          references(args.images, 'image', 'images'),
+          references(args.videos, 'video', 'videos'),
+          references(args.audios, 'audio', 'audios'),
+        ]);
+        const inputs = {
+          ...(images ? { images } : {}),
+          ...(videos ? { videos } : {}),
+          ...(audios ? { audios } : {}),
+        };
+        return {
+          model: args.model,
+          ...(args.prompt ? { prompt: args.prompt } : {}),
+          ...(Object.keys(inputs).length > 0 ? { inputs } : {}),
+          ...(args.duration === undefined ? {} : { duration: args.duration }),
+          ...(args.resolution ? { resolution: args.resolution } : {}),
+          ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
+          ...(args.options ? { options: args.options } : {}),
+          ...(args.seed === undefined ? {} : { seed: args.seed }),
+        };
+      },
+      (request, options) => deps.context.polymodal.catalogVideo.submit(request, options),
+    ),
 });

@@ -8,17 +8,11 @@ import {
   IMAGE_TO_VIDEO_RESOLUTIONS,
   IMAGE_TO_VIDEO_SERVICE,
 } from '@polymodal/core/constants';
-import {
-  createToolDeadline,
-  createWaitSecondsSchema,
-  defineTool,
-  PLATFORM_WORK_ANNOTATIONS,
-  toolErrorFor,
-} from '@polymodal/mcp-common';
+import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { retryFlags } from './generate-video.js';
-import { type MediaToolDeps, mediaReference, outputName } from './media-tool-deps.js';
-import { videoOutcomeShape, waitForVideo } from './video-result.js';
+import { type MediaToolDeps, mediaReference } from './media-tool-deps.js';
+import { startAndWaitForVideo, videoOutcomeShape } from './video-result.js';
 
 const DESCRIPTION = `Animates an image (JPG, PNG, WEBP; local path or URL) into a 2-10 s video. Costs credits; the same request continues free. If done=false: get_video_job.`;
 
@@ -43,44 +37,19 @@ export const imageToVideoTool = defineTool({
   inputSchema: imageToVideoInput,
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
-  handler: (deps: MediaToolDeps) => async (args, extra) => {
-    // One deadline for the whole call: the start and the wait after it.
-    const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
-    try {
-      await deps.roots.ready();
-      const url = await mediaReference(deps, args.image, 'image', 'image');
-      const submitted = await deps.context.polymodal.imageToVideo.submit(
-        {
-          prompt: args.prompt,
-          image: { url },
-          ...(args.model ? { model: args.model } : {}),
-          ...(args.duration === undefined ? {} : { duration: args.duration }),
-          ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
-          ...(args.resolution ? { resolution: args.resolution } : {}),
-          ...(args.seed === undefined ? {} : { seed: args.seed }),
-        },
-        {
-          signal: extra.signal,
-          deadline: deadline.at,
-          saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
-          forceNew: args.newVariation,
-          allowResubmit: args.allowResubmit,
-        },
-      );
-      return await waitForVideo(deps, {
-        deadline,
-        service: IMAGE_TO_VIDEO_SERVICE,
-        jobId: submitted.requestId,
-        waitSeconds: args.waitSeconds,
-        extra,
-        resumed: submitted.resumed,
-        known: { status: submitted.status },
-        fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
-      });
-    } catch (error) {
-      return toolErrorFor(error, deps);
-    } finally {
-      deadline.dispose();
-    }
-  },
+  handler: (deps: MediaToolDeps) => async (args, extra) =>
+    startAndWaitForVideo(
+      deps,
+      { service: IMAGE_TO_VIDEO_SERVICE, args, extra },
+      async () => ({
+        prompt: args.prompt,
+        image: { url: await mediaReference(deps, args.image, 'image', 'image') },
+        ...(args.model ? { model: args.model } : {}),
+        ...(args.duration === undefined ? {} : { duration: args.duration }),
+        ...(args.aspectRatio ? { aspect_ratio: args.aspectRatio } : {}),
+        ...(args.resolution ? { resolution: args.resolution } : {}),
+        ...(args.seed === undefined ? {} : { seed: args.seed }),
+      }),
+      (request, options) => deps.context.polymodal.imageToVideo.submit(request, options),
+    ),
 });

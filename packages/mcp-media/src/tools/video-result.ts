@@ -15,9 +15,10 @@ import {
   type PresentedJob,
   respondWithJob,
   type ToolDeadline,
+  toolErrorFor,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import { type MediaToolDeps, saveMedia } from './media-tool-deps.js';
+import { type MediaToolDeps, outputName, saveMedia } from './media-tool-deps.js';
 
 export type VideoService = typeof CATALOG_VIDEO_SERVICE | typeof IMAGE_TO_VIDEO_SERVICE;
 
@@ -31,6 +32,65 @@ function clientFor(deps: MediaToolDeps, service: VideoService) {
   return service === CATALOG_VIDEO_SERVICE
     ? deps.context.polymodal.catalogVideo
     : deps.context.polymodal.imageToVideo;
+}
+
+/** What both video tools ask of a start: where to save the video, and whether to start again. */
+export interface VideoStartArgs {
+  fileName?: string | undefined;
+  newVariation: boolean;
+  allowResubmit: boolean;
+  waitSeconds: number;
+}
+
+/** The options a video client's `submit` takes from one tool call. */
+export interface VideoStartOptions {
+  signal: AbortSignal;
+  deadline: number;
+  saveAs: string | undefined;
+  forceNew: boolean;
+  allowResubmit: boolean;
+}
+
+/**
+ * A video tool's call: its inputs prepared (`prepare`, which may read files), the job started once
+ * (`submit`) and waited for, all within one deadline, and any failure answered as a tool error.
+ */
+export async function startAndWaitForVideo<R>(
+  deps: MediaToolDeps,
+  call: { service: VideoService; args: VideoStartArgs; extra: WaitExtra },
+  prepare: () => Promise<R>,
+  submit: (
+    request: R,
+    options: VideoStartOptions,
+  ) => Promise<{ requestId: string; status: string; resumed: boolean }>,
+): Promise<CallToolResult> {
+  const { args, extra } = call;
+  // One deadline for the whole call: the start and the wait after it.
+  const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
+  try {
+    await deps.roots.ready();
+    const submitted = await submit(await prepare(), {
+      signal: extra.signal,
+      deadline: deadline.at,
+      saveAs: args.fileName ? outputName(args.fileName, '', '.mp4') : undefined,
+      forceNew: args.newVariation,
+      allowResubmit: args.allowResubmit,
+    });
+    return await waitForVideo(deps, {
+      deadline,
+      service: call.service,
+      jobId: submitted.requestId,
+      waitSeconds: args.waitSeconds,
+      extra,
+      resumed: submitted.resumed,
+      known: { status: submitted.status },
+      fileName: outputName(args.fileName, `video-${submitted.requestId}.mp4`, '.mp4'),
+    });
+  } catch (error) {
+    return toolErrorFor(error, deps);
+  } finally {
+    deadline.dispose();
+  }
 }
 
 export async function waitForVideo(
