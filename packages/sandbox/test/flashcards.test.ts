@@ -443,6 +443,10 @@ describe('per-key limits', () => {
       media: { publicMedia: { [url]: { durationSeconds: 150 } }, flashcards: { dailyVideoMinutes: 4 } },
     };
     await withSandbox(config, async (other) => {
+      // The minutes are counted per UTC day of the sandbox clock: it is moved to 01:00 of the next day, so
+      // that the minute advanced below never crosses midnight (a run at 23:59 UTC saw the count reset).
+      const day = 24 * 60 * 60 * 1000;
+      other.control.advance(day - (other.control.now() % day) + 60 * 60 * 1000);
       const otherClient = createMediaClient(other);
       const start = () =>
         otherClient.call('POST', `${VF}/jobs/from-url`, {
