@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
 import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,15 +38,7 @@ describe('the media player view in a browser host', () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [BIN],
-      env: {
-        PATH: process.env.PATH ?? '',
-        POLYMODAL_BASE_URL: sandbox.url,
-        POLYMODAL_API_KEY: sandbox.apiKey,
-        POLYMODAL_STATE_DIR: path.join(root, 'state'),
-        POLYMODAL_ALLOWED_DIRS: root,
-        POLYMODAL_OUTPUT_DIR: path.join(root, 'out'),
-        POLYMODAL_LOG_LEVEL: 'error',
-      },
+      env: { PATH: process.env.PATH ?? '', ...serverEnv(root, sandbox) },
       stderr: 'ignore',
     });
     const client = new Client({ name: 'view-host', version: '1.0.0' }, { capabilities });

@@ -40,7 +40,7 @@ async function readFirst(files: readonly URL[], name: string): Promise<string> {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
   }
-  throw new Error(
-    `The ${name} view is not built (looked in ${files.map((file) => file.pathname).join(', ')}): run pnpm build.`,
-  );
+  // No path in the message: a remote client reading the view would see the server's directories (the
+  // places looked in are the definition's `files`).
+  throw new Error(`The ${name} view is not built in this installation: run pnpm build.`);
 }
