@@ -7,26 +7,26 @@
  * test-artifacts/. A client without the extension sees no view anywhere.
  */
 /// <reference lib="dom" />
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
 import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
+import {
+  connectBin,
+  RENDERS_VIEWS,
+  readView,
+  saveScreenshot,
+} from '../../mcp-common/test/support/view-session.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');
-const ARTIFACTS = path.join(PACKAGE, 'test-artifacts');
 const VIEW_URI = 'ui://polymodal/media-player.html';
-const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
-const RENDERS_VIEWS = {
-  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [VIEW_MIME_TYPE] } },
-} as ClientCapabilities;
 
 describe('the media player view in a browser host', () => {
   let sandbox: Sandbox;
@@ -35,24 +35,12 @@ describe('the media player view in a browser host', () => {
   let host: ViewHost | undefined;
 
   async function connect(capabilities: ClientCapabilities): Promise<Client> {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN],
-      env: { PATH: process.env.PATH ?? '', ...serverEnv(root, sandbox) },
-      stderr: 'ignore',
-    });
-    const client = new Client({ name: 'view-host', version: '1.0.0' }, { capabilities });
-    await client.connect(transport);
+    const client = await connectBin({ bin: BIN, env: serverEnv(root, sandbox), capabilities });
     clients.push(client);
     return client;
   }
 
   beforeAll(async () => {
-    await access(BIN).catch(() => {
-      throw new Error(
-        `${BIN} is missing: build first (pnpm turbo run build --filter=@polymodal/mcp-media...)`,
-      );
-    });
     sandbox = await startSandbox({ speed: 100 });
     root = await mkdtemp(path.join(os.tmpdir(), 'mcp-media-view-'));
   });
@@ -77,15 +65,7 @@ describe('the media player view in a browser host', () => {
       'get_speech',
     ]);
 
-    const read = await client.readResource({ uri: VIEW_URI });
-    expect(read.contents).toHaveLength(1);
-    const [view] = read.contents;
-    expect(view?.uri).toBe(VIEW_URI);
-    expect(view?.mimeType).toBe(VIEW_MIME_TYPE);
-    const html = view && 'text' in view ? view.text : '';
-    expect(Buffer.byteLength(html)).toBeLessThanOrEqual(1.5 * 1024 * 1024);
-    // Self-contained: no script, style or link loaded from anywhere.
-    expect(html).not.toMatch(/<script[^>]+src=|<link\b/i);
+    const view = await readView(client, VIEW_URI);
 
     const input = { text: 'The next meeting is on Tuesday at ten.', language: 'en', waitSeconds: 30 };
     const result = (await client.callTool({ name: 'synthesize_speech', arguments: input }, undefined, {
@@ -101,8 +81,8 @@ describe('the media player view in a browser host', () => {
 
     host = await startViewHost(client);
     const frame = await host.mount({
-      html,
-      csp: (view?._meta as { ui?: { csp?: Record<string, string[]> } } | undefined)?.ui?.csp,
+      html: view.html,
+      csp: view.csp,
       hostContext: { theme: 'dark', toolInfo: { tool: synthesize! } },
       input,
       result,
@@ -144,8 +124,7 @@ describe('the media player view in a browser host', () => {
       'tool-result',
       `resources/read polymodal://outputs/${encodeURIComponent(fileName)}`,
     ]);
-    await mkdir(ARTIFACTS, { recursive: true });
-    await host.page.screenshot({ path: path.join(ARTIFACTS, 'media-player.png') });
+    await saveScreenshot(host, 'media-player-speech');
     expect(host.errors).toEqual([]);
     // The view ran under the strict CSP: no string evaluated, no network. (Run from a timer: code that
     // DevTools evaluates itself is exempt from the eval check.)

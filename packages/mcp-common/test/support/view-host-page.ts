@@ -37,10 +37,18 @@ declare global {
     mountView(request: MountRequest): Promise<void>;
     /** What the bridge saw, in order (the test asserts the handshake came before the data). */
     bridgeEvents: string[];
+    /** What the view asked the host to download (`ui/download-file`) or open (`ui/open-link`), in order. */
+    hostRequests: HostRequest[];
   }
 }
 
+export type HostRequest =
+  | { method: 'ui/download-file'; params: McpUiDownloadFileParams }
+  | { method: 'ui/open-link'; params: { url: string } };
+type McpUiDownloadFileParams = Parameters<NonNullable<AppBridge['ondownloadfile']>>[0];
+
 window.bridgeEvents = [];
+window.hostRequests = [];
 
 window.mountView = async (request: MountRequest) => {
   const iframe = document.createElement('iframe');
@@ -52,7 +60,7 @@ window.mountView = async (request: MountRequest) => {
   const bridge = new AppBridge(
     null,
     { name: 'polymodal-test-host', version: '1.0.0' },
-    { serverTools: {}, serverResources: {} },
+    { serverTools: {}, serverResources: {}, downloadFile: {}, openLinks: {} },
     { hostContext: request.hostContext },
   );
   bridge.oncalltool = (params) => {
@@ -62,6 +70,17 @@ window.mountView = async (request: MountRequest) => {
   bridge.onreadresource = (params) => {
     window.bridgeEvents.push(`resources/read ${params.uri}`);
     return window.hostReadResource(params);
+  };
+  // The test host records what a person would be asked to confirm, and confirms it.
+  bridge.ondownloadfile = async (params) => {
+    window.bridgeEvents.push('ui/download-file');
+    window.hostRequests.push({ method: 'ui/download-file', params });
+    return {};
+  };
+  bridge.onopenlink = async (params) => {
+    window.bridgeEvents.push(`ui/open-link ${params.url}`);
+    window.hostRequests.push({ method: 'ui/open-link', params });
+    return {};
   };
   bridge.onsizechange = ({ height }) => {
     if (height) iframe.style.height = `${height + 2}px`;
