@@ -79,6 +79,9 @@ export async function saveScreenshot(host: ViewHost, name: string): Promise<void
   if (process.env.UPDATE_VIEW_SCREENSHOTS === '1') folders.push(path.join(REPO, 'docs', 'images', 'views'));
   for (const folder of folders) {
     await mkdir(folder, { recursive: true });
-    await host.page.locator('iframe').first().screenshot({ path: path.join(folder, `${name}.png`) });
+    await host.page
+      .locator('iframe')
+      .first()
+      .screenshot({ path: path.join(folder, `${name}.png`) });
   }
 }
