@@ -26,6 +26,7 @@ import {
 import { METRICS_TOKEN_VARIABLE } from '../metrics/metrics-access.js';
 import { OAUTH_AUDIENCE_VARIABLE, OAUTH_ISSUER_VARIABLE } from '../tenants/read-oauth-settings.js';
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
+import { readViewsPolicy, VIEWS_VARIABLE } from '../views/views-policy.js';
 import { parseServerArgs } from './parse-server-args.js';
 import { readHttpSettings } from './read-http-settings.js';
 import { runStdioServer } from './run-stdio-server.js';
@@ -61,6 +62,8 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     `as a bearer token. On the MCP port, /metrics always needs ${METRICS_TOKEN_VARIABLE}.\n` +
     `Off loopback, ${TENANTS_FILE_VARIABLE} (a JSON file of tenants and their token hashes) or ${OAUTH_ISSUER_VARIABLE}\n` +
     `with ${OAUTH_AUDIENCE_VARIABLE} (OAuth access tokens of that authorization server) is required.\n` +
+    `${VIEWS_VARIABLE}=auto|on|off: MCP Apps views go to clients that declare the extension (auto, the default);\n` +
+    "on also offers them where a client's capabilities are unknown (stateless HTTP); off offers none.\n" +
     (options.help ? `\n${options.help}\n` : '');
 
   let args: ReturnType<typeof parseServerArgs>;
@@ -70,6 +73,8 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     args = parseServerArgs(options.argv ?? process.argv.slice(2), { port: options.defaultPort });
     settings = readHttpSettings(args, env);
     logFormat = chooseLogFormat(args.logFormat, env[LOG_FORMAT_VARIABLE], args.transport);
+    // Said now, not by the first request's server (each server reads it).
+    readViewsPolicy(env);
   } catch (error) {
     writeError(`${options.name}: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
     process.exitCode = 2;

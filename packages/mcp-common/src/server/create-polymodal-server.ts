@@ -22,6 +22,7 @@ import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import type { ToolGroup, ToolSpec } from '../tools/define-tool.js';
 import type { RemoteInputsTestSeam, ToolContext } from '../tools/tool-context.js';
+import { readViewsPolicy } from '../views/views-policy.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
 import { createSdkServer, installTools } from './sdk-server.js';
 
@@ -94,6 +95,7 @@ export function createPolymodalServer(options: PolymodalServerOptions): ServerIn
     loadPlatformClient: () => context.loadPolymodal(),
     files: context.files,
     toolList: deps.toolList,
+    views: readViewsPolicy(deps.env ?? process.env),
   });
   return {
     server,

@@ -23,11 +23,21 @@
  * `_meta.ui.resourceUri = ui://polymodal/<view>.html`, and each view is served once per server as that
  * resource (one content item, `text/html;profile=mcp-app`), only to a client that declared the extension
  * with that mime type in its `initialize` (ext-apps' guidance: check `getUiCapability` and offer the app
- * tools then). Every other client gets exactly the answers it got before views existed. A server that never
- * saw `initialize` (stateless Streamable HTTP builds one per request) does not know the client's
- * capabilities, so it offers no view: views are served over stdio and over HTTP sessions.
+ * tools then). Every other client gets exactly the answers it got before views existed. Tools only views call
+ * (`appOnly`) are listed with `_meta.ui.visibility: ["app"]` and are registered disabled like the views'
+ * resources: listed and callable only once the client has said it renders views.
+ *
+ * A server that never saw `initialize` (stateless Streamable HTTP builds one per request) does not know the
+ * client's capabilities. By default (`POLYMODAL_VIEWS=auto`) it then offers no view, the conservative
+ * reading of the guidance; a deployment whose hosts render views sets `POLYMODAL_VIEWS=on`, which offers them
+ * where the capabilities are unknown too (a client that did declare its capabilities without the extension
+ * still gets none). `off` offers views to no one.
  */
-import { McpServer, type RegisteredResource } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  McpServer,
+  type RegisteredResource,
+  type RegisteredTool,
+} from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FileAccess } from '@polymodal/core';
 import { toJSONSchema, type z } from 'zod';
@@ -45,6 +55,7 @@ import type {
   ToolView,
 } from '../tools/define-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
+import type { ViewsPolicy } from '../views/views-policy.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
 import { withoutVacuousKeywords } from './tool-list-json.js';
@@ -96,12 +107,15 @@ export interface ToolInstallation {
   files: FileAccess;
   /** The bin's list written at build time, when there is one. */
   toolList?: (() => PrecomputedToolList | undefined) | undefined;
+  /** To whom views and app-only tools are offered (`POLYMODAL_VIEWS`; `auto` by default). */
+  views?: ViewsPolicy | undefined;
 }
 
 /** Registers the kept tools of every group on `server`, and answers `tools/list` with them. */
 export function installTools(server: McpServer, installation: ToolInstallation): void {
   const session = sessionOf(server);
   const listed: ListedTool[] = [];
+  const appOnly: RegisteredTool[] = [];
   const names = new Set<string>();
   for (const group of installation.groups) {
     for (const tool of group.bind(installation.common, session)) {
@@ -114,7 +128,7 @@ export function installTools(server: McpServer, installation: ToolInstallation):
         typeof spec.description === 'string'
           ? spec.description
           : spec.description(installation.common.toolDeadlineSeconds);
-      server.registerTool(
+      const registered = server.registerTool(
         spec.name,
         {
           title: spec.title,
@@ -126,29 +140,40 @@ export function installTools(server: McpServer, installation: ToolInstallation):
         },
         composeHandler(tool, installation),
       );
+      if (spec.appOnly) appOnly.push(registered);
       listed.push({ spec, description, icons: group.icons });
     }
   }
   if (listed.length === 0) return;
-  const views = viewsOf(listed);
-  if (views.length > 0) {
-    // Registered now (resources can be declared only before connecting), enabled once the client has said
-    // it renders views: a disabled resource is neither listed nor read.
-    const registered = views.map((view) => registerView(server, view));
+  const policy = installation.views ?? 'auto';
+  const views = policy === 'off' ? [] : viewsOf(listed);
+  // Registered now (resources can be declared only before connecting), offered once the client has said it
+  // renders views: a disabled resource is neither listed nor read, a disabled tool not called.
+  const offered = [...views.map((view) => registerView(server, view)), ...appOnly];
+  for (const item of offered) {
+    // `on`: offered until a client's capabilities say otherwise (a stateless request never says).
+    if (policy !== 'on') item.disable();
+  }
+  if (offered.length > 0 && policy !== 'off') {
     const previous = server.server.oninitialized;
     server.server.oninitialized = () => {
       previous?.();
-      if (rendersViews(server)) for (const resource of registered) resource.enable();
+      const renders = rendersViews(server, policy);
+      for (const item of offered) if (item.enabled !== renders) item.update({ enabled: renders });
     };
   }
   // Replaces the answer the SDK installed with the first tool: the same tools, built once, with icons.
+  let all: Tool[] | undefined;
   let answer: { tools: Tool[] } | undefined;
   let answerWithViews: { tools: Tool[] } | undefined;
   server.server.setRequestHandler(ListToolsRequestSchema, () => {
-    answer ??= { tools: listTools(listed, installation.server, installation.toolList?.()) };
-    if (views.length === 0 || !rendersViews(server)) return answer;
-    answerWithViews ??= { tools: withViews(answer.tools, listed) };
-    return answerWithViews;
+    all ??= listTools(listed, installation.server, installation.toolList?.());
+    if (offered.length > 0 && rendersViews(server, policy)) {
+      answerWithViews ??= { tools: withViews(all, listed) };
+      return answerWithViews;
+    }
+    answer ??= { tools: appOnly.length > 0 ? all.filter((_, index) => !listed[index]?.spec.appOnly) : all };
+    return answer;
   });
 }
 
@@ -161,12 +186,16 @@ export function viewUri(view: Pick<ToolView, 'name'>): string {
   return `ui://polymodal/${view.name}.html`;
 }
 
-/** Whether this server's client declared (in its `initialize`) that it renders HTML views. */
-function rendersViews(server: McpServer): boolean {
+/**
+ * Whether this server offers views to its client: the client declared (in its `initialize`) that it renders
+ * HTML views, or, under `on`, this server never saw the client's capabilities (stateless HTTP).
+ */
+function rendersViews(server: McpServer, policy: ViewsPolicy): boolean {
+  if (policy === 'off') return false;
+  const capabilities = server.server.getClientCapabilities();
+  if (capabilities === undefined) return policy === 'on';
   // ext-apps' `getUiCapability`: the extension's entry under the client's `extensions`.
-  const ui = server.server.getClientCapabilities()?.extensions?.[UI_EXTENSION] as
-    | { mimeTypes?: unknown }
-    | undefined;
+  const ui = capabilities.extensions?.[UI_EXTENSION] as { mimeTypes?: unknown } | undefined;
   return Array.isArray(ui?.mimeTypes) && ui.mimeTypes.includes(VIEW_MIME_TYPE);
 }
 
@@ -200,15 +229,22 @@ function registerView(server: McpServer, view: ToolView): RegisteredResource {
       ],
     }),
   );
-  resource.disable();
   return resource;
 }
 
-/** The listed tools, each with a view naming it in `_meta.ui` (the only difference a view makes to the list). */
+/**
+ * The listed tools as a client that renders views sees them: a tool with a view names it in `_meta.ui`, an
+ * app-only tool says so there (the only differences views make to the list).
+ */
 function withViews(tools: readonly Tool[], listed: readonly ListedTool[]): Tool[] {
   return tools.map((tool, index) => {
-    const view = listed[index]?.spec.view;
-    return view ? { ...tool, _meta: { ...tool._meta, ui: { resourceUri: viewUri(view) } } } : tool;
+    const spec = listed[index]?.spec;
+    if (!spec?.view && !spec?.appOnly) return tool;
+    const ui = {
+      ...(spec.view ? { resourceUri: viewUri(spec.view) } : {}),
+      ...(spec.appOnly ? { visibility: ['app'] } : {}),
+    };
+    return { ...tool, _meta: { ...tool._meta, ui } };
   });
 }
 

@@ -44,6 +44,11 @@ export interface ToolSpec {
   readonly _meta?: Record<string, unknown> | undefined;
   /** The MCP Apps view a host that renders views shows this tool's results in (`ToolView`). */
   readonly view?: ToolView | undefined;
+  /**
+   * A helper only views call (a transcript page, an export): listed with `_meta.ui.visibility: ["app"]`,
+   * which hosts keep from the model, and offered (listed and callable) only to clients that render views.
+   */
+  readonly appOnly?: boolean | undefined;
 }
 
 /**
@@ -85,6 +90,8 @@ export interface ToolSource<D, S extends z.ZodRawShape> {
   _meta?: Record<string, unknown> | undefined;
   /** The view hosts that render MCP Apps show the tool's results in. */
   view?: ToolView | undefined;
+  /** A helper only views call (`ToolSpec.appOnly`). */
+  appOnly?: boolean | undefined;
   handler: (deps: D, session: ToolSession) => ToolHandler<z.output<z.ZodObject<S>>>;
 }
 
