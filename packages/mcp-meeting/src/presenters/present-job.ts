@@ -55,6 +55,8 @@ export interface SegmentSelection {
   segmentRange?: { from: number; to?: number | undefined } | undefined;
   /** Seconds; a segment is selected when it overlaps the range. */
   timeRange?: { startSeconds: number; endSeconds?: number | undefined } | undefined;
+  /** Words a segment's text or speaker must contain (case-insensitive); the meeting viewer's search. */
+  query?: string | undefined;
   maxSegments: number;
 }
 
@@ -73,6 +75,12 @@ export function pageSegments(
     const { startSeconds, endSeconds } = selection.timeRange;
     matched = matched.filter(
       ({ segment }) => segment.end > startSeconds && (endSeconds === undefined || segment.start < endSeconds),
+    );
+  }
+  const query = selection.query?.trim().toLocaleLowerCase();
+  if (query) {
+    matched = matched.filter(({ segment }) =>
+      `${segment.text}\n${speakerLabel(job, segment.speakerId) ?? ''}`.toLocaleLowerCase().includes(query),
     );
   }
   const page = matched.slice(0, selection.maxSegments);

@@ -14,7 +14,7 @@ import {
 } from '../presenters/index.js';
 import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
 
-type What = 'transcript' | 'translation' | 'summary';
+export type ExportWhat = 'transcript' | 'translation' | 'summary';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const exportMeetingInput = {
@@ -51,11 +51,9 @@ export const exportMeetingTool = defineTool({
   },
   handler: (deps: MeetingToolDeps) => async (args, extra) => {
     try {
-      if (args.what === 'summary' && args.format !== 'md') {
-        throw new ValidationError(`a summary exports as md only (got ${args.format}); use format "md"`);
-      }
+      checkExport(args.what, args.format);
       const job = await readJob(deps, args.jobId, extra.signal);
-      const text = render(job, args.what, args.format);
+      const text = renderExport(job, args.what, args.format);
       const name = exportFileName(job, args.what, args.format, args.fileName);
       const savedPath = await deps.context.files.writeOutput(name, text);
       const bytes = Buffer.byteLength(text, 'utf8');
@@ -88,7 +86,8 @@ export const exportMeetingTool = defineTool({
   },
 });
 
-function render(job: MeetingJob, what: What, format: ExportFormat): string {
+/** The file export_meeting writes (and the meeting viewer downloads). */
+export function renderExport(job: MeetingJob, what: ExportWhat, format: ExportFormat): string {
   const title = job.title?.trim() || `Meeting ${job.id}`;
   if (what === 'summary') {
     if (!job.summary) throw notYet(job, 'summary');
@@ -102,7 +101,14 @@ function render(job: MeetingJob, what: What, format: ExportFormat): string {
   });
 }
 
-function notYet(job: MeetingJob, what: What): ValidationError {
+/** A summary exports as Markdown only. */
+export function checkExport(what: ExportWhat, format: ExportFormat): void {
+  if (what === 'summary' && format !== 'md') {
+    throw new ValidationError(`a summary exports as md only (got ${format}); use format "md"`);
+  }
+}
+
+function notYet(job: MeetingJob, what: ExportWhat): ValidationError {
   return new ValidationError(
     `job ${job.id} has no ${what} yet (status ${job.status}); wait with get_meeting until it is available`,
   );
@@ -111,7 +117,7 @@ function notYet(job: MeetingJob, what: What): ValidationError {
 /** A single safe file name: no directories, no dots-only names, the right extension. */
 export function exportFileName(
   job: MeetingJob,
-  what: What,
+  what: ExportWhat,
   format: ExportFormat,
   requested?: string,
 ): string {

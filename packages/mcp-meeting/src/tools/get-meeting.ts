@@ -25,6 +25,7 @@ import {
   segmentPageOutputSchema,
   summaryOutputSchema,
 } from '../presenters/index.js';
+import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
 import { nextAfterStop } from './job-result.js';
 import {
   ANNOTATIONS_READ_ONLY,
@@ -78,6 +79,7 @@ export const getMeetingTool = defineTool({
   inputSchema: getMeetingInput,
   outputSchema: getMeetingOutput,
   annotations: ANNOTATIONS_READ_ONLY,
+  view: MEETING_VIEWER_VIEW,
   handler: (deps: MeetingToolDeps) => async (args, extra) => {
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {

@@ -8,6 +8,7 @@ import { deleteMeetingTool } from './delete-meeting.js';
 import { exportMeetingTool } from './export-meeting.js';
 import { getMeetingTool } from './get-meeting.js';
 import { listMeetingsTool } from './list-meetings.js';
+import { meetingViewExportTool, meetingViewPageTool } from './meeting-view-tools.js';
 import { resummarizeMeetingTool } from './resummarize-meeting.js';
 import { retranslateMeetingTool } from './retranslate-meeting.js';
 import { retryMeetingTool } from './retry-meeting.js';
@@ -30,6 +31,9 @@ export const meetingTools = toolGroup({
     deleteMeetingTool,
     exportMeetingTool,
     listJobsTool({ ...jobsServedBy(['meeting']), noun: 'meeting jobs' }),
+    // App-only (the meeting viewer's): listed only to clients that render views.
+    meetingViewPageTool,
+    meetingViewExportTool,
   ],
   toolContext: sameContext,
 });

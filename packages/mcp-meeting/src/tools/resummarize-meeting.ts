@@ -2,6 +2,7 @@
  * resummarize_meeting: writes the summary again from the existing transcript, without a new charge.
  */
 import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
+import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
@@ -18,6 +19,7 @@ export const resummarizeMeetingTool = defineTool({
   outputSchema: jobActionOutputSchema,
   // Destructive: the new summary replaces the job's current one, which cannot be fetched again.
   annotations: { ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
+  view: MEETING_VIEWER_VIEW,
   handler: (deps: MeetingToolDeps) => async (args, extra) =>
     runJobAction(deps, { action: 'resummarize', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),
 });

@@ -3,6 +3,7 @@
  */
 import { MeetingLanguage } from '@polymodal/core/constants';
 import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
+import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
@@ -23,6 +24,7 @@ export const retranslateMeetingTool = defineTool({
   outputSchema: jobActionOutputSchema,
   // Destructive: the new translation replaces the job's current one, which cannot be fetched again.
   annotations: { ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
+  view: MEETING_VIEWER_VIEW,
   handler: (deps: MeetingToolDeps) => async (args, extra) =>
     runJobAction(deps, {
       action: 'retranslate',

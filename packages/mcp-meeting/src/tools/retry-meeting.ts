@@ -2,6 +2,7 @@
  * retry_meeting: processes a FAILED or CANCELLED job again from its uploaded recording.
  */
 import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
+import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
 import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
@@ -17,6 +18,7 @@ export const retryMeetingTool = defineTool({
   inputSchema: retryMeetingInput,
   outputSchema: jobActionOutputSchema,
   annotations: JOB_ACTION_ANNOTATIONS,
+  view: MEETING_VIEWER_VIEW,
   handler: (deps: MeetingToolDeps) => async (args, extra) =>
     runJobAction(deps, { action: 'retry', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),
 });

@@ -16,6 +16,7 @@ import {
   respondWithJob,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
 import { presentMeetingJob } from './job-result.js';
 import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
 
@@ -43,6 +44,7 @@ export const summarizeMeetingTool = defineTool({
   inputSchema: summarizeMeetingInput,
   outputSchema: jobOutputSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  view: MEETING_VIEWER_VIEW,
   handler: (deps: MeetingToolDeps) => async (args, extra) => {
     const reporter = createProgressReporter(extra);
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
