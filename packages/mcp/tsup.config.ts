@@ -2,5 +2,7 @@ import { defineConfig } from 'tsup';
 // The library entry (dist/server.js) as before, and the bin (dist/index.js) as a code-split bundle: see there.
 import { serverPackageConfig } from '../../scripts/tsup-server-package.mjs';
 
-// The media server's views, served by the combined server too.
-export default defineConfig(serverPackageConfig({ views: ['../mcp-media/views/media-player'] }));
+// The views of the media and speech servers, served by the combined server too.
+export default defineConfig(
+  serverPackageConfig({ views: ['../mcp-media/views/media-player', '../mcp-speech/views/reading-score'] }),
+);
