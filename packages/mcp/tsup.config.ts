@@ -4,5 +4,11 @@ import { serverPackageConfig } from '../../scripts/tsup-server-package.mjs';
 
 // The service servers' views, served by the combined server too.
 export default defineConfig(
-  serverPackageConfig({ views: ['../mcp-meeting/views/meeting-viewer', '../mcp-media/views/media-player'] }),
+  serverPackageConfig({
+    views: [
+      '../mcp-meeting/views/meeting-viewer',
+      '../mcp-media/views/media-player',
+      '../mcp-speech/views/reading-score',
+    ],
+  }),
 );

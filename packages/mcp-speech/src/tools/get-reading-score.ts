@@ -10,6 +10,7 @@ import {
   toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { READING_SCORE_VIEW } from '../views/reading-score-view.js';
 import { waitForTask } from './score-reading.js';
 import type { SpeechToolDeps } from './speech-tool-deps.js';
 
@@ -28,6 +29,7 @@ export const getReadingScoreTool = defineTool({
   inputSchema: getReadingScoreInput,
   outputSchema: jobOutputSchema,
   annotations: READ_ONLY_ANNOTATIONS,
+  view: READING_SCORE_VIEW,
   handler: (deps: SpeechToolDeps) => async (args, extra) => {
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {

@@ -21,6 +21,7 @@ import {
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { READING_SCORE_VIEW } from '../views/reading-score-view.js';
 import { readingOutcome, readingSummary } from './reading-result.js';
 import type { SpeechToolDeps } from './speech-tool-deps.js';
 
@@ -46,6 +47,7 @@ export const scoreReadingTool = defineTool({
   inputSchema: scoreReadingInput,
   outputSchema: jobOutputSchema,
   annotations: PLATFORM_WORK_ANNOTATIONS,
+  view: READING_SCORE_VIEW,
   handler: (deps: SpeechToolDeps) => async (args, extra) => {
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     const inputs = resolveToolInputs(deps, deadline.signal);

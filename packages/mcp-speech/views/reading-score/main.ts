@@ -1,0 +1,246 @@
+/**
+ * The reading score view (MCP Apps): shows a score_reading / get_reading_score result as the reference text
+ * word by word, each word coloured by what the scoring found and labelled in words too (a screen reader, or
+ * someone who cannot tell the colours apart, gets the same), with the scores and the words to practise.
+ * While a queued score runs, "Check again" calls get_reading_score through the host.
+ *
+ * No player for the student's recording: the result links no output (score_reading saves nothing), and the
+ * recording the input names is a path on the server's disk or an https URL. The host can only read the
+ * server's `polymodal://outputs/` resources, and the view's CSP allows no origin, so neither is reachable
+ * from here.
+ */
+import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { config } from 'zod/v4/core';
+
+// zod compiles its object parsers with `new Function` unless told not to; a view's CSP forbids eval.
+config({ jitless: true });
+
+/** The platform's word statuses (comparison.wordResults[].status). */
+type WordStatus = 'correct' | 'missing' | 'extra' | 'substitution';
+
+interface ScoredWord {
+  status: WordStatus;
+  expected: string | null;
+  heard: string | null;
+  confidence: number | null;
+}
+
+/** The structured result of score_reading / get_reading_score (see reading-result.ts), running or done. */
+interface ReadingFacts {
+  jobId?: string;
+  status?: string;
+  progress?: number;
+  done?: boolean;
+  outcome?: string;
+  error?: string;
+  assessment?: string;
+  scores?: {
+    overall: number | null;
+    textAccuracy: number | null;
+    pronunciation: number | null;
+    levenshteinSimilarity: number | null;
+  };
+  correctWords?: number;
+  referenceWords?: number;
+  transcript?: string | null;
+  words?: ScoredWord[];
+  feedback?: { practise?: string[] };
+}
+
+const elements = {
+  heading: document.getElementById('heading') as HTMLHeadingElement,
+  status: document.getElementById('status') as HTMLParagraphElement,
+  running: document.getElementById('running') as HTMLDivElement,
+  progress: document.getElementById('progress') as HTMLProgressElement,
+  progressLabel: document.getElementById('progress-label') as HTMLLabelElement,
+  refresh: document.getElementById('refresh') as HTMLButtonElement,
+  scoresSection: document.getElementById('scores-section') as HTMLElement,
+  scores: document.getElementById('scores') as HTMLDListElement,
+  wordsSection: document.getElementById('words-section') as HTMLElement,
+  words: document.getElementById('words') as HTMLOListElement,
+  referenceSection: document.getElementById('reference-section') as HTMLElement,
+  reference: document.getElementById('reference') as HTMLParagraphElement,
+  practiseSection: document.getElementById('practise-section') as HTMLElement,
+  practise: document.getElementById('practise') as HTMLParagraphElement,
+  transcriptSection: document.getElementById('transcript-section') as HTMLElement,
+  transcript: document.getElementById('transcript') as HTMLQuoteElement,
+};
+
+const app = new App({ name: 'Polymodal reading score', version: '1.0.0' }, {}, { autoResize: true });
+let jobId: string | undefined;
+let referenceText: string | undefined;
+
+app.onhostcontextchanged = (context) => applyTheme(context);
+// The reference text is shown as typed while the score is not there yet (score_reading's input; a
+// reference recording or get_reading_score gives none).
+app.ontoolinput = ({ arguments: input }) => {
+  if (typeof input?.referenceText === 'string') referenceText = input.referenceText;
+  if (typeof input?.jobId === 'string') jobId = input.jobId;
+};
+app.ontoolresult = (result) => show(result as CallToolResult);
+elements.refresh.addEventListener('click', () => void refresh());
+
+function applyTheme(context: ReturnType<App['getHostContext']>): void {
+  if (context?.theme) applyDocumentTheme(context.theme);
+  if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
+}
+
+function textOf(result: CallToolResult): string {
+  return (result.content ?? [])
+    .map((item) => (item.type === 'text' ? item.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+function show(result: CallToolResult): void {
+  const facts = (result.structuredContent ?? {}) as ReadingFacts;
+  if (facts.jobId && facts.jobId !== 'immediate') jobId = facts.jobId;
+  const running = !result.isError && facts.done === false;
+  elements.running.hidden = !(running && jobId);
+  if (running) {
+    showRunning(facts);
+    return;
+  }
+  if (result.isError || facts.outcome === 'failed' || !facts.words) {
+    elements.heading.textContent = result.isError ? 'The tool failed' : 'The reading was not scored';
+    elements.status.textContent = textOf(result);
+    showReference(true);
+    return;
+  }
+  elements.heading.textContent = 'Reading score';
+  elements.status.textContent =
+    facts.assessment === 'no_speech'
+      ? 'No speech was detected in the recording (all scores 0): check the microphone and ask the student to read again.'
+      : `${facts.correctWords ?? 0} of ${facts.referenceWords ?? 0} words read correctly.`;
+  showScores(facts);
+  showWords(facts.words);
+  showReference(false);
+  const practise = facts.feedback?.practise ?? [];
+  elements.practise.textContent = practise.join(', ');
+  elements.practiseSection.hidden = practise.length === 0;
+  elements.transcript.textContent = facts.transcript ?? '';
+  elements.transcriptSection.hidden = !facts.transcript;
+}
+
+function showRunning(facts: ReadingFacts): void {
+  const progress = Math.round(facts.progress ?? 0);
+  const state = facts.status ?? 'running';
+  elements.heading.textContent = 'Scoring the reading…';
+  elements.status.textContent = `Not ready yet (${state}): check again in a moment.`;
+  elements.progressLabel.textContent = `Queued score ${jobId ?? ''}: ${state}, ${progress}%`;
+  // A queued reading score reports no progress until it is done: an indeterminate bar, not an empty one.
+  if (progress > 0) elements.progress.value = progress;
+  else elements.progress.removeAttribute('value');
+  elements.scoresSection.hidden = true;
+  elements.wordsSection.hidden = true;
+  elements.practiseSection.hidden = true;
+  elements.transcriptSection.hidden = true;
+  showReference(true);
+}
+
+function showReference(visible: boolean): void {
+  elements.reference.textContent = referenceText ?? '';
+  elements.referenceSection.hidden = !(visible && referenceText);
+}
+
+/** Score names as a teacher reads them; a score the platform could not give says so. */
+function showScores(facts: ReadingFacts): void {
+  const scores = facts.scores;
+  const score = (value: number | null | undefined) =>
+    value === null || value === undefined ? 'not scored' : value.toFixed(1);
+  const rows: [string, string, string][] = [
+    ['Overall', score(scores?.overall), 'overall'],
+    ['Text accuracy', score(scores?.textAccuracy), 'textAccuracy'],
+    ['Pronunciation', score(scores?.pronunciation), 'pronunciation'],
+    ['Similarity to the text', score(scores?.levenshteinSimilarity), 'levenshteinSimilarity'],
+    ['Words correct', `${facts.correctWords ?? 0} of ${facts.referenceWords ?? 0}`, 'correctWords'],
+  ];
+  elements.scores.replaceChildren(
+    ...rows.map(([term, value, key]) => {
+      const row = document.createElement('div');
+      row.className = 'score';
+      row.dataset.score = key;
+      const dt = document.createElement('dt');
+      dt.textContent = term;
+      const dd = document.createElement('dd');
+      dd.textContent = value;
+      row.append(dt, dd);
+      return row;
+    }),
+  );
+  elements.scoresSection.hidden = false;
+}
+
+/** The words spoken aloud by a screen reader after each word, and shown on hover. */
+function labelOf(word: ScoredWord): string {
+  switch (word.status) {
+    case 'correct':
+      return 'correct';
+    case 'substitution':
+      return `read as “${word.heard ?? ''}”`;
+    case 'missing':
+      return 'missing, not read';
+    case 'extra':
+      return 'extra, read but not in the text';
+  }
+}
+
+function showWords(words: readonly ScoredWord[]): void {
+  elements.words.replaceChildren(
+    ...words.map((word) => {
+      const item = document.createElement('li');
+      item.className = `word word-${word.status}`;
+      item.dataset.status = word.status;
+      const label = labelOf(word);
+      item.title = label;
+      const token = document.createElement('span');
+      token.className = 'token';
+      // An extra word is not in the reference: what was heard stands in its place.
+      token.textContent = word.expected ?? word.heard ?? '';
+      item.append(token);
+      if (word.status === 'substitution' && word.heard) {
+        // Shown under the word for sighted readers; the hidden label below says it to everyone else.
+        const heard = document.createElement('span');
+        heard.className = 'heard';
+        heard.setAttribute('aria-hidden', 'true');
+        heard.textContent = word.heard;
+        item.append(heard);
+      }
+      const hidden = document.createElement('span');
+      hidden.className = 'visually-hidden';
+      hidden.lang = 'en';
+      hidden.textContent = `: ${label}`;
+      item.append(hidden);
+      return item;
+    }),
+  );
+  elements.wordsSection.hidden = words.length === 0;
+}
+
+async function refresh(): Promise<void> {
+  if (!jobId) return;
+  elements.refresh.disabled = true;
+  elements.status.textContent = 'Checking…';
+  try {
+    const result = await app.callServerTool({
+      name: 'get_reading_score',
+      arguments: { jobId, waitSeconds: 10 },
+    });
+    show(result);
+    // The button is gone: focus goes to what replaced it rather than to the page's start.
+    if (elements.running.hidden) elements.heading.focus();
+  } catch (error) {
+    elements.status.textContent = `Could not check the score: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    elements.refresh.disabled = false;
+  }
+}
+
+// An IIFE has no top-level await; a failed connect leaves the view's own message on screen.
+app.connect().then(
+  () => applyTheme(app.getHostContext()),
+  (error: unknown) => {
+    elements.status.textContent = `Could not reach the host: ${error instanceof Error ? error.message : String(error)}`;
+  },
+);
