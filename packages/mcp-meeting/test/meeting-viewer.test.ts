@@ -7,15 +7,21 @@
  * the translation switch and an export to the host's download are used as a person would.
  */
 /// <reference lib="dom" />
+
+import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// The package by its name: the built server, every module of it the built one.
+import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
+import { serveTenants } from '../../mcp-common/test/support/serve-tenants.js';
+import { serverEnv, startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
 import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
 import {
   connectBin,
@@ -226,6 +232,68 @@ describe('the meeting viewer in a browser host', () => {
 
     expect(host.errors).toEqual([]);
   }, 240_000);
+});
+
+describe('the meeting viewer over HTTP, for a tenant', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it("renders a tenant's finished meeting through a stateless HTTP deployment that offers views", async () => {
+    const { sandbox, root, mediaDir, close } = await startSandboxAndRoot('mcp-meeting-view-http-', {
+      speed: 100,
+    });
+    cleanups.push(close);
+    const token = 'viewer-http-token-3f9a';
+    const server = await serveTenants({
+      sandbox,
+      root,
+      mediaDir,
+      tenants: [{ id: 'team-a', tokenSha256: createHash('sha256').update(token).digest('hex') }],
+      // The built server, as a deployment runs it; its hosts render views (POLYMODAL_VIEWS=on).
+      createServer: (options) =>
+        createBuiltServer({
+          ...(options as Parameters<typeof createBuiltServer>[0]),
+          env: { ...process.env, POLYMODAL_VIEWS: 'on' },
+        }),
+      secrets: [token],
+    });
+    cleanups.push(() => server.close());
+    const client = new Client({ name: 'view-host', version: '1.0.0' }, { capabilities: RENDERS_VIEWS });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.handle.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    cleanups.push(() => client.close());
+    const recording = path.join(mediaDir, 'standup.wav');
+    await writeMeetingRecording(recording, { script: SHORT_SCRIPT, sampleRate: 4_000 });
+    const input = { path: recording, sourceLanguage: 'en', waitSeconds: 50 };
+    const result = (await client.callTool({ name: 'summarize_meeting', arguments: input }, undefined, {
+      timeout: 60_000,
+    })) as CallToolResult;
+    expect((result.structuredContent as { status: string }).status).toBe('COMPLETED');
+
+    const view = await readView(client, VIEW_URI);
+    const host = await startViewHost(client);
+    cleanups.push(() => host.close());
+    const frame = await host.mount({
+      html: view.html,
+      csp: view.csp,
+      hostContext: { theme: 'dark', toolInfo: { tool: await listedTool(client, 'summarize_meeting') } },
+      input,
+      result,
+      timeoutMs: 60_000,
+    });
+    await frame.waitForSelector('#segments li', { timeout: 60_000 });
+    const texts = await frame.$$eval('#segments li .text', (nodes) => nodes.map((node) => node.textContent));
+    expect(texts).toEqual(SHORT_SCRIPT.map((line) => line.text));
+    expect(await frame.$$eval('#speakers .name', (nodes) => nodes.length)).toBe(3);
+    expect(await host.bridgeEvents()).toContain('tools/call meeting_view_page');
+    await saveScreenshot(host, 'meeting-viewer-dark');
+    expect(host.errors).toEqual([]);
+  }, 180_000);
 });
 
 /** The viewer's clock: "0:05", "1:02:05". */
