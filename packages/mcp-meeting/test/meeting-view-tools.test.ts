@@ -115,7 +115,9 @@ describe('the meeting viewer’s app-only tools', () => {
     // Export: the file, as the view hands it to the host's download; nothing is written on the server.
     const exported = await call('meeting_view_export', { jobId, what: 'transcript', format: 'vtt' });
     expect(exported.isError, exported.text).toBe(false);
-    const [file] = exported.content as [{ type: string; resource: { mimeType: string; text: string } }];
+    const [file] = exported.content as unknown as [
+      { type: string; resource: { mimeType: string; text: string } },
+    ];
     expect(file.type).toBe('resource');
     expect(file.resource.mimeType).toBe('text/vtt');
     expect(file.resource.text.startsWith('WEBVTT')).toBe(true);
@@ -144,6 +146,12 @@ describe('the meeting viewer’s app-only tools', () => {
     const jobId = done.structured.jobId as string;
     const own = await teamA('meeting_view_page', { jobId });
     expect(own.structured.segments[0].text).toContain('private');
+    // Not even its own recording goes back to a remote tenant (the view offers no "play from here").
+    expect(own.structured.canPlayRecording).toBe(false);
+    const recordingRead = await teamA('meeting_view_recording', { path: recording });
+    expect(recordingRead.isError).toBe(true);
+    expect(recordingRead.text).toMatch(/played only for clients on the server's machine/);
+    expect(JSON.stringify(recordingRead.content)).not.toMatch(/"blob"/);
 
     const before = sandbox.control.requests({ path: `/jobs/${jobId}` }).length;
     for (const [name, args] of [

@@ -77,11 +77,12 @@ describe('the meeting viewer in a browser host', () => {
     ]);
     expect(
       tools
-        .filter((tool) => tool._meta?.ui && 'visibility' in tool._meta.ui)
+        .filter((tool) => (tool._meta?.ui as { visibility?: unknown } | undefined)?.visibility)
         .map((tool) => [tool.name, tool._meta?.ui]),
     ).toEqual([
       ['meeting_view_page', { visibility: ['app'] }],
       ['meeting_view_export', { visibility: ['app'] }],
+      ['meeting_view_recording', { visibility: ['app'] }],
     ]);
   });
 
@@ -133,11 +134,11 @@ describe('the meeting viewer in a browser host', () => {
       progressShown: document.getElementById('progress-row')?.checkVisibility(),
       overview: document.getElementById('overview')?.textContent,
       lists: document.getElementById('summary-lists')?.textContent,
-      speakers: [...document.querySelectorAll('#speakers .name')].map((node) => node.textContent),
-      shares: [...document.querySelectorAll('#speakers .share')].map((node) => node.textContent),
+      speakers: Array.from(document.querySelectorAll('#speakers .name')).map((node) => node.textContent),
+      shares: Array.from(document.querySelectorAll('#speakers .share')).map((node) => node.textContent),
       timelineRuns: document.querySelectorAll('#timeline > span').length,
       timelineLabel: document.getElementById('timeline')?.getAttribute('aria-label'),
-      segments: [...document.querySelectorAll('#segments li')].map((li) => ({
+      segments: Array.from(document.querySelectorAll('#segments li')).map((li) => ({
         time: li.querySelector('time')?.textContent,
         who: li.querySelector('.who')?.textContent,
         text: li.querySelector('.text')?.textContent,
@@ -168,6 +169,28 @@ describe('the meeting viewer in a browser host', () => {
     expect(seen.segments.length).toBeGreaterThanOrEqual(2);
     expect(seen.exportsShown).toBe(true);
     await saveScreenshot(host, 'meeting-viewer');
+
+    // Play from a segment: the recording comes through the host on the first click, and plays from there.
+    const third = meeting.transcript.segments[2] as Segment;
+    await frame.click(`#segments li:nth-child(3) button.play`);
+    await frame.waitForFunction(
+      (start) => {
+        const audio = document.getElementById('recording') as HTMLAudioElement;
+        return !audio.hidden && audio.readyState >= 1 && audio.currentTime >= start - 0.05;
+      },
+      third.start,
+      { timeout: 30_000 },
+    );
+    const played = await frame.evaluate(() => {
+      const audio = document.getElementById('recording') as HTMLAudioElement;
+      return { source: audio.currentSrc.slice(0, 22), duration: audio.duration };
+    });
+    expect(played.source).toBe('data:audio/wav;base64,');
+    expect(played.duration).toBeGreaterThan(third.start);
+    expect(await frame.getAttribute('#segments li:nth-child(3) button.play', 'aria-label')).toBe(
+      `Play from ${clock(third.start)}`,
+    );
+    expect(await host.bridgeEvents()).toContain('tools/call meeting_view_recording');
 
     // Search: only the segments with the word, the word marked.
     await frame.fill('#search', 'beta');
@@ -290,6 +313,9 @@ describe('the meeting viewer over HTTP, for a tenant', () => {
     const texts = await frame.$$eval('#segments li .text', (nodes) => nodes.map((node) => node.textContent));
     expect(texts).toEqual(SHORT_SCRIPT.map((line) => line.text));
     expect(await frame.$$eval('#speakers .name', (nodes) => nodes.length)).toBe(3);
+    // A remote tenant's view offers no "play from here": the recording is not sent off the server's machine.
+    expect(await frame.$$eval('#segments button.play', (nodes) => nodes.length)).toBe(0);
+    expect(await frame.$$eval('#segments time', (nodes) => nodes.length)).toBe(SHORT_SCRIPT.length);
     expect(await host.bridgeEvents()).toContain('tools/call meeting_view_page');
     await saveScreenshot(host, 'meeting-viewer-dark');
     expect(host.errors).toEqual([]);

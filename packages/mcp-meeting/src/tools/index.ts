@@ -8,7 +8,11 @@ import { deleteMeetingTool } from './delete-meeting.js';
 import { exportMeetingTool } from './export-meeting.js';
 import { getMeetingTool } from './get-meeting.js';
 import { listMeetingsTool } from './list-meetings.js';
-import { meetingViewExportTool, meetingViewPageTool } from './meeting-view-tools.js';
+import {
+  meetingViewExportTool,
+  meetingViewPageTool,
+  meetingViewRecordingTool,
+} from './meeting-view-tools.js';
 import { resummarizeMeetingTool } from './resummarize-meeting.js';
 import { retranslateMeetingTool } from './retranslate-meeting.js';
 import { retryMeetingTool } from './retry-meeting.js';
@@ -34,6 +38,7 @@ export const meetingTools = toolGroup({
     // App-only (the meeting viewer's): listed only to clients that render views.
     meetingViewPageTool,
     meetingViewExportTool,
+    meetingViewRecordingTool,
   ],
   toolContext: sameContext,
 });

@@ -3,9 +3,13 @@
  * render views, kept from the model by hosts). A long meeting's transcript reaches the view a page at a time
  * instead of in one huge result, and the view's export goes to the host's download instead of a file in
  * the output directory. Both read the job through the job engine (a read less than 5 s old is reused), and
- * like every tool they see only the caller's own jobs (over HTTP, the tenant's).
+ * like every tool they see only the caller's own jobs (over HTTP, the tenant's). A third plays the recording
+ * from a segment, for clients on this machine only (see `meetingViewRecordingTool`).
  */
+import path from 'node:path';
 import type { MeetingJob, TranscriptSegment } from '@polymodal/core';
+import { ValidationError } from '@polymodal/core/errors';
+import { readMediaAsDataUrl } from '@polymodal/core/media';
 import { defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { EXPORT_MIME_TYPES, pageSegments, speakerLabel } from '../presenters/index.js';
@@ -61,6 +65,8 @@ export const meetingViewPageTool = defineTool({
         from: args.from,
         nextFrom,
         segments: page,
+        // Whether meeting_view_recording serves this client (the view offers "play from here" then).
+        canPlayRecording: deps.context.clients !== 'remote',
         ...(args.from === 1 ? talkTime(job, job.transcript ?? []) : {}),
       };
       return {
@@ -145,6 +151,52 @@ export const meetingViewExportTool = defineTool({
       };
     } catch (error) {
       return meetingToolError(error, deps, { jobId: args.jobId });
+    }
+  },
+});
+
+const VIDEO_EXTENSIONS = new Set(['.mp4', '.mov', '.m4v', '.mkv', '.webm', '.avi', '.mpeg', '.mpg']);
+
+export const meetingViewRecordingTool = defineTool({
+  name: 'meeting_view_recording',
+  title: 'Meeting viewer: the recording',
+  description:
+    'For the meeting viewer: the local recording summarize_meeting was given (WAV or MP3 audio, or video), ' +
+    'to play a segment from its start. Clients on this machine only.',
+  inputSchema: { path: z.string().min(1).max(4096) },
+  annotations: ANNOTATIONS_READ_ONLY,
+  appOnly: true,
+  handler: (deps: MeetingToolDeps) => async (args) => {
+    try {
+      // The recording's bytes go back to the client: fine for the person whose machine it is (stdio,
+      // loopback HTTP), not for a remote tenant, who may share the server's readable directories with others
+      // (reading a file there never needed more than naming it).
+      if (deps.context.clients === 'remote') {
+        throw new ValidationError("the recording is played only for clients on the server's machine");
+      }
+      if (/^https?:/i.test(args.path)) {
+        throw new ValidationError('only a local recording can be played here, not a URL');
+      }
+      // The same checks as any local media sent inline (allowed directory, size, content by its bytes).
+      const kind = VIDEO_EXTENSIONS.has(path.extname(args.path).toLowerCase()) ? 'video' : 'audio';
+      const media = await readMediaAsDataUrl(args.path, { kind, field: 'path', files: deps.context.files });
+      const blob = media.dataUrl.slice(media.dataUrl.indexOf(',') + 1);
+      const name = path.basename(media.realPath);
+      return {
+        content: [
+          {
+            type: 'resource',
+            resource: {
+              uri: `polymodal://recordings/${encodeURIComponent(name)}`,
+              mimeType: media.contentType,
+              blob,
+            },
+          },
+        ],
+        structuredContent: { name, mimeType: media.contentType, bytes: media.size },
+      };
+    } catch (error) {
+      return meetingToolError(error, deps);
     }
   },
 });

@@ -5,7 +5,10 @@
  * reads). Once the meeting is done it shows the summary and action items, and pages the transcript through
  * the app-only `meeting_view_page` (the first page brings the speakers' talk time and the timeline), with
  * search and the translation a switch away; export hands `meeting_view_export`'s file to the host's
- * download (`ui/download-file`). Everything goes through the host: the view loads nothing from any origin.
+ * download (`ui/download-file`). A segment's time plays the recording from there when summarize_meeting was
+ * given a local file and the server serves it to this client (`meeting_view_recording`, fetched on the first
+ * click and played from a `data:` URL). Everything goes through the host: the view loads nothing from any
+ * origin.
  */
 import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult, EmbeddedResource } from '@modelcontextprotocol/sdk/types.js';
@@ -51,6 +54,7 @@ const elements = {
   tracks: byId<HTMLFieldSetElement>('tracks'),
   transcriptStatus: byId<HTMLParagraphElement>('transcript-status'),
   segments: byId<HTMLOListElement>('segments'),
+  recording: byId<HTMLAudioElement>('recording'),
   more: byId<HTMLButtonElement>('more'),
 };
 
@@ -95,6 +99,7 @@ interface Page {
   matched: number;
   nextFrom: number | null;
   segments: Segment[];
+  canPlayRecording: boolean;
   speakers?: { id: string; name: string; seconds: number; share: number }[];
   timeline?: [number, number, number][];
   durationSeconds?: number;
@@ -112,8 +117,16 @@ const speakerColors = new Map<string, string>();
 /** Bumped by every new listing, so that a slow answer for an old search does not land in a new one. */
 let listing = 0;
 let searchTimer: ReturnType<typeof setTimeout> | undefined;
+/** The local recording summarize_meeting was given, when it was one; played once the server serves it. */
+let recordingPath: string | undefined;
+let canPlay = false;
+let recordingLoaded: Promise<void> | undefined;
 
 app.onhostcontextchanged = (context) => applyTheme(context);
+app.ontoolinput = ({ arguments: input }) => {
+  const given = input?.path;
+  if (typeof given === 'string' && !/^https?:/i.test(given)) recordingPath = given;
+};
 app.ontoolresult = (result) => void show(result as CallToolResult);
 elements.more.addEventListener('click', () => void loadPage(false));
 elements.search.addEventListener('input', () => {
@@ -275,6 +288,7 @@ async function loadPage(fresh: boolean): Promise<void> {
     });
     if (mine !== listing) return;
     if (page.speakers) showSpeakers(page);
+    canPlay = page.canPlayRecording && recordingPath !== undefined;
     elements.transcriptSection.hidden = false;
     elements.tracks.hidden = !page.hasTranslation;
     const items = page.segments.map(segmentItem);
@@ -361,13 +375,23 @@ function segmentItem(segment: Segment): HTMLLIElement {
   time.className = 'time';
   time.dateTime = `PT${Math.floor(segment.start)}S`;
   time.textContent = clock(segment.start);
+  let when: HTMLElement = time;
+  if (canPlay) {
+    const play = document.createElement('button');
+    play.type = 'button';
+    play.className = 'play';
+    play.setAttribute('aria-label', `Play from ${clock(segment.start)}`);
+    play.append('▶ ', time);
+    play.addEventListener('click', () => void playFrom(segment.start));
+    when = play;
+  }
   const who = document.createElement('span');
   who.className = 'who';
   who.textContent = segment.speaker;
   const text = document.createElement('p');
   text.className = 'text';
   text.append(...highlighted(segment.text, query));
-  li.append(time, who, text);
+  li.append(when, who, text);
   return li;
 }
 
@@ -387,6 +411,44 @@ function highlighted(text: string, words: string): Node[] {
   }
   nodes.push(document.createTextNode(text.slice(at)));
   return nodes;
+}
+
+/** Plays the recording from `seconds`, fetching it through the host on the first click. */
+async function playFrom(seconds: number): Promise<void> {
+  if (!recordingPath) return;
+  recordingLoaded ??= loadRecording(recordingPath).catch((error: unknown) => {
+    recordingLoaded = undefined;
+    throw error;
+  });
+  try {
+    await recordingLoaded;
+    elements.recording.currentTime = seconds;
+    await elements.recording.play();
+  } catch (error) {
+    elements.status.textContent = `Could not play the recording: ${messageOf(error)}`;
+  }
+}
+
+async function loadRecording(path: string): Promise<void> {
+  elements.status.textContent = 'Loading the recording…';
+  const result = await app.callServerTool({ name: 'meeting_view_recording', arguments: { path } });
+  const file = result.content?.find((item): item is EmbeddedResource => item.type === 'resource');
+  if (result.isError || !file || !('blob' in file.resource))
+    throw new Error(textOf(result) || 'no recording came back');
+  const loaded = new Promise<void>((resolve, reject) => {
+    elements.recording.addEventListener('loadedmetadata', () => resolve(), { once: true });
+    elements.recording.addEventListener(
+      'error',
+      () => reject(new Error('the recording could not be decoded')),
+      {
+        once: true,
+      },
+    );
+  });
+  elements.recording.src = `data:${file.resource.mimeType ?? 'audio/wav'};base64,${file.resource.blob}`;
+  elements.recording.hidden = false;
+  await loaded;
+  elements.status.textContent = '';
 }
 
 /** Asks the host to download the export (it shows the person what it is before saving it). */
