@@ -3,4 +3,8 @@ import { defineConfig } from 'tsup';
 import { serverPackageConfig } from '../../scripts/tsup-server-package.mjs';
 
 // The media server's views, served by the combined server too.
-export default defineConfig(serverPackageConfig({ views: ['../mcp-media/views/media-player'] }));
+export default defineConfig(
+  serverPackageConfig({
+    views: ['../mcp-media/views/media-player', '../mcp-media/views/flashcard-deck'],
+  }),
+);
