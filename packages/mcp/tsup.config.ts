@@ -8,6 +8,7 @@ export default defineConfig(
     views: [
       '../mcp-meeting/views/meeting-viewer',
       '../mcp-media/views/media-player',
+      '../mcp-media/views/flashcard-deck',
       '../mcp-speech/views/reading-score',
     ],
   }),

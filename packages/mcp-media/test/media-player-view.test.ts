@@ -4,7 +4,8 @@
  * headless Chromium the way the spec lays it out (view-host.ts: sandbox proxy on another origin, CSP from the
  * resource's metadata, ext-apps' AppBridge), fed the input and the real result of a synthesize_speech call
  * against the sandbox; the view reads the audio through the host and plays it. A screenshot is written to
- * test-artifacts/. A client without the extension sees no view anywhere.
+ * test-artifacts/. Which tools carry which view (the player, the flashcard deck) is listed here once; a
+ * client without the extension sees no view anywhere.
  */
 /// <reference lib="dom" />
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,6 +28,7 @@ import {
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');
 const VIEW_URI = 'ui://polymodal/media-player.html';
+const DECK_URI = 'ui://polymodal/flashcard-deck.html';
 
 describe('the media player view in a browser host', () => {
   let sandbox: Sandbox;
@@ -56,13 +58,22 @@ describe('the media player view in a browser host', () => {
     const client = await connect(RENDERS_VIEWS);
     const { tools } = await client.listTools();
     const synthesize = tools.find((tool) => tool.name === 'synthesize_speech');
-    expect(synthesize?._meta).toEqual({ ui: { resourceUri: VIEW_URI } });
-    expect(tools.find((tool) => tool.name === 'get_speech')?._meta).toEqual({
-      ui: { resourceUri: VIEW_URI },
+    // Which tools carry which view: the player for speech and video, the deck for flashcards, no other.
+    expect(
+      Object.fromEntries(tools.filter((tool) => tool._meta?.ui).map((tool) => [tool.name, tool._meta])),
+    ).toEqual({
+      generate_video: { ui: { resourceUri: VIEW_URI } },
+      image_to_video: { ui: { resourceUri: VIEW_URI } },
+      get_video_job: { ui: { resourceUri: VIEW_URI } },
+      create_flashcards: { ui: { resourceUri: DECK_URI } },
+      get_flashcards: { ui: { resourceUri: DECK_URI } },
+      synthesize_speech: { ui: { resourceUri: VIEW_URI } },
+      get_speech: { ui: { resourceUri: VIEW_URI } },
     });
-    expect(tools.filter((tool) => tool._meta?.ui).map((tool) => tool.name)).toEqual([
-      'synthesize_speech',
-      'get_speech',
+    const { resources } = await client.listResources();
+    expect(resources.filter((resource) => resource.uri.startsWith('ui://'))).toEqual([
+      expect.objectContaining({ uri: VIEW_URI, mimeType: 'text/html;profile=mcp-app' }),
+      expect.objectContaining({ uri: DECK_URI, mimeType: 'text/html;profile=mcp-app' }),
     ]);
 
     const view = await readView(client, VIEW_URI);
@@ -158,5 +169,6 @@ describe('the media player view in a browser host', () => {
     const { resources } = await client.listResources();
     expect(resources.some((resource) => resource.uri.startsWith('ui://'))).toBe(false);
     await expect(client.readResource({ uri: VIEW_URI })).rejects.toThrow();
+    await expect(client.readResource({ uri: DECK_URI })).rejects.toThrow();
   }, 60_000);
 });

@@ -1,6 +1,7 @@
 /**
  * The built `polymodal-mcp` bin over stdio, as a host starts it: the chosen toolsets and read-only mode from
- * the command line, and a real tool call against the sandbox.
+ * the command line, a real tool call against the sandbox, and the media server's views served to a host that
+ * renders them.
  */
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,6 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useServerEnv } from '../../mcp-common/test/support/server-harness.js';
+import { connectBin, RENDERS_VIEWS, readView } from '../../mcp-common/test/support/view-session.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 
@@ -68,4 +71,36 @@ describe('the built polymodal-mcp bin over stdio', () => {
     expect(models.length).toBeGreaterThan(0);
     expect(stderr).not.toContain(sandbox.apiKey);
   });
+});
+
+describe('the built polymodal-mcp bin serves the media views', () => {
+  // Listing and reading views calls nothing: the platform is a closed port.
+  const { env } = useServerEnv({ name: 'mcp-combined-views-', sandbox: false });
+
+  it('lists the player and the flashcard deck on their tools and serves both to a host that renders views', async () => {
+    const client = await connectBin({ bin: BIN, env, capabilities: RENDERS_VIEWS });
+    try {
+      const { tools } = await client.listTools();
+      const views = Object.fromEntries(
+        tools.filter((tool) => tool._meta?.ui).map((tool) => [tool.name, tool._meta?.ui]),
+      );
+      const player = { resourceUri: 'ui://polymodal/media-player.html' };
+      const deck = { resourceUri: 'ui://polymodal/flashcard-deck.html' };
+      // The media server's tools (the other servers' views, if any, are theirs to list).
+      expect(views).toMatchObject({
+        generate_video: player,
+        image_to_video: player,
+        get_video_job: player,
+        create_flashcards: deck,
+        get_flashcards: deck,
+        synthesize_speech: player,
+        get_speech: player,
+      });
+      for (const { resourceUri } of [player, deck]) {
+        expect((await readView(client, resourceUri)).html).toMatch(/^<!doctype html>/);
+      }
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 });

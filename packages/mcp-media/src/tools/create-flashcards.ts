@@ -13,6 +13,7 @@ import {
   toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { FLASHCARD_DECK_VIEW } from '../views/flashcard-deck-view.js';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
 import { isRemoteReference, type MediaToolDeps } from './media-tool-deps.js';
 
@@ -40,6 +41,7 @@ export const createFlashcardsTool = defineTool({
   inputSchema: createFlashcardsInput,
   outputSchema: flashcardsOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
+  view: FLASHCARD_DECK_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
     // One deadline for the whole call: the start and the wait after it.
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);

@@ -6,6 +6,7 @@ import type { CatalogVideoRequest } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/constants';
 import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import { type MediaToolDeps, mediaReference } from './media-tool-deps.js';
 import { startAndWaitForVideo, videoOutcomeShape } from './video-result.js';
 
@@ -42,6 +43,7 @@ export const generateVideoTool = defineTool({
   inputSchema: generateVideoInput,
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
+  view: MEDIA_PLAYER_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) =>
     startAndWaitForVideo(
       deps,

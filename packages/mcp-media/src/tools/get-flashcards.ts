@@ -3,6 +3,7 @@
  */
 import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { FLASHCARD_DECK_VIEW } from '../views/flashcard-deck-view.js';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
 import type { MediaToolDeps } from './media-tool-deps.js';
 
@@ -19,6 +20,7 @@ export const getFlashcardsTool = defineTool({
   inputSchema: getFlashcardsInput,
   outputSchema: flashcardsOutcomeShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  view: FLASHCARD_DECK_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
     try {
       return await waitForFlashcards(deps, { jobId: args.jobId, waitSeconds: args.waitSeconds, extra });

@@ -6,6 +6,7 @@ import { CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE } from '@polymodal/core/c
 import { ValidationError } from '@polymodal/core/errors';
 import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import type { MediaToolDeps } from './media-tool-deps.js';
 import { type VideoService, videoOutcomeShape, waitForVideo } from './video-result.js';
 
@@ -34,6 +35,7 @@ export const getVideoJobTool = defineTool({
     idempotentHint: true,
     openWorldHint: true,
   },
+  view: MEDIA_PLAYER_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
     try {
       let service: VideoService | undefined = args.service;

@@ -10,6 +10,7 @@ import {
 } from '@polymodal/core/constants';
 import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
+import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import { retryFlags } from './generate-video.js';
 import { type MediaToolDeps, mediaReference } from './media-tool-deps.js';
 import { startAndWaitForVideo, videoOutcomeShape } from './video-result.js';
@@ -37,6 +38,7 @@ export const imageToVideoTool = defineTool({
   inputSchema: imageToVideoInput,
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
+  view: MEDIA_PLAYER_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) =>
     startAndWaitForVideo(
       deps,

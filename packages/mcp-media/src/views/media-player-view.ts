@@ -1,8 +1,9 @@
 /**
- * The media player view: the saved audio of synthesize_speech / get_speech in an `<audio>` element, with the
- * file's name and size and the job's facts. Built from views/media-player/ into dist/views/media-player.html
- * (scripts/build-views.mjs); the audio is read through the host (`resources/read` of the output) and played
- * from a `data:` URL, so the view needs no origin in its CSP.
+ * The media player view: the saved file of synthesize_speech / get_speech (an `<audio>` element) or of
+ * generate_video / image_to_video / get_video_job (a `<video>` element), with the file's name and size and the
+ * job's facts, and the job's progress with "Check again" while it runs. Built from views/media-player/ into
+ * dist/views/media-player.html (scripts/build-views.mjs); the file is read through the host (`resources/read`
+ * of the output) and played from a `data:` URL, so the view needs no origin in its CSP.
  */
 import { defineView } from '@polymodal/mcp-common';
 
@@ -11,7 +12,8 @@ const FILE = 'media-player.html';
 export const MEDIA_PLAYER_VIEW = defineView({
   name: 'media-player',
   title: 'Media player',
-  description: 'Plays a saved speech file, with its name, size and the job that made it.',
+  description:
+    "Plays a saved speech or video file, with its name, size and the job that made it; shows a running job's progress and checks it again on request.",
   files: [
     // dist/main.js or dist/server.js; a chunk in dist/bin/; the sources (tests) with the package built.
     new URL(`./views/${FILE}`, import.meta.url),

@@ -1,9 +1,11 @@
 /**
- * The media player view (MCP Apps): shows a synthesize_speech / get_speech result as an `<audio>` element
- * with the file's name and size and the job's facts. It gets the tool's result from the host (`ontoolresult`),
- * reads the saved file through the host (`resources/read` of its `polymodal://outputs/` link) and plays it
- * from a `data:` URL: the view loads nothing from any origin. While the job runs, "Check again" calls
- * get_speech through the host.
+ * The media player view (MCP Apps): shows the saved file of a speech or video tool (synthesize_speech,
+ * get_speech, generate_video, image_to_video, get_video_job) as an `<audio>` or a `<video>` element, picked
+ * by the output link's mime type, with the file's name and size and the job's facts. It gets the tool's
+ * result from the host (`ontoolresult`), reads the saved file through the host (`resources/read` of its
+ * `polymodal://outputs/` link) and plays it from a `data:` URL: the view loads nothing from any origin. While
+ * the job runs it shows the job's progress, and "Check again" calls the tool that continues it (get_speech or
+ * get_video_job) through the host.
  */
 import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -14,19 +16,47 @@ config({ jitless: true });
 
 const OUTPUT_PREFIX = 'polymodal://outputs/';
 
+/**
+ * The largest file the view reads through the host. The server serves outputs of up to 20 MiB, but the
+ * whole file travels as one base64 `resources/read` answer (a third bigger), and an MCP SDK client over
+ * stdio drops its connection on a message over 10 MiB (its read buffer's cap): a 7.6 MiB file read that way
+ * closed the session. 7 MiB is 9.3 MiB in base64, under that cap with room for the envelope. A larger file
+ * is not read at all: the view names it and where it was saved instead of risking the host's connection.
+ */
+const MAX_READ_BYTES = 7 * 1024 * 1024;
+
+/** The tool that continues each tool's job (what "Check again" calls). */
+const CONTINUED_BY: Readonly<Record<string, string>> = {
+  synthesize_speech: 'get_speech',
+  get_speech: 'get_speech',
+  generate_video: 'get_video_job',
+  image_to_video: 'get_video_job',
+  get_video_job: 'get_video_job',
+};
+/** How long one "Check again" waits on the job: well inside a host's ~60 s cut-off of a tool call. */
+const CHECK_WAIT_SECONDS = 10;
+
 const elements = {
   name: document.getElementById('file-name') as HTMLHeadingElement,
   status: document.getElementById('status') as HTMLParagraphElement,
+  progress: document.getElementById('progress') as HTMLProgressElement,
   audio: document.getElementById('audio') as HTMLAudioElement,
+  video: document.getElementById('video') as HTMLVideoElement,
   facts: document.getElementById('facts') as HTMLDListElement,
   refresh: document.getElementById('refresh') as HTMLButtonElement,
   transcript: document.getElementById('transcript') as HTMLQuoteElement,
 };
 
-interface SpeechFacts {
+/** The structured result fields of the speech and video tools the view shows. */
+interface JobFacts {
   jobId?: string;
+  status?: string;
+  progress?: number;
   done?: boolean;
   outcome?: string;
+  error?: string;
+  service?: string;
+  model?: string;
   sizeBytes?: number;
   durationSeconds?: number;
   partsTotal?: number;
@@ -40,19 +70,43 @@ interface OutputLink {
   size?: number;
 }
 
+type MediaKind = 'audio' | 'video';
+
 const app = new App({ name: 'Polymodal media player', version: '1.0.0' }, {}, { autoResize: true });
 let jobId: string | undefined;
+let facts: JobFacts = {};
+let link: OutputLink | undefined;
+/** What the browser decoded of the video (its duration and frame size), which no result field says. */
+let decoded: { seconds: number; width: number; height: number } | undefined;
 let shown: string | undefined;
 
 app.onhostcontextchanged = (context) => applyTheme(context);
-// The text spoken is the audio's transcript (synthesize_speech's input; get_speech has none).
+// Shown under the player: the text spoken (synthesize_speech) or the prompt of the video (generate_video,
+// image_to_video). The get_ tools have neither.
 app.ontoolinput = ({ arguments: input }) => {
-  if (typeof input?.text !== 'string') return;
-  elements.transcript.textContent = input.text;
+  const [label, text] =
+    typeof input?.text === 'string'
+      ? ['Transcript', input.text]
+      : typeof input?.prompt === 'string'
+        ? ['Prompt', input.prompt]
+        : [];
+  if (!label || !text) return;
+  elements.transcript.textContent = text;
+  elements.transcript.dataset.label = label;
   elements.transcript.hidden = false;
 };
 app.ontoolresult = (result) => void show(result as CallToolResult);
 elements.refresh.addEventListener('click', () => void refresh());
+elements.video.addEventListener('loadedmetadata', () => {
+  const { duration, videoWidth, videoHeight } = elements.video;
+  decoded = { seconds: duration, width: videoWidth, height: videoHeight };
+  setFacts();
+});
+for (const media of [elements.audio, elements.video]) {
+  media.addEventListener('error', () => {
+    elements.status.textContent = `The ${media.tagName.toLowerCase()} could not be played: ${media.error?.message || 'the browser cannot decode it'}.`;
+  });
+}
 
 function applyTheme(context: ReturnType<App['getHostContext']>): void {
   if (context?.theme) applyDocumentTheme(context.theme);
@@ -75,6 +129,10 @@ function outputLinkOf(result: CallToolResult): OutputLink | undefined {
   return undefined;
 }
 
+function kindOf(output: OutputLink): MediaKind {
+  return output.mimeType?.startsWith('video/') ? 'video' : 'audio';
+}
+
 function textOf(result: CallToolResult): string {
   return (result.content ?? [])
     .map((item) => (item.type === 'text' ? item.text : ''))
@@ -83,44 +141,78 @@ function textOf(result: CallToolResult): string {
 }
 
 async function show(result: CallToolResult): Promise<void> {
-  const facts = (result.structuredContent ?? {}) as SpeechFacts;
+  facts = (result.structuredContent ?? {}) as JobFacts;
   jobId = facts.jobId ?? jobId;
-  const link = outputLinkOf(result);
-  setFacts(facts, link);
-  elements.refresh.hidden = !(facts.done === false && jobId);
+  link = outputLinkOf(result);
+  setFacts();
+  const running = facts.done === false && !result.isError;
+  elements.refresh.hidden = !(running && jobId);
+  elements.progress.hidden = !running;
+  if (running) elements.progress.value = facts.progress ?? 0;
   if (result.isError) {
     elements.name.textContent = 'The tool failed';
     elements.status.textContent = textOf(result);
     return;
   }
+  if (running) {
+    elements.name.textContent = 'Still working…';
+    const percent = facts.progress === undefined ? '' : `, ${Math.round(facts.progress)}%`;
+    elements.status.textContent = `Job ${jobId ?? ''} is ${facts.status ?? 'running'}${percent}. Check again to see whether it has finished.`;
+    return;
+  }
   if (!link) {
-    elements.name.textContent = facts.done === false ? 'Still working…' : 'Nothing to play';
-    elements.status.textContent = textOf(result);
+    elements.name.textContent =
+      facts.outcome === 'cancelled'
+        ? 'The job was cancelled'
+        : facts.outcome === 'failed'
+          ? 'The job failed'
+          : 'Nothing to play';
+    elements.status.textContent = facts.error ?? textOf(result);
     return;
   }
   elements.name.textContent = link.name;
   if (shown === link.uri) return;
-  elements.status.textContent = 'Loading the audio…';
+  const kind = kindOf(link);
+  if (link.size === undefined || link.size > MAX_READ_BYTES) {
+    elements.status.textContent =
+      `This ${kind} is ${link.size === undefined ? 'of unknown size' : formatBytes(link.size)}: too large to play here ` +
+      `(a view reads files of up to ${formatBytes(MAX_READ_BYTES)} through the host). It is saved as ${link.name}.`;
+    return;
+  }
+  elements.status.textContent = `Loading the ${kind}…`;
   try {
     const read = await app.readServerResource({ uri: link.uri });
     const content = read.contents[0];
-    if (!content || !('blob' in content)) throw new Error('the host returned no audio');
-    const mimeType = content.mimeType ?? link.mimeType ?? 'audio/wav';
-    elements.audio.src = `data:${mimeType};base64,${content.blob}`;
-    elements.audio.hidden = false;
+    if (!content || !('blob' in content)) throw new Error(`the host returned no ${kind}`);
+    const mimeType = content.mimeType ?? link.mimeType ?? (kind === 'video' ? 'video/mp4' : 'audio/wav');
+    const player = kind === 'video' ? elements.video : elements.audio;
+    const other = kind === 'video' ? elements.audio : elements.video;
+    other.hidden = true;
+    other.removeAttribute('src');
+    player.src = `data:${mimeType};base64,${content.blob}`;
+    player.hidden = false;
     elements.status.textContent = '';
     shown = link.uri;
   } catch (error) {
-    elements.status.textContent = `The audio could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+    elements.status.textContent = `The ${kind} could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
   }
+}
+
+/** The tool that continues this job: by the tool the host says ran, else by the result (videos name their service). */
+function continuingTool(): string {
+  const ran = app.getHostContext()?.toolInfo?.tool.name;
+  return (ran && CONTINUED_BY[ran]) ?? (facts.service ? 'get_video_job' : 'get_speech');
 }
 
 async function refresh(): Promise<void> {
   if (!jobId) return;
+  const name = continuingTool();
+  const args: Record<string, unknown> = { jobId, waitSeconds: CHECK_WAIT_SECONDS };
+  if (name === 'get_video_job' && facts.service) args.service = facts.service;
   elements.refresh.disabled = true;
   elements.status.textContent = 'Checking…';
   try {
-    await show(await app.callServerTool({ name: 'get_speech', arguments: { jobId, waitSeconds: 10 } }));
+    await show(await app.callServerTool({ name, arguments: args }));
   } catch (error) {
     elements.status.textContent = `Could not check the job: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
@@ -128,11 +220,14 @@ async function refresh(): Promise<void> {
   }
 }
 
-function setFacts(facts: SpeechFacts, link: OutputLink | undefined): void {
+function setFacts(): void {
   const rows: [string, string][] = [];
   const size = link?.size ?? facts.sizeBytes;
   if (size !== undefined) rows.push(['Size', formatBytes(size)]);
-  if (facts.durationSeconds !== undefined) rows.push(['Duration', `${facts.durationSeconds.toFixed(1)} s`]);
+  if (facts.model) rows.push(['Model', facts.model]);
+  const seconds = facts.durationSeconds ?? decoded?.seconds;
+  if (seconds !== undefined && Number.isFinite(seconds)) rows.push(['Duration', `${seconds.toFixed(1)} s`]);
+  if (decoded && decoded.width > 0) rows.push(['Resolution', `${decoded.width} × ${decoded.height}`]);
   if (facts.partsTotal !== undefined) rows.push(['Parts', `${facts.partsDone ?? 0} of ${facts.partsTotal}`]);
   if (facts.outcome) rows.push(['Outcome', facts.outcome]);
   if (jobId) rows.push(['Job', jobId]);
