@@ -28,6 +28,7 @@ export {
   respondWithJob,
 } from './jobs/respond-with-job.js';
 export { outputLink } from './outputs/output-link.js';
+export { MAX_OUTPUT_RESOURCE_BYTES } from './outputs/output-resources.js';
 export type { CallToolResult, Icon, ResourceLink, ToolAnnotations } from './protocol/sdk-types.js';
 export { perContext } from './server/per-context.js';
 export { svgIcon } from './server/tool-list-json.js';

@@ -233,7 +233,7 @@ describe('saved outputs as resources over HTTP, per tenant', () => {
       arguments: { name: 'huge.md', text: '', bigBytes: MAX_OUTPUT_RESOURCE_BYTES + 1 },
     });
     await expect(teamA.readResource({ uri: 'polymodal://outputs/huge.md' })).rejects.toThrow(
-      /huge\.md is 20971521 bytes, over the 20 MiB limit of resources\/read; download it from the platform instead: https:\/\/platform\.example\/files\/huge\.md/,
+      /huge\.md is 7340033 bytes, over the 7 MiB limit of resources\/read; download it from the platform instead: https:\/\/platform\.example\/files\/huge\.md/,
     );
   });
 });

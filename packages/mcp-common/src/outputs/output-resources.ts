@@ -27,8 +27,14 @@ import { platformUrlOf } from './output-link.js';
 
 export const OUTPUT_RESOURCE_SCHEME = 'polymodal:';
 export const OUTPUT_RESOURCE_PREFIX = 'polymodal://outputs/';
-/** The largest output `resources/read` returns (base64 makes a binary one a third bigger on the wire). */
-export const MAX_OUTPUT_RESOURCE_BYTES = 20 * 1024 * 1024;
+/**
+ * The largest output `resources/read` returns (and the largest file a view's app-only tool sends back). The
+ * MCP SDK's stdio transport drops the connection on any message over 10 MiB (`STDIO_DEFAULT_MAX_BUFFER_SIZE`,
+ * on the client's side: every later request of that session fails), and base64 makes a binary file a third
+ * bigger: 7 MiB is 9.33 MiB on the wire with room for the JSON around it. A bigger file is refused with a
+ * message, and the session goes on.
+ */
+export const MAX_OUTPUT_RESOURCE_BYTES = 7 * 1024 * 1024;
 /** How many of the newest outputs `resources/list` shows. */
 const LISTED_OUTPUTS = 50;
 

@@ -17,11 +17,10 @@ config({ jitless: true });
 const OUTPUT_PREFIX = 'polymodal://outputs/';
 
 /**
- * The largest file the view reads through the host. The server serves outputs of up to 20 MiB, but the
- * whole file travels as one base64 `resources/read` answer (a third bigger), and an MCP SDK client over
- * stdio drops its connection on a message over 10 MiB (its read buffer's cap): a 7.6 MiB file read that way
- * closed the session. 7 MiB is 9.3 MiB in base64, under that cap with room for the envelope. A larger file
- * is not read at all: the view names it and where it was saved instead of risking the host's connection.
+ * The largest file the view reads through the host: the server's `MAX_OUTPUT_RESOURCE_BYTES` (mcp-common's
+ * output-resources.ts). The whole file travels as one base64 `resources/read` answer (a third bigger), and
+ * an MCP SDK client over stdio drops its connection on a message over 10 MiB (its read buffer's cap). A
+ * larger file is not asked for: the view names it and where it was saved instead.
  */
 const MAX_READ_BYTES = 7 * 1024 * 1024;
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { MeetingJob, TranscriptSegment } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
 import { readMediaAsDataUrl } from '@polymodal/core/media';
-import { defineTool } from '@polymodal/mcp-common';
+import { defineTool, MAX_OUTPUT_RESOURCE_BYTES } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { EXPORT_MIME_TYPES, pageSegments, speakerLabel } from '../presenters/index.js';
 import { checkExport, exportFileName, renderExport } from './export-meeting.js';
@@ -161,8 +161,8 @@ export const meetingViewRecordingTool = defineTool({
   name: 'meeting_view_recording',
   title: 'Meeting viewer: the recording',
   description:
-    'For the meeting viewer: the local recording summarize_meeting was given (WAV or MP3 audio, or video), ' +
-    'to play a segment from its start. Clients on this machine only.',
+    'For the meeting viewer: the local recording summarize_meeting was given (WAV or MP3 audio, or video, ' +
+    'up to 7 MiB), to play a segment from its start. Clients on this machine only.',
   inputSchema: { path: z.string().min(1).max(4096) },
   annotations: ANNOTATIONS_READ_ONLY,
   appOnly: true,
@@ -177,9 +177,15 @@ export const meetingViewRecordingTool = defineTool({
       if (/^https?:/i.test(args.path)) {
         throw new ValidationError('only a local recording can be played here, not a URL');
       }
-      // The same checks as any local media sent inline (allowed directory, size, content by its bytes).
+      // The same checks as any local media sent inline (allowed directory, content by its bytes), and the
+      // size one answer may have (a longer recording is not played here).
       const kind = VIDEO_EXTENSIONS.has(path.extname(args.path).toLowerCase()) ? 'video' : 'audio';
-      const media = await readMediaAsDataUrl(args.path, { kind, field: 'path', files: deps.context.files });
+      const media = await readMediaAsDataUrl(args.path, {
+        kind,
+        field: 'path',
+        files: deps.context.files,
+        maxBytes: MAX_OUTPUT_RESOURCE_BYTES,
+      });
       const blob = media.dataUrl.slice(media.dataUrl.indexOf(',') + 1);
       const name = path.basename(media.realPath);
       return {
