@@ -1,6 +1,6 @@
 /**
  * The built `polymodal-mcp` bin over stdio, as a host starts it: the chosen toolsets and read-only mode from
- * the command line, a real tool call against the sandbox, and the media server's views served to a host that
+ * the command line, a real tool call against the sandbox, and every server's views served to a host that
  * renders them.
  */
 import { access, mkdtemp, rm } from 'node:fs/promises';
@@ -73,21 +73,31 @@ describe('the built polymodal-mcp bin over stdio', () => {
   });
 });
 
-describe('the built polymodal-mcp bin serves the media views', () => {
+describe('the built polymodal-mcp bin serves every view', () => {
   // Listing and reading views calls nothing: the platform is a closed port.
   const { env } = useServerEnv({ name: 'mcp-combined-views-', sandbox: false });
 
-  it('lists the player and the flashcard deck on their tools and serves both to a host that renders views', async () => {
+  it("lists each server's views on their tools, the app-only tools as such, and serves every view", async () => {
     const client = await connectBin({ bin: BIN, env, capabilities: RENDERS_VIEWS });
     try {
       const { tools } = await client.listTools();
       const views = Object.fromEntries(
         tools.filter((tool) => tool._meta?.ui).map((tool) => [tool.name, tool._meta?.ui]),
       );
+      const meeting = { resourceUri: 'ui://polymodal/meeting-viewer.html' };
       const player = { resourceUri: 'ui://polymodal/media-player.html' };
       const deck = { resourceUri: 'ui://polymodal/flashcard-deck.html' };
-      // The media server's tools (the other servers' views, if any, are theirs to list).
-      expect(views).toMatchObject({
+      const score = { resourceUri: 'ui://polymodal/reading-score.html' };
+      const appOnly = { visibility: ['app'] };
+      expect(views).toEqual({
+        summarize_meeting: meeting,
+        get_meeting: meeting,
+        retry_meeting: meeting,
+        resummarize_meeting: meeting,
+        retranslate_meeting: meeting,
+        meeting_view_page: appOnly,
+        meeting_view_export: appOnly,
+        meeting_view_recording: appOnly,
         generate_video: player,
         image_to_video: player,
         get_video_job: player,
@@ -95,12 +105,22 @@ describe('the built polymodal-mcp bin serves the media views', () => {
         get_flashcards: deck,
         synthesize_speech: player,
         get_speech: player,
+        score_reading: score,
+        get_reading_score: score,
       });
-      for (const { resourceUri } of [player, deck]) {
+      for (const { resourceUri } of [meeting, player, deck, score]) {
         expect((await readView(client, resourceUri)).html).toMatch(/^<!doctype html>/);
       }
     } finally {
       await client.close();
+    }
+    // A host without the extension sees none of it (and none of the app-only tools).
+    const plain = await connectBin({ bin: BIN, env, capabilities: {} });
+    try {
+      const { tools } = await plain.listTools();
+      expect(JSON.stringify(tools)).not.toMatch(/"ui"|ui:\/\/|meeting_view_/);
+    } finally {
+      await plain.close();
     }
   }, 30_000);
 });
