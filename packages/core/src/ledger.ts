@@ -5,6 +5,7 @@ export {
   type LedgerClaim,
   type LedgerEntry,
   type LedgerPatch,
+  type LedgerWriteOptions,
   type NewLedgerEntry,
   parseUpdatedSince,
 } from './ledger/create-job-ledger.js';

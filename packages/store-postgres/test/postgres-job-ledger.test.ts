@@ -32,6 +32,38 @@ function open(schema = server.newSchema()): PostgresJobLedger {
 describeJobLedgerContract('PostgreSQL', () => open());
 
 describe('createPostgresJobLedger', () => {
+  it('commits a taking that need not be durable without waiting for the disk, and nothing else so', async () => {
+    const schema = server.newSchema();
+    const ledger = open(schema);
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'RUNNING' });
+    // What each update's transaction commits with, seen from inside it by a trigger.
+    const admin = adminPool(server.url);
+    try {
+      await admin.query(`
+        CREATE TABLE "${schema}".commits (seq serial, setting text);
+        CREATE FUNCTION "${schema}".note_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN INSERT INTO "${schema}".commits (setting) VALUES (current_setting('synchronous_commit')); RETURN NEW; END $$;
+        CREATE TRIGGER note_commit AFTER UPDATE ON "${schema}".job_ledger
+          FOR EACH ROW EXECUTE FUNCTION "${schema}".note_commit();`);
+      const entry = await ledger.findByFingerprint('meeting', 'fp');
+      const taken = await ledger.compareAndSet(
+        'meeting',
+        'fp',
+        entry?.revision ?? 0,
+        { nextReadAt: '2030-01-01T00:00:05.000Z' },
+        { durable: false },
+      );
+      await ledger.compareAndSet('meeting', 'fp', taken?.revision ?? 0, { lastStatus: 'COMPLETED' });
+      await ledger.update('meeting', 'fp', { title: 'Weekly' });
+      const { rows } = await admin.query(`SELECT setting FROM "${schema}".commits ORDER BY seq`);
+      expect(rows.map((row) => row.setting)).toEqual(['off', 'on', 'on']);
+      // The session's own setting is untouched: the next statement on that connection commits durably.
+      expect((await ledger.findByFingerprint('meeting', 'fp'))?.title).toBe('Weekly');
+    } finally {
+      await admin.end();
+    }
+  });
+
   it('lists entries created in one burst newest first', async () => {
     const ledger = open();
     for (let index = 0; index < 5; index++) {

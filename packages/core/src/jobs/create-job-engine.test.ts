@@ -609,7 +609,7 @@ describe('start: claim before paying', () => {
     expect(work.runs).toBe(0);
   });
 
-  it('a status read that changed nothing is one ledger write, and the ledger still spaces other processes', async () => {
+  it('a status read that changed nothing is one ledger write, not waited on the disk, and the ledger still spaces other processes', async () => {
     const clock = virtualClock(Date.now());
     let writes = 0;
     const counting =
@@ -618,10 +618,14 @@ describe('start: claim before paying', () => {
         writes += 1;
         return write(...args);
       };
+    const durability: (boolean | undefined)[] = [];
     const counted: JobLedger = {
       ...ledger,
       insert: counting(ledger.insert),
-      compareAndSet: counting(ledger.compareAndSet),
+      compareAndSet: counting((service, fp, revision, patch, options) => {
+        durability.push(options?.durable);
+        return ledger.compareAndSet(service, fp, revision, patch, options);
+      }),
       update: counting(ledger.update),
       updateById: counting(ledger.updateById),
     };
@@ -651,6 +655,8 @@ describe('start: claim before paying', () => {
     expect(outcome).toMatchObject({ done: false, reads: 4 });
     expect(reads).toBe(4);
     expect(writes).toBe(reads);
+    // Each is the taking of a read, which need not wait for the disk (a store that can commit it so does).
+    expect(durability).toEqual([false, false, false, false]);
     const entry = await ledger.findById('meeting', 'j1');
     expect(Date.parse(entry?.nextReadAt ?? '') - Date.parse(entry?.lastReadAt ?? '')).toBeGreaterThanOrEqual(
       5_000,

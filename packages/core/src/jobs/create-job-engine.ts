@@ -654,10 +654,16 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     const asked = memory.get(keyOf(service, entry.id))?.askedMs ?? 0;
     const nextAt = sentAt + Math.max(intervalMs, asked) + slackMs;
     try {
-      const reserved = await ledger.compareAndSet(service, entry.fingerprint, entry.revision, {
-        lastReadAt: new Date(sentAt).toISOString(),
-        nextReadAt: new Date(nextAt).toISOString(),
-      });
+      // Not durable (where the store can say so: PostgreSQL): a taking only spaces reads, and one lost in a
+      // crash of the database lets one read after it come early; the job's id, receipt and status stay as
+      // durably written before. It is the one ledger write of a status read that changed nothing.
+      const reserved = await ledger.compareAndSet(
+        service,
+        entry.fingerprint,
+        entry.revision,
+        { lastReadAt: new Date(sentAt).toISOString(), nextReadAt: new Date(nextAt).toISOString() },
+        { durable: false },
+      );
       if (!reserved) return 'lost';
       const key = keyOf(service, entry.id);
       const remembered = memory.get(key);

@@ -102,6 +102,11 @@ export interface ListLedgerOptions {
   updatedSince?: string;
 }
 
+export interface LedgerWriteOptions {
+  /** Default true: the write is on disk before it returns. */
+  durable?: boolean;
+}
+
 export interface JobLedger {
   /** Where the entries live, for messages (a directory, a database name); never a secret. */
   readonly location: string;
@@ -114,12 +119,19 @@ export interface JobLedger {
   list(options?: ListLedgerOptions): Promise<LedgerEntry[]>;
   /** Creates the entry unless one exists; returns the entry that is there afterwards and whether it is ours. */
   insert(entry: NewLedgerEntry): Promise<{ inserted: boolean; entry: LedgerEntry }>;
-  /** Applies `patch` only if the entry is still at `revision`; undefined when another write came first. */
+  /**
+   * Applies `patch` only if the entry is still at `revision`; undefined when another write came first.
+   * `durable: false` (for a write that only spaces reads, the taking of a status read) lets the store commit
+   * without waiting for the disk: the write may then be lost whole in a crash of the machine or the database,
+   * never half-applied, and what was written durably before it stays. A store that cannot keep that promise
+   * without the wait (the file store) writes durably anyway.
+   */
   compareAndSet(
     service: string,
     fingerprint: string,
     revision: number,
     patch: LedgerPatch,
+    options?: LedgerWriteOptions,
   ): Promise<LedgerEntry | undefined>;
   /** Applies `patch` to whatever revision is current; undefined when there is no entry. */
   update(service: string, fingerprint: string, patch: LedgerPatch): Promise<LedgerEntry | undefined>;
@@ -483,6 +495,9 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
       await writeIndex(entry, file);
       return { inserted: true, entry };
     },
+    // Always durable, `durable: false` included: an entry file renamed into place before its bytes reach the
+    // disk can be found empty after a machine crash (on file systems without ext4's rename heuristic), and
+    // the entry holds the job's id and receipt, not only the read's times.
     compareAndSet: (service, fp, revision, patch) => compareAndSet(service, fp, revision, patch),
     update: (service, fp, patch) => compareAndSet(service, fp, undefined, patch),
     async updateById(service, id, patch) {

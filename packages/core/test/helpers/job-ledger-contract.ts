@@ -163,6 +163,24 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
       expect(await ledger.compareAndSet('meeting', 'fp', 1.5, { lastStatus: 'X' })).toBeUndefined();
     });
 
+    it('compare-and-set that need not be durable (a read taken) keeps the same rules', async () => {
+      const ledger = await open();
+      const { entry } = await ledger.insert({
+        service: 'meeting',
+        fingerprint: 'fp',
+        id: 'j1',
+        lastStatus: 'A',
+      });
+      const taking = { lastReadAt: '2025-01-01T00:00:00.000Z', nextReadAt: '2025-01-01T00:00:05.000Z' };
+      const taken = await ledger.compareAndSet('meeting', 'fp', entry.revision, taking, { durable: false });
+      expect(taken).toMatchObject({ ...taking, id: 'j1', lastStatus: 'A', revision: entry.revision + 1 });
+      expect(await ledger.findById('meeting', 'j1')).toEqual(taken);
+      // The revision it was given is gone: a second taking of the same look loses, as a durable one would.
+      expect(
+        await ledger.compareAndSet('meeting', 'fp', entry.revision, taking, { durable: false }),
+      ).toBeUndefined();
+    });
+
     it('null clears a field, undefined leaves it', async () => {
       const ledger = await open();
       await ledger.insert({
