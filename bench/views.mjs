@@ -443,12 +443,15 @@ export async function measureViews() {
   }
 }
 
-/** Median of a figure over the runs, and the median of its per-round ratio view / floor. */
+/** Median of a figure over the runs, and its per-round ratios view / floor: their median and range. */
 function paired(runs, floorRuns, figure) {
+  const ratios = runs.map((run, index) => figure(run) / figure(floorRuns[index]));
   return {
     view: median(runs.map(figure)),
     floor: median(floorRuns.map(figure)),
-    ratio: median(runs.map((run, index) => figure(run) / figure(floorRuns[index]))),
+    ratio: median(ratios),
+    lowest: Math.min(...ratios),
+    highest: Math.max(...ratios),
   };
 }
 
@@ -460,7 +463,9 @@ export function viewsReport({ runs, floor, views }) {
   const renderRow = (view) => {
     const initialized = paired(view.runs, view.floorRuns, (run) => run.toInitialized);
     const content = paired(view.runs, view.floorRuns, (run) => run.toContent);
-    return `| ${view.label} | ${ms(initialized.view)} | ${ms(initialized.floor)} | **${initialized.ratio.toFixed(2)}** | ${ms(content.view)} | ${ms(content.floor)} | **${content.ratio.toFixed(2)}** |`;
+    const ratio = ({ ratio: middle, lowest, highest }) =>
+      `**${middle.toFixed(2)}** (${lowest.toFixed(2)}–${highest.toFixed(2)})`;
+    return `| ${view.label} | ${ms(initialized.view)} | ${ms(initialized.floor)} | ${ratio(initialized)} | ${ms(content.view)} | ${ms(content.floor)} | ${ratio(content)} |`;
   };
   const splitRow = (label, list) => {
     const of = (figure) => ms(median(list.map(figure)));
@@ -483,7 +488,7 @@ First render: each view mounted ${runs} times with one real result of its tool (
 the sandbox), and the floor ${runs} times with the same result, alternated, each mount in a fresh test host
 (packages/mcp-common/test/support/view-host.ts: its own Chromium, the host page, the sandbox proxy on another
 origin, the view's CSP, ext-apps' AppBridge). Medians in ms; ratios are the median of each round's view /
-floor. (a) mount start → the view's \`ui/notifications/initialized\` at the host; (b) tool result sent → the
+floor (lowest–highest). (a) mount start → the view's \`ui/notifications/initialized\` at the host; (b) tool result sent → the
 view's content in its DOM (meeting viewer: the first transcript segment; player: the audio or video has its
 metadata; deck: the first card's text; reading score: the first coloured word; floor: the result's text).
 
