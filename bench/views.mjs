@@ -488,9 +488,10 @@ First render: each view mounted ${runs} times with one real result of its tool (
 the sandbox), and the floor ${runs} times with the same result, alternated, each mount in a fresh test host
 (packages/mcp-common/test/support/view-host.ts: its own Chromium, the host page, the sandbox proxy on another
 origin, the view's CSP, ext-apps' AppBridge). Medians in ms; ratios are the median of each round's view /
-floor (lowest–highest). (a) mount start → the view's \`ui/notifications/initialized\` at the host; (b) tool result sent → the
-view's content in its DOM (meeting viewer: the first transcript segment; player: the audio or video has its
-metadata; deck: the first card's text; reading score: the first coloured word; floor: the result's text).
+floor (lowest–highest). (a) mount start → the view's \`ui/notifications/initialized\` at the host; (b) tool
+result sent → the view's content in its DOM (meeting viewer: the first transcript segment; player: the audio
+or video has its metadata; deck: the first card's text; reading score: the first coloured word; floor: the
+result's text).
 
 | View | (a) mount → initialized | floor | (a) / floor | (b) result → content | floor | (b) / floor |
 |---|---:|---:|---:|---:|---:|---:|
