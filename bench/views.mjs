@@ -199,8 +199,8 @@ async function loadViewHost(directory) {
 
 /**
  * Put into every frame before its own scripts (a playwright init script); acts in the view's frame only
- * (the proxy's srcdoc document). Records when the document started and when `kind`'s content was first in
- * its DOM, checked on every DOM change and on the media events that change a player's readyState.
+ * (the proxy's srcdoc document). Records when `kind`'s content was first in its DOM, checked on every DOM
+ * change and on the media events that change a player's readyState.
  */
 function watchContent(kind) {
   if (location.href !== 'about:srcdoc') return;
@@ -235,9 +235,9 @@ function watchContent(kind) {
 }
 
 /**
- * The renderer's main-thread time so far (Chromium's Performance domain, in ms): tasks, script run
- * (V8 compile included), V8 compile alone, style and layout. The view's frame shares the renderer with the
- * host page and the proxy (one site, loopback), so a difference over a mount is the mount's whole work.
+ * The renderer's main-thread time so far (Chromium's Performance domain, in ms): tasks, script run and
+ * top-level V8 compile as Chromium counts them, style and layout. The view's frame shares the renderer with
+ * the host page and the proxy (one site, loopback), so a difference over a mount is the mount's whole work.
  */
 async function mainThreadMs(session) {
   const { metrics } = await session.send('Performance.getMetrics');
