@@ -32,9 +32,13 @@
  *     finished job and of a running one (a real status read), file store and PostgreSQL, from 1 and 20 SDK
  *     clients over stateless HTTP, in rounds alternated with a bare one-tool server on the same SDK (the
  *     floor): medians and per-round ratios to the floor, beside the issue's targets.
- * Sections 5 to 11 start their own sandbox process (6, 9 and 10 at another speed) and servers (over stdio,
- * over HTTP from 8 on). BENCH_ONLY selects sections by name, comma separated (upload, startup, asr, tts,
- * duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted), e.g.
+ * 12. views (views.mjs): each MCP Apps view's built HTML (bytes, gzip) and its first render in headless
+ *     Chromium through the view tests' host, a real result of its tool (the combined server over stdio)
+ *     mounted BENCH_VIEWS_RUNS times (default 7), each in a fresh host, alternated with a minimal ext-apps
+ *     view (the floor, bench/views-floor/): mount → initialized and result → content, medians and ratios.
+ * Sections 5 to 12 start their own sandbox process (6, 9, 10, 11 and 12 at another speed) and servers (over
+ * stdio, over HTTP from 8 to 11). BENCH_ONLY selects sections by name, comma separated (upload, startup,
+ * asr, tts, duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted, views), e.g.
  * `BENCH_ONLY=abandoned,list-jobs,stores pnpm bench`; without it every section runs.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
@@ -54,6 +58,7 @@ import { binOf, startSandboxProcess } from './sandbox-process.mjs';
 import { measureStoreLatency, storeLatencyReport } from './store-latency.mjs';
 import { buildOneToolFloor, measureToolContext, toolContextReport } from './tool-context.mjs';
 import { CAN_PIN, measureUploadThroughput, uploadThroughputReport } from './upload-throughput.mjs';
+import { measureViews, viewsReport } from './views.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const UPLOAD_BYTES = 500 * 1024 * 1024;
@@ -70,6 +75,7 @@ const SECTIONS = [
   'list-jobs',
   'stores',
   'hosted',
+  'views',
 ];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -207,6 +213,7 @@ try {
   if (wants('list-jobs')) parts.push(listJobsLoadReport(await measureListJobsLoad()));
   if (wants('stores')) parts.push(storeLatencyReport(await measureStoreLatency()));
   if (wants('hosted')) parts.push(hostedReport(await measureHosted()));
+  if (wants('views')) parts.push(viewsReport(await measureViews()));
 
   const command = only.length === 0 ? 'pnpm bench' : `BENCH_ONLY=${only.join(',')} pnpm bench`;
   const report = `## Run of ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${os.cpus().length} cores)

@@ -37,9 +37,20 @@ declare global {
     mountView(request: MountRequest): Promise<void>;
     /** What the bridge saw, in order (the test asserts the handshake came before the data). */
     bridgeEvents: string[];
+    /**
+     * When each mount began (`mount`) and each of `bridgeEvents` happened, in order, as absolute times
+     * (`performance.timeOrigin + performance.now()`, ms), comparable with the view frame's own clock: the
+     * views benchmark (bench/views.mjs) times a view's first render from these.
+     */
+    bridgeTimes: BridgeTime[];
     /** What the view asked the host to download (`ui/download-file`) or open (`ui/open-link`), in order. */
     hostRequests: HostRequest[];
   }
+}
+
+export interface BridgeTime {
+  event: string;
+  at: number;
 }
 
 export type HostRequest =
@@ -48,9 +59,18 @@ export type HostRequest =
 type McpUiDownloadFileParams = Parameters<NonNullable<AppBridge['ondownloadfile']>>[0];
 
 window.bridgeEvents = [];
+window.bridgeTimes = [];
 window.hostRequests = [];
 
+const now = () => performance.timeOrigin + performance.now();
+
+function record(event: string): void {
+  window.bridgeEvents.push(event);
+  window.bridgeTimes.push({ event, at: now() });
+}
+
 window.mountView = async (request: MountRequest) => {
+  window.bridgeTimes.push({ event: 'mount', at: now() });
   const iframe = document.createElement('iframe');
   iframe.title = 'view';
   iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin');
@@ -64,21 +84,21 @@ window.mountView = async (request: MountRequest) => {
     { hostContext: request.hostContext },
   );
   bridge.oncalltool = (params) => {
-    window.bridgeEvents.push(`tools/call ${params.name}`);
+    record(`tools/call ${params.name}`);
     return window.hostCallTool(params);
   };
   bridge.onreadresource = (params) => {
-    window.bridgeEvents.push(`resources/read ${params.uri}`);
+    record(`resources/read ${params.uri}`);
     return window.hostReadResource(params);
   };
   // The test host records what a person would be asked to confirm, and confirms it.
   bridge.ondownloadfile = async (params) => {
-    window.bridgeEvents.push('ui/download-file');
+    record('ui/download-file');
     window.hostRequests.push({ method: 'ui/download-file', params });
     return {};
   };
   bridge.onopenlink = async (params) => {
-    window.bridgeEvents.push(`ui/open-link ${params.url}`);
+    record(`ui/open-link ${params.url}`);
     window.hostRequests.push({ method: 'ui/open-link', params });
     return {};
   };
@@ -87,12 +107,12 @@ window.mountView = async (request: MountRequest) => {
   };
   const initialized = new Promise<void>((resolve) => {
     bridge.oninitialized = () => {
-      window.bridgeEvents.push('initialized');
+      record('initialized');
       resolve();
     };
   });
   bridge.onsandboxready = () => {
-    window.bridgeEvents.push('sandbox-ready');
+    record('sandbox-ready');
     void bridge.sendSandboxResourceReady({
       html: request.html,
       ...(request.csp ? { csp: request.csp } : {}),
@@ -104,7 +124,7 @@ window.mountView = async (request: MountRequest) => {
   await initialized;
   // The spec's order: tool input, then the result, only after the view said it is initialized.
   await bridge.sendToolInput({ arguments: request.input });
-  window.bridgeEvents.push('tool-input');
+  record('tool-input');
   await bridge.sendToolResult(request.result);
-  window.bridgeEvents.push('tool-result');
+  record('tool-result');
 };

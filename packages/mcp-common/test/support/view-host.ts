@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core';
-import type { HostRequest, McpUiHostContext, McpUiResourceCsp } from './view-host-page.js';
+import type { BridgeTime, HostRequest, McpUiHostContext, McpUiResourceCsp } from './view-host-page.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -30,6 +30,8 @@ export interface ViewHost {
   mount(request: MountOptions): Promise<Frame>;
   /** What the host page's bridge saw, in order. */
   bridgeEvents(): Promise<string[]>;
+  /** When each mount began and each bridge event happened (absolute ms, comparable across frames). */
+  bridgeTimes(): Promise<BridgeTime[]>;
   /** What the view asked the host to download or open, in order. */
   hostRequests(): Promise<HostRequest[]>;
   close(): Promise<void>;
@@ -191,6 +193,7 @@ export async function startViewHost(client: Client): Promise<ViewHost> {
         return view;
       },
       bridgeEvents: () => page.evaluate(() => window.bridgeEvents),
+      bridgeTimes: () => page.evaluate(() => window.bridgeTimes),
       hostRequests: () => page.evaluate(() => window.hostRequests),
       async close() {
         await opened.close();
