@@ -29,7 +29,7 @@ import { gzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createReadingRecording, SAMPLE_READING_TEXT, writeMeetingRecording } from '@polymodal/sandbox';
-import { buildViews } from '../scripts/build-views.mjs';
+import { buildViews, bundleViewScript } from '../scripts/build-views.mjs';
 import { SHORT_SCRIPT } from './meeting-server.mjs';
 import { startSandboxProcess } from './sandbox-process.mjs';
 
@@ -335,18 +335,7 @@ function partOf(input) {
  * inlined in the HTML (else the build options drifted, or dist is stale).
  */
 async function sizeOf(folder, html) {
-  const bundled = await esbuild.build({
-    entryPoints: [path.join(folder, 'main.ts')],
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'error',
-    metafile: true,
-  });
+  const bundled = await bundleViewScript(folder, { metafile: true });
   const script = bundled.outputFiles[0].text.replaceAll('</script', '<\\/script');
   if (!html.includes(`<script>${script}</script>`)) {
     throw new Error(`${folder}: the built HTML does not inline main.ts as it bundles now (pnpm build)`);
