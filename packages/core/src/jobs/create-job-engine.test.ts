@@ -460,6 +460,106 @@ describe('start: claim before paying', () => {
     expect(reads).toEqual(['first', 'second']);
   });
 
+  /**
+   * The ledger of one process whose first look at a job is slow (a loaded disk): it takes 100 ms of the
+   * clock and then waits for the test's `release()`, having read the entry before the wait (`stale`) or
+   * reading it after (`fresh`). `looked()`: that look has answered.
+   */
+  function slowFirstLook(clock: ReturnType<typeof virtualClock>, read: 'stale' | 'fresh') {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let looks = 0;
+    let holding = false;
+    let looked = false;
+    const slow: JobLedger = {
+      ...ledger,
+      findById: async (service, id) => {
+        looks += 1;
+        if (looks > 1) return ledger.findById(service, id);
+        clock.advance(100);
+        const before = read === 'stale' ? await ledger.findById(service, id) : undefined;
+        holding = true;
+        await released;
+        const entry = read === 'stale' ? before : await ledger.findById(service, id);
+        looked = true;
+        return entry;
+      },
+    };
+    return { ledger: slow, release: () => release(), holding: () => holding, looked: () => looked };
+  }
+
+  /** A poll of a finished job by a caller that asked not to wait (`get_meeting` with waitSeconds 0). */
+  function askNotToWait(clock: ReturnType<typeof virtualClock>, read: () => Promise<Job>) {
+    return {
+      service: 'meeting',
+      id: 'j1',
+      intervalMs: 5_000,
+      isDone: (job: Job) => job.status === 'COMPLETED',
+      status: (job: Job) => job.status,
+      deadline: clock.now(),
+      firstReadDeadline: clock.now() + 50_000,
+      read,
+    };
+  }
+
+  it('a caller that asked not to wait, looking at the ledger while another caller of this process takes the read, joins that read', async () => {
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const clock = virtualClock(Date.now());
+    const look = slowFirstLook(clock, 'fresh');
+    const engine = createJobEngine({ ledger: look.ledger, now: clock.now, sleep: clock.sleep });
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const sent: number[] = [];
+    const read = async () => {
+      sent.push(clock.now());
+      await answered;
+      return { status: 'COMPLETED' };
+    };
+    const start = clock.now();
+    const slow = engine.poll(askNotToWait(clock, read));
+    await until(look.holding);
+    // Another call takes the read (in the ledger too) and sends it while the first one is still looking.
+    const fast = engine.poll(askNotToWait(clock, read));
+    await until(() => sent.length === 1);
+    look.release();
+    // The look finds that taking: this process's own read, not another process's that holds this one
+    // off. (Once it has answered, the caller joins the read or gives up before the next timer.)
+    await until(look.looked);
+    answer();
+    expect(await fast).toMatchObject({ done: true, reads: 1 });
+    expect(await slow).toMatchObject({ done: true, value: { status: 'COMPLETED' } });
+    expect(sent).toEqual([start + 100]);
+    expect(clock.now() - start).toBe(100);
+  });
+
+  it.each(['stale', 'fresh'] as const)(
+    'a caller that asked not to wait, whose look at the ledger (%s) outlasts another caller’s read of the finished job, answers with that read',
+    async (kind) => {
+      await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+      const clock = virtualClock(Date.now());
+      const look = slowFirstLook(clock, kind);
+      const engine = createJobEngine({ ledger: look.ledger, now: clock.now, sleep: clock.sleep });
+      const sent: number[] = [];
+      const read = async () => {
+        sent.push(clock.now());
+        return { status: 'COMPLETED' };
+      };
+      const start = clock.now();
+      const slow = engine.poll(askNotToWait(clock, read));
+      await until(look.holding);
+      expect(await engine.poll(askNotToWait(clock, read))).toMatchObject({ done: true, reads: 1 });
+      look.release();
+      // Not "nothing to show yet", nor a second read of a finished job an interval later: the read just made.
+      expect(await slow).toMatchObject({ done: true, value: { status: 'COMPLETED' }, reads: 0 });
+      expect(sent).toEqual([start + 100]);
+      expect(clock.now() - start).toBe(100);
+    },
+  );
+
   it('a reader that died mid-read holds the others off for one interval at most, not their whole wait', async () => {
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PENDING' });
     const clock = virtualClock();

@@ -619,8 +619,12 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
    * processes leave their reads). `elsewhere`: the ledger, not this process, sets the time.
    */
   async function gate(service: string, id: string) {
-    const remembered = memory.get(keyOf(service, id));
     const entry = await find(service, id);
+    // Memory as it is after the look, not before: looking at the ledger takes time, and another caller of
+    // this process may have taken a read meanwhile. Compared with what it was before, that taking would look
+    // like another process's (one interval and the slack to wait, so a caller that asked not to wait gives
+    // up) instead of a read in flight here that this caller joins.
+    const remembered = memory.get(keyOf(service, id));
     const written = parseTime(entry?.nextReadAt);
     // This process's own taking is as the ledger left it: its memory knows better (and of a taking whose
     // read was not sent, that nothing was read).
@@ -693,17 +697,33 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       ...(lastError === undefined || done ? {} : { lastError }),
     });
 
-    // A value read less than one interval ago is as good as a new read (and costs the platform nothing).
-    const remembered = memory.get(keyOf(service, id));
-    if (remembered?.body !== undefined && now() - (remembered.bodyAt ?? 0) < o.intervalMs) {
+    /** When the value this call holds was read; a body remembered later is a newer read of the job. */
+    let valueAt = Number.NEGATIVE_INFINITY;
+    /**
+     * Takes the body remembered from a read newer than this call's value and less than one interval older
+     * than the call: as good as a new read (and costs the platform nothing). True when the job is done.
+     */
+    const takeRemembered = async (): Promise<boolean> => {
+      const remembered = memory.get(keyOf(service, id));
+      const bodyAt = remembered?.bodyAt ?? 0;
+      const since = Math.max(valueAt, startedAt - o.intervalMs);
+      if (remembered?.body === undefined || bodyAt <= since) return false;
+      valueAt = bodyAt;
       value = remembered.body as T;
       await o.onValue?.(value);
-      if (o.isDone(value)) return outcome(true);
-    }
+      return o.isDone(value);
+    };
+
+    if (await takeRemembered()) return outcome(true);
 
     for (;;) {
       signal?.throwIfAborted();
       const { at, nextAt: notBefore, entry, elsewhere } = await gate(service, id);
+      // Another caller of this process may have read the job while this one looked at the ledger (its read
+      // then also took this caller's turn, or made the ledger say the next read is not due): its answer is
+      // this call's. Else a caller that asked not to wait would answer "nothing to show yet" about a job that
+      // was just read, finished, or wait one more interval and read a finished job again.
+      if (await takeRemembered()) return outcome(true);
       const spacing = pause * (1 + (cadence.jitter ?? 0) * random());
       let nextAt = Math.max(at > 0 ? at + spacing : 0, notBefore, now());
       if (reads === 0 && transientErrors === 0 && cadence.initialDelayMs) {
@@ -788,6 +808,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       consecutive = 0;
       lastError = undefined;
       value = attempt.value as T;
+      // This read's body is remembered no later than now; only a later one is news.
+      valueAt = now();
       await o.onValue?.(value);
       if (o.isDone(value)) return outcome(true);
       const grown = pause * (cadence.growth ?? 1);
