@@ -3,7 +3,10 @@
  * sandbox: what the sandbox saw (uploads, jobs, the arrival time of every read) is what is asserted.
  * The sandbox clock is held where a job must still be running, so no assertion races the wall clock.
  */
+import { createServerContext } from '@polymodal/mcp-common/host';
 import { afterEach, describe, expect, it } from 'vitest';
+import { connectInMemory } from '../../mcp-common/test/support/server-harness.js';
+import { createServer } from '../src/server.js';
 import { type Harness, startHarness } from './harness.js';
 
 const API = '/api/conference-summary/v1';
@@ -209,5 +212,59 @@ describe('every wait bounded', () => {
     const after = log[limited + 1];
     expect(after).toBeDefined();
     expect((after?.at ?? 0) - (log[limited]?.at ?? 0)).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
+describe('one read answers every call that waits for it', () => {
+  it('get_meeting of a finished job, asked not to wait while another call of the same server reads it, answers with that read', async () => {
+    const interval = 1_000;
+    const h = await startHarness({ pollIntervalMs: interval });
+    harness = h;
+    const file = await h.writeRecording('finished.wav');
+    const finished = await h.call('summarize_meeting', { path: file, waitSeconds: 30 });
+    const jobId = finished.structured.jobId as string;
+    expect(finished.structured).toMatchObject({ status: 'COMPLETED', done: true });
+    const readsBefore = readsOf(h, jobId).length;
+
+    // A second server on the same ledger whose first look at the job is slow (a loaded disk): it has read
+    // the entry, and answers only once the test lets it.
+    const context = createServerContext({ env: h.env });
+    const ledger = context.ledger;
+    const findById = ledger.findById.bind(ledger);
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = false;
+    ledger.findById = async (service, id) => {
+      const entry = await findById(service, id);
+      if (id !== jobId || holding) return entry;
+      holding = true;
+      await released;
+      return entry;
+    };
+    const server = await connectInMemory(createServer({ context }), { secrets: [h.sandbox.apiKey] });
+    try {
+      const slow = server.call('get_meeting', { jobId, include: ['summary'], waitSeconds: 0 });
+      while (!holding) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Meanwhile another call reads the job (within one interval of the first server's last read).
+      const fast = await server.call('get_meeting', { jobId, include: ['summary'], waitSeconds: 0 });
+      expect(fast.structured).toMatchObject({ jobId, status: 'COMPLETED', done: true });
+      release();
+      const answer = await slow;
+      expect(answer.isError, answer.text).toBe(false);
+      // The read just made, not "UNKNOWN, still running" about a finished meeting.
+      expect(answer.structured).toMatchObject({
+        jobId,
+        status: 'COMPLETED',
+        done: true,
+        outcome: 'succeeded',
+      });
+      // And not a second read of it either: the sandbox saw one read for the two calls.
+      expect(readsOf(h, jobId)).toHaveLength(readsBefore + 1);
+    } finally {
+      await server.close();
+      await context.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import {
   UncertainSubmissionError,
 } from '../errors/polymodal-error.js';
 import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
-import { createJobEngine } from './create-job-engine.js';
+import { createJobEngine, type JobEngine } from './create-job-engine.js';
 
 interface Job {
   status: string;
@@ -458,6 +458,258 @@ describe('start: claim before paying', () => {
     expect(a.value).toEqual({ status: 'TRANSCRIBING' });
     expect(b.value).toEqual({ status: 'TRANSLATING' });
     expect(reads).toEqual(['first', 'second']);
+  });
+
+  /**
+   * The ledger of one process whose first look at a job is slow (a loaded disk): it takes 100 ms of the
+   * clock and then waits for the test's `release()`, having read the entry before the wait (`stale`) or
+   * reading it after (`fresh`). `looked()`: that look has answered.
+   */
+  function slowFirstLook(clock: ReturnType<typeof virtualClock>, read: 'stale' | 'fresh') {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let looks = 0;
+    let holding = false;
+    let looked = false;
+    const slow: JobLedger = {
+      ...ledger,
+      findById: async (service, id) => {
+        looks += 1;
+        if (looks > 1) return ledger.findById(service, id);
+        clock.advance(100);
+        const before = read === 'stale' ? await ledger.findById(service, id) : undefined;
+        holding = true;
+        await released;
+        const entry = read === 'stale' ? before : await ledger.findById(service, id);
+        looked = true;
+        return entry;
+      },
+    };
+    return { ledger: slow, release: () => release(), holding: () => holding, looked: () => looked };
+  }
+
+  /** A poll of a finished job by a caller that asked not to wait (`get_meeting` with waitSeconds 0). */
+  function askNotToWait(clock: ReturnType<typeof virtualClock>, read: () => Promise<Job>, id = 'j1') {
+    return {
+      service: 'meeting',
+      id,
+      intervalMs: 5_000,
+      isDone: (job: Job) => job.status === 'COMPLETED',
+      status: (job: Job) => job.status,
+      deadline: clock.now(),
+      firstReadDeadline: clock.now() + 50_000,
+      read,
+    };
+  }
+
+  it('a caller that asked not to wait, looking at the ledger while another caller of this process takes the read, joins that read', async () => {
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const clock = virtualClock(Date.now());
+    const look = slowFirstLook(clock, 'fresh');
+    const engine = createJobEngine({ ledger: look.ledger, now: clock.now, sleep: clock.sleep });
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    const sent: number[] = [];
+    const read = async () => {
+      sent.push(clock.now());
+      await answered;
+      return { status: 'COMPLETED' };
+    };
+    const start = clock.now();
+    const slow = engine.poll(askNotToWait(clock, read));
+    await until(look.holding);
+    // Another call takes the read (in the ledger too) and sends it while the first one is still looking.
+    const fast = engine.poll(askNotToWait(clock, read));
+    await until(() => sent.length === 1);
+    look.release();
+    // The look finds that taking: this process's own read, not another process's that holds this one
+    // off. (Once it has answered, the caller joins the read or gives up before the next timer.)
+    await until(look.looked);
+    answer();
+    expect(await fast).toMatchObject({ done: true, reads: 1 });
+    expect(await slow).toMatchObject({ done: true, value: { status: 'COMPLETED' } });
+    expect(sent).toEqual([start + 100]);
+    expect(clock.now() - start).toBe(100);
+  });
+
+  it.each(['stale', 'fresh'] as const)(
+    'a caller that asked not to wait, whose look at the ledger (%s) outlasts another caller’s read of the finished job, answers with that read',
+    async (kind) => {
+      await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+      const clock = virtualClock(Date.now());
+      const look = slowFirstLook(clock, kind);
+      const engine = createJobEngine({ ledger: look.ledger, now: clock.now, sleep: clock.sleep });
+      const sent: number[] = [];
+      const read = async () => {
+        sent.push(clock.now());
+        return { status: 'COMPLETED' };
+      };
+      const start = clock.now();
+      const slow = engine.poll(askNotToWait(clock, read));
+      await until(look.holding);
+      expect(await engine.poll(askNotToWait(clock, read))).toMatchObject({ done: true, reads: 1 });
+      look.release();
+      // Not "nothing to show yet", nor a second read of a finished job an interval later: the read just made.
+      expect(await slow).toMatchObject({ done: true, value: { status: 'COMPLETED' }, reads: 0 });
+      expect(sent).toEqual([start + 100]);
+      expect(clock.now() - start).toBe(100);
+    },
+  );
+
+  /** A read of j1 that is sent at once and answered when the test says (COMPLETED); `sent` notes when. */
+  function heldRead(clock: ReturnType<typeof virtualClock>, sent: string[]) {
+    const start = clock.now();
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    return {
+      answer: () => answer(),
+      read: async () => {
+        sent.push(`j1 at +${clock.now() - start}`);
+        await answered;
+        return { status: 'COMPLETED' };
+      },
+    };
+  }
+
+  it('a read in flight here is joined at once by a caller that asked not to wait, also after reads of other jobs', async () => {
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp1', id: 'j1', lastStatus: 'PROCESSING' });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp2', id: 'j2', lastStatus: 'PROCESSING' });
+    const clock = virtualClock(Date.now());
+    const start = clock.now();
+    let looks = 0;
+    const counted: JobLedger = {
+      ...ledger,
+      findById: async (service, id) => {
+        const entry = await ledger.findById(service, id);
+        if (id === 'j1') looks += 1;
+        return entry;
+      },
+    };
+    const engine = createJobEngine({ ledger: counted, now: clock.now, sleep: clock.sleep });
+    const sent: string[] = [];
+    const j1 = heldRead(clock, sent);
+    const first = engine.poll(askNotToWait(clock, j1.read));
+    await until(() => sent.length === 1);
+    // A read of another job meanwhile: this process forgets what it no longer needs, not the read in flight.
+    const other = async () => {
+      sent.push('j2');
+      return { status: 'PROCESSING' };
+    };
+    await engine.poll(askNotToWait(clock, other, 'j2'));
+    const looked = looks;
+    const second = engine.poll(askNotToWait(clock, j1.read));
+    // Once its look at the ledger has answered, the caller has joined the read (or started waiting).
+    await until(() => looks > looked);
+    j1.answer();
+    expect(await first).toMatchObject({ done: true, reads: 1 });
+    expect(await second).toMatchObject({ done: true, value: { status: 'COMPLETED' } });
+    // One read of j1, and no waiting: not one interval and the slack, as for another process's read.
+    expect(sent).toEqual(['j1 at +0', 'j2']);
+    expect(clock.now() - start).toBe(0);
+  });
+
+  it('a read in flight here is joined at once by a caller whose look at the ledger saw an earlier, slow taking of it', async () => {
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const clock = virtualClock(Date.now());
+    const start = clock.now();
+    const sent: string[] = [];
+    const j1 = heldRead(clock, sent);
+    let second: ReturnType<JobEngine['poll']> | undefined;
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = false;
+    let looked = false;
+    let takings = 0;
+    let engine: JobEngine | undefined;
+    const slow: JobLedger = {
+      ...ledger,
+      // The first taking of the read takes 700 ms, past its slack (500 ms): it is taken again, then sent.
+      // Between the two, another caller looks at the ledger (and sees the first), slowly.
+      compareAndSet: async (...args) => {
+        const written = await ledger.compareAndSet(...args);
+        takings += 1;
+        if (takings === 1) {
+          second = engine?.poll(askNotToWait(clock, j1.read));
+          await until(() => holding);
+          clock.advance(700);
+        }
+        return written;
+      },
+      findById: async (service, id) => {
+        const entry = await ledger.findById(service, id);
+        if (takings === 1 && !holding) {
+          holding = true;
+          await released;
+          looked = true;
+        }
+        return entry;
+      },
+    };
+    engine = createJobEngine({ ledger: slow, now: clock.now, sleep: clock.sleep });
+    const first = engine.poll(askNotToWait(clock, j1.read));
+    await until(() => sent.length === 1);
+    release();
+    // Once its look has answered (with the first taking), the caller has joined the read (or started waiting).
+    await until(() => looked);
+    j1.answer();
+    expect(await first).toMatchObject({ done: true, reads: 1 });
+    expect(await second).toMatchObject({ done: true, value: { status: 'COMPLETED' } });
+    expect(sent).toEqual(['j1 at +700']);
+    expect(clock.now() - start).toBe(700);
+  });
+
+  it('a read in flight here is joined by a caller that asked not to wait and saw its taking in the ledger before the taker heard back', async () => {
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const clock = virtualClock(Date.now());
+    const start = clock.now();
+    const sent: string[] = [];
+    const j1 = heldRead(clock, sent);
+    let looking: () => void = () => undefined;
+    const mayLook = new Promise<void>((resolve) => {
+      looking = resolve;
+    });
+    let looks = 0;
+    let looked = false;
+    const racing: JobLedger = {
+      ...ledger,
+      // The second caller's look waits for the first caller's taking to be written, and answers before the
+      // database's answer to that write reaches the first caller (two connections of one pool).
+      findById: async (service, id) => {
+        looks += 1;
+        if (looks !== 1) return ledger.findById(service, id);
+        await mayLook;
+        const entry = await ledger.findById(service, id);
+        looked = true;
+        return entry;
+      },
+      compareAndSet: async (...args) => {
+        const written = await ledger.compareAndSet(...args);
+        looking();
+        await until(() => looked);
+        return written;
+      },
+    };
+    const engine = createJobEngine({ ledger: racing, now: clock.now, sleep: clock.sleep });
+    // The second caller starts first; the first takes the read a millisecond later, while it looks.
+    const second = engine.poll(askNotToWait(clock, j1.read));
+    await until(() => looks === 1);
+    clock.advance(1);
+    const first = engine.poll(askNotToWait(clock, j1.read));
+    await until(() => sent.length === 1);
+    j1.answer();
+    expect(await first).toMatchObject({ done: true, reads: 1 });
+    // Not "nothing to show yet" because the taking looked like another process's.
+    expect(await second).toMatchObject({ done: true, value: { status: 'COMPLETED' } });
+    expect(sent).toEqual(['j1 at +1']);
+    expect(clock.now() - start).toBe(1);
   });
 
   it('a reader that died mid-read holds the others off for one interval at most, not their whole wait', async () => {

@@ -221,10 +221,12 @@ interface ReadMemory {
   body?: unknown;
   bodyAt?: number;
   /**
-   * The next-read time this process wrote when it took its last read in the ledger: meant for the other
-   * processes (it carries their slack), so this one, which knows when its read was answered, goes by `nextAt`.
+   * The next-read times this process wrote (or is writing) when it took reads in the ledger, while they are
+   * ahead: meant for the other processes (they carry their slack), so this one, which knows when its reads
+   * were answered, goes by `nextAt`. More than the last one: a taking too slow to send its read is taken
+   * again, and a look at the ledger may still find the first.
    */
-  takenNextAt?: number;
+  takings?: number[];
   /** The pause the platform asked for after the last read (its Retry-After), if it asked for one. */
   askedMs?: number;
 }
@@ -329,9 +331,11 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     const key = keyOf(service, id);
     const previous = memory.get(key);
     memory.set(key, { nextAt: update.at, ...previous, ...update });
-    // Bodies can be megabytes (a two-hour transcript); they are only useful for one interval.
+    // Bodies can be megabytes (a two-hour transcript); they are only useful for one interval. A read taken
+    // and not answered yet (`at` 0 until it is) is kept: its taking tells this process's callers that the
+    // read in flight is their own to join, not another process's to wait out.
     for (const [otherKey, entry] of memory) {
-      if (now() - entry.at > BODY_MEMORY_MS) memory.delete(otherKey);
+      if (now() - Math.max(entry.at, ...(entry.takings ?? [])) > BODY_MEMORY_MS) memory.delete(otherKey);
     }
   }
 
@@ -619,12 +623,16 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
    * processes leave their reads). `elsewhere`: the ledger, not this process, sets the time.
    */
   async function gate(service: string, id: string) {
-    const remembered = memory.get(keyOf(service, id));
     const entry = await find(service, id);
+    // Memory as it is after the look, not before: looking at the ledger takes time, and another caller of
+    // this process may have taken a read meanwhile. Compared with what it was before, that taking would look
+    // like another process's (one interval and the slack to wait, so a caller that asked not to wait gives
+    // up) instead of a read in flight here that this caller joins.
+    const remembered = memory.get(keyOf(service, id));
     const written = parseTime(entry?.nextReadAt);
-    // This process's own taking is as the ledger left it: its memory knows better (and of a taking whose
-    // read was not sent, that nothing was read).
-    const own = written === remembered?.takenNextAt;
+    // A taking of this process (any one still ahead) is as the ledger left it: its memory knows better (and
+    // of a taking whose read was not sent, that nothing was read).
+    const own = remembered?.takings?.includes(written) ?? false;
     const ledgerNextAt = own ? 0 : written;
     return {
       at: Math.max(remembered?.at ?? 0, own ? 0 : parseTime(entry?.lastReadAt)),
@@ -632,6 +640,19 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       entry,
       elsewhere: ledgerNextAt > (remembered?.nextAt ?? 0),
     };
+  }
+
+  /**
+   * Adds to a job's memory a next-read time this process writes when it takes a read (`add`), or removes
+   * one whose taking was lost to another writer; times that have come are dropped, since they hold nobody
+   * off any more.
+   */
+  function noteTaking(key: string, nextAt: number, add: boolean): void {
+    const remembered = memory.get(key);
+    const takings = (remembered?.takings ?? []).filter((time) => time > now() && time !== nextAt);
+    if (add) takings.push(nextAt);
+    if (remembered) remembered.takings = takings;
+    else memory.set(key, { at: 0, nextAt: 0, takings });
   }
 
   /**
@@ -651,8 +672,13 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     if (!ledger || !entry?.id) return 'taken';
     // A platform that asked for a longer pause after the last read is likely to ask for it again: the
     // taking says so at once, before this read's answer can.
-    const asked = memory.get(keyOf(service, entry.id))?.askedMs ?? 0;
+    const key = keyOf(service, entry.id);
+    const asked = memory.get(key)?.askedMs ?? 0;
     const nextAt = sentAt + Math.max(intervalMs, asked) + slackMs;
+    // Known here as this process's taking before it is written: another caller's look at the ledger may
+    // find the write before the answer to it reaches this one (a database pool has several connections),
+    // and must join this read, not wait it out (or give up) as another process's. A lost one is forgotten.
+    noteTaking(key, nextAt, true);
     try {
       // Not durable (where the store can say so: PostgreSQL): a taking only spaces reads, and one lost in a
       // crash of the database lets one read after it come early; the job's id, receipt and status stay as
@@ -664,11 +690,10 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
         { lastReadAt: new Date(sentAt).toISOString(), nextReadAt: new Date(nextAt).toISOString() },
         { durable: false },
       );
-      if (!reserved) return 'lost';
-      const key = keyOf(service, entry.id);
-      const remembered = memory.get(key);
-      if (remembered) remembered.takenNextAt = nextAt;
-      else memory.set(key, { at: 0, nextAt: 0, takenNextAt: nextAt });
+      if (!reserved) {
+        noteTaking(key, nextAt, false);
+        return 'lost';
+      }
       if (now() > sentAt + slackMs) return 'slow';
       taken.set(key, { entry: reserved, nextAt });
       return 'taken';
@@ -699,17 +724,33 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       ...(lastError === undefined || done ? {} : { lastError }),
     });
 
-    // A value read less than one interval ago is as good as a new read (and costs the platform nothing).
-    const remembered = memory.get(keyOf(service, id));
-    if (remembered?.body !== undefined && now() - (remembered.bodyAt ?? 0) < o.intervalMs) {
+    /** When the value this call holds was read; a body remembered later is a newer read of the job. */
+    let valueAt = Number.NEGATIVE_INFINITY;
+    /**
+     * Takes the body remembered from a read newer than this call's value and less than one interval older
+     * than the call: as good as a new read (and costs the platform nothing). True when the job is done.
+     */
+    const takeRemembered = async (): Promise<boolean> => {
+      const remembered = memory.get(keyOf(service, id));
+      const bodyAt = remembered?.bodyAt ?? 0;
+      const since = Math.max(valueAt, startedAt - o.intervalMs);
+      if (remembered?.body === undefined || bodyAt <= since) return false;
+      valueAt = bodyAt;
       value = remembered.body as T;
       await o.onValue?.(value);
-      if (o.isDone(value)) return outcome(true);
-    }
+      return o.isDone(value);
+    };
+
+    if (await takeRemembered()) return outcome(true);
 
     for (;;) {
       signal?.throwIfAborted();
       const { at, nextAt: notBefore, entry, elsewhere } = await gate(service, id);
+      // Another caller of this process may have read the job while this one looked at the ledger (its read
+      // then also took this caller's turn, or made the ledger say the next read is not due): its answer is
+      // this call's. Else a caller that asked not to wait would answer "nothing to show yet" about a job that
+      // was just read, finished, or wait one more interval and read a finished job again.
+      if (await takeRemembered()) return outcome(true);
       const spacing = pause * (1 + (cadence.jitter ?? 0) * random());
       let nextAt = Math.max(at > 0 ? at + spacing : 0, notBefore, now());
       if (reads === 0 && transientErrors === 0 && cadence.initialDelayMs) {
@@ -794,6 +835,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       consecutive = 0;
       lastError = undefined;
       value = attempt.value as T;
+      // This read's body is remembered no later than now; only a later one is news.
+      valueAt = now();
       await o.onValue?.(value);
       if (o.isDone(value)) return outcome(true);
       const grown = pause * (cadence.growth ?? 1);
