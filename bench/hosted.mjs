@@ -237,6 +237,23 @@ async function prepare(scratch) {
   }
 }
 
+/**
+ * A run with the CPU the rest of the machine spent on its calls: the platform's (the sandbox process, which
+ * answers a status read) and the clients' (this process), per call in ms, beside the server's.
+ */
+async function besideTheServer(sandbox, run) {
+  const platformBefore = await processCpuSeconds(sandbox.pid);
+  const clientsBefore = process.cpuUsage();
+  const result = await run();
+  const platform = (await processCpuSeconds(sandbox.pid)) - platformBefore;
+  const clients = process.cpuUsage(clientsBefore);
+  return {
+    ...result,
+    platformCpuPerCallMs: (platform * 1000) / result.calls,
+    clientCpuPerCallMs: (clients.user + clients.system) / 1000 / result.calls,
+  };
+}
+
 export async function measureHosted() {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'polymodal-bench-hosted-'));
   let prepared;
@@ -254,16 +271,16 @@ export async function measureHosted() {
     const runs = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (const clients of CLIENT_COUNTS) {
-        const floorRun = await runClosedLoop(floor, { clients, seconds: RUN_SECONDS, ...FLOOR_CALL });
+        const floorRun = await besideTheServer(sandbox, () =>
+          runClosedLoop(floor, { clients, seconds: RUN_SECONDS, ...FLOOR_CALL }),
+        );
         runs.push({ round, clients, kind: 'floor', store: '—', ...floorRun });
         for (const kind of KINDS) {
           for (const store of stores) {
             const readsBefore = await meetingReads(sandbox);
-            const run = await runClosedLoop(store.server, {
-              clients,
-              seconds: RUN_SECONDS,
-              ...callsOf(store)[kind],
-            });
+            const run = await besideTheServer(sandbox, () =>
+              runClosedLoop(store.server, { clients, seconds: RUN_SECONDS, ...callsOf(store)[kind] }),
+            );
             const reads = (await meetingReads(sandbox)) - readsBefore;
             runs.push({ round, clients, kind, store: store.label, reads, floor: floorRun, ...run });
           }
@@ -324,6 +341,32 @@ const median = (values) => {
 function wrong(runs) {
   const count = runs.reduce((sum, run) => sum + run.failures.length, 0);
   return count > 0 ? `**${count}**` : '0';
+}
+
+/** The 20-client rows of the machine's CPU per call: server, platform, clients (see the report). */
+function machineRows(runs) {
+  const at20 = runs.filter((run) => run.clients === 20);
+  const us = (values) => median(values) * 1000;
+  const floorRuns = at20.filter((run) => run.kind === 'floor');
+  const floorWhole = us(
+    floorRuns.map((run) => run.cpuPerCallMs + run.platformCpuPerCallMs + run.clientCpuPerCallMs),
+  );
+  const rows = [
+    `| floor | — | ${us(floorRuns.map((run) => run.cpuPerCallMs)).toFixed(0)} | ${us(floorRuns.map((run) => run.platformCpuPerCallMs)).toFixed(0)} | ${us(floorRuns.map((run) => run.clientCpuPerCallMs)).toFixed(0)} | ${floorWhole.toFixed(0)} | — | — | — |`,
+  ];
+  for (const kind of KINDS) {
+    for (const store of ['file', 'PostgreSQL']) {
+      const mine = at20.filter((run) => run.kind === kind && run.store === store);
+      const whole = us(
+        mine.map((run) => run.cpuPerCallMs + run.platformCpuPerCallMs + run.clientCpuPerCallMs),
+      );
+      const measured = median(mine.map((run) => run.perSecond / run.floor.perSecond));
+      rows.push(
+        `| \`${kind}\` | ${store} | ${us(mine.map((run) => run.cpuPerCallMs)).toFixed(0)} | ${us(mine.map((run) => run.platformCpuPerCallMs)).toFixed(0)} | ${us(mine.map((run) => run.clientCpuPerCallMs)).toFixed(0)} | ${whole.toFixed(0)} | ${(whole / floorWhole).toFixed(2)} | ${(floorWhole / whole).toFixed(2)} | ${measured.toFixed(2)} |`,
+      );
+    }
+  }
+  return rows;
 }
 
 export function hostedReport({ jobs, rounds, seconds, loadBefore, loadAfter, runs }) {
@@ -390,6 +433,15 @@ the floor of the same round and client count (per round in parentheses; bold: me
 ${[...floorRows, ...rows].join('\n')}
 
 Targets met: ${verdicts.filter(Boolean).length} of ${verdicts.length}.
+
+Where a call's CPU goes on the machine, 20 clients (medians, µs per call): the server's, the platform's (the
+sandbox process answering status reads), the clients' (the bench process); PostgreSQL's own processes are not
+counted. On 2 cores, calls/s can be at most 2 s of CPU per second over the whole per call: that bound's ratio to
+the floor's is what the calls/s ratio can reach, whatever the server does.
+
+| Call | Store | Server | Platform | Clients | Whole | Whole / floor's | Bound on calls/s / floor | Measured calls/s / floor |
+|---|---|---:|---:|---:|---:|---:|---:|---:|
+${machineRows(runs).join('\n')}
 ${failures.length > 0 ? `\nFailures:\n${failures.map((text) => `- ${text}`).join('\n')}\n` : ''}`;
 }
 
