@@ -1,7 +1,9 @@
 /**
- * Builds MCP Apps views into single self-contained HTML files: each view folder holds `index.html` (with
- * `<!-- STYLE -->` and `<!-- SCRIPT -->` where the CSS and the script go), `style.css` and `main.ts`. The
- * script is bundled by esbuild (the one tsup brings) into one minified IIFE for browsers, and both are
+ * Builds MCP Apps views into single self-contained HTML files: each view folder holds `index.html` (the
+ * view's `<title>`, then the content of its `<body>`), `style.css` and `main.ts`. The build writes the
+ * document around them, the same for every view. The style and the script are bundled by esbuild (the one
+ * tsup brings), with what they import (the Polymodal views' kit, packages/mcp-common/views/: `@import` of
+ * its base.css, an `import` of its kit.ts), the script into one minified IIFE for browsers; both are
  * inlined, so a view loads nothing from any origin. A host's CSP forbids eval and caps nothing else we
  * need; the build refuses a view over 1.5 MB (the issue's budget) or one that calls `eval(`.
  *
@@ -77,18 +79,45 @@ export function bundleViewScript(folder, { metafile = false } = {}) {
   });
 }
 
+/** A view's style as the build inlines it: style.css with what it imports, minified. */
+async function bundleViewStyle(folder) {
+  const bundled = await esbuild.build({
+    entryPoints: [path.join(folder, 'style.css')],
+    bundle: true,
+    write: false,
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'error',
+  });
+  return bundled.outputFiles[0].text;
+}
+
 async function buildView(folder) {
-  const [template, style, bundled] = await Promise.all([
+  const name = path.basename(folder);
+  const [page, style, bundled] = await Promise.all([
     readFile(path.join(folder, 'index.html'), 'utf8'),
-    readFile(path.join(folder, 'style.css'), 'utf8'),
+    bundleViewStyle(folder),
     bundleViewScript(folder),
   ]);
   const script = bundled.outputFiles[0].text;
-  if (/\beval\(/.test(script))
-    throw new Error(`The ${path.basename(folder)} view calls eval, which a host's CSP refuses.`);
+  if (/\beval\(/.test(script)) throw new Error(`The ${name} view calls eval, which a host's CSP refuses.`);
+  const parts = /^\s*(<title>[^<]+<\/title>)\s*([\s\S]*)$/.exec(page);
+  if (!parts) throw new Error(`The ${name} view's index.html must start with its <title>.`);
+  const [, title, body] = parts;
   // Inlined text must not close its element early: `</script` / `</style` in a string literal.
   const inline = (text, tag) => text.replaceAll(`</${tag}`, `<\\/${tag}`);
-  return template
-    .replace('<!-- STYLE -->', () => `<style>\n${inline(style, 'style')}</style>`)
-    .replace('<!-- SCRIPT -->', () => `<script>${inline(script, 'script')}</script>`);
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="color-scheme" content="light dark" />
+    ${title}
+    <style>${inline(style, 'style')}</style>
+  </head>
+  <body>
+${body}<script>${inline(script, 'script')}</script>
+  </body>
+</html>
+`;
 }

@@ -48,4 +48,4 @@ export {
 } from './tools/define-tool.js';
 export { resolveToolInputs } from './tools/resolve-tool-inputs.js';
 export type { ToolContext } from './tools/tool-context.js';
-export { defineView, type ViewSource } from './views/define-view.js';
+export { builtViewFiles, defineView, type ViewSource } from './views/define-view.js';

@@ -16,6 +16,17 @@ export interface ViewSource {
   csp?: ToolView['csp'];
 }
 
+/**
+ * The places a package's built view `file` may be, for a view defined in `src/views/` (`from` is the
+ * defining module's `import.meta.url`): beside dist/main.js or dist/server.js, beside a chunk in dist/bin/,
+ * or, from the sources (tests), in the built package.
+ */
+export function builtViewFiles(from: string, file: string): URL[] {
+  return [`./views/${file}`, `../views/${file}`, `../../dist/views/${file}`].map(
+    (relative) => new URL(relative, from),
+  );
+}
+
 export function defineView(source: ViewSource): ToolView {
   const { files, ...view } = source;
   let html: Promise<string> | undefined;

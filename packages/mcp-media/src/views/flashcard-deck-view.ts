@@ -6,19 +6,12 @@
  * from the saved JSON through the host (`resources/read` of the output), so the view needs no origin in its
  * CSP.
  */
-import { defineView } from '@polymodal/mcp-common';
-
-const FILE = 'flashcard-deck.html';
+import { builtViewFiles, defineView } from '@polymodal/mcp-common';
 
 export const FLASHCARD_DECK_VIEW = defineView({
   name: 'flashcard-deck',
   title: 'Flashcards',
   description:
     "Shows the flashcards one at a time, each turned over to its translation and words, with the card count; shows a running job's progress and checks it again on request.",
-  files: [
-    // dist/main.js or dist/server.js; a chunk in dist/bin/; the sources (tests) with the package built.
-    new URL(`./views/${FILE}`, import.meta.url),
-    new URL(`../views/${FILE}`, import.meta.url),
-    new URL(`../../dist/views/${FILE}`, import.meta.url),
-  ],
+  files: builtViewFiles(import.meta.url, 'flashcard-deck.html'),
 });

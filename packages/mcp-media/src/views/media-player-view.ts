@@ -5,19 +5,12 @@
  * dist/views/media-player.html (scripts/build-views.mjs); the file is read through the host (`resources/read`
  * of the output) and played from a `data:` URL, so the view needs no origin in its CSP.
  */
-import { defineView } from '@polymodal/mcp-common';
-
-const FILE = 'media-player.html';
+import { builtViewFiles, defineView } from '@polymodal/mcp-common';
 
 export const MEDIA_PLAYER_VIEW = defineView({
   name: 'media-player',
   title: 'Media player',
   description:
     "Plays a saved speech or video file, with its name, size and the job that made it; shows a running job's progress and checks it again on request.",
-  files: [
-    // dist/main.js or dist/server.js; a chunk in dist/bin/; the sources (tests) with the package built.
-    new URL(`./views/${FILE}`, import.meta.url),
-    new URL(`../views/${FILE}`, import.meta.url),
-    new URL(`../../dist/views/${FILE}`, import.meta.url),
-  ],
+  files: builtViewFiles(import.meta.url, 'media-player.html'),
 });

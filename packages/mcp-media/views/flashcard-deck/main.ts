@@ -9,16 +9,17 @@
  * the view's CSP lets it load nothing from any origin, so no clip is played here. A card whose clip has an
  * absolute web address offers to open it through the host (`ui/open-link`, which the host may confirm).
  */
-import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { config } from 'zod/v4/core';
-
-// zod compiles its object parsers with `new Function` unless told not to; a view's CSP forbids eval.
-config({ jitless: true });
-
-const OUTPUT_PREFIX = 'polymodal://outputs/';
-/** How long one "Check again" waits on the job: well inside a host's ~60 s cut-off of a tool call. */
-const CHECK_WAIT_SECONDS = 10;
+import {
+  checkAgain,
+  connectView,
+  createViewApp,
+  type JobFacts,
+  messageOf,
+  outputLinkOf,
+  showJobState,
+  textOf,
+} from '../../../mcp-common/views/kit.js';
 
 const elements = {
   title: document.getElementById('title') as HTMLHeadingElement,
@@ -57,13 +58,7 @@ interface Card {
 }
 
 /** The structured result of create_flashcards / get_flashcards the view shows. */
-interface FlashcardsFacts {
-  jobId?: string;
-  status?: string;
-  progress?: number;
-  done?: boolean;
-  outcome?: string;
-  error?: string;
+interface FlashcardsFacts extends JobFacts {
   stage?: string;
   title?: string | null;
   sourceLanguage?: string;
@@ -73,13 +68,12 @@ interface FlashcardsFacts {
   segments?: Card[];
 }
 
-const app = new App({ name: 'Polymodal flashcards', version: '1.0.0' }, {}, { autoResize: true });
+const app = createViewApp('Polymodal flashcards');
 let jobId: string | undefined;
 let cards: Card[] = [];
 let current = 0;
 let loadedAll: string | undefined;
 
-app.onhostcontextchanged = (context) => applyTheme(context);
 app.ontoolresult = (result) => void show(result as CallToolResult);
 elements.refresh.addEventListener('click', () => void refresh());
 elements.card.addEventListener('click', () => flip());
@@ -103,51 +97,15 @@ elements.cards.addEventListener('keydown', (event) => {
   go(target);
 });
 
-function applyTheme(context: ReturnType<App['getHostContext']>): void {
-  if (context?.theme) applyDocumentTheme(context.theme);
-  if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
-}
-
-function textOf(result: CallToolResult): string {
-  return (result.content ?? [])
-    .map((item) => (item.type === 'text' ? item.text : ''))
-    .filter(Boolean)
-    .join('\n');
-}
-
-/** The `polymodal://outputs/` link of the saved JSON (every card), when the result has one. */
-function savedDeckUri(result: CallToolResult): string | undefined {
-  for (const item of result.content ?? []) {
-    if (
-      item.type === 'resource_link' &&
-      item.uri.startsWith(OUTPUT_PREFIX) &&
-      item.mimeType === 'application/json'
-    ) {
-      return item.uri;
-    }
-  }
-  return undefined;
-}
-
 async function show(result: CallToolResult): Promise<void> {
   const facts = (result.structuredContent ?? {}) as FlashcardsFacts;
   jobId = facts.jobId ?? jobId;
-  const running = facts.done === false && !result.isError;
-  elements.refresh.hidden = !(running && jobId);
-  elements.progress.hidden = !running;
-  if (running) elements.progress.value = facts.progress ?? 0;
-  if (result.isError) {
-    elements.title.textContent = 'The tool failed';
-    elements.status.textContent = textOf(result);
-    return;
-  }
-  if (running) {
-    elements.title.textContent = 'Making the flashcards…';
-    const stage = facts.stage && facts.stage !== facts.status ? ` (${facts.stage})` : '';
-    const percent = facts.progress === undefined ? '' : `, ${Math.round(facts.progress)}%`;
-    elements.status.textContent = `Job ${jobId ?? ''} is ${facts.status ?? 'running'}${stage}${percent}. Check again to see whether it has finished.`;
-    return;
-  }
+  const job = {
+    id: jobId,
+    runningTitle: 'Making the flashcards…',
+    stage: facts.stage !== facts.status ? facts.stage : undefined,
+  };
+  if (showJobState(elements, result, facts, job)) return;
   if (facts.outcome !== 'succeeded' || !facts.segments) {
     elements.title.textContent =
       facts.outcome === 'cancelled' ? 'The flashcards job was cancelled' : 'The flashcards job failed';
@@ -161,7 +119,8 @@ async function show(result: CallToolResult): Promise<void> {
   if (loadedAll !== jobId) setCards(facts.segments);
   setSummary(facts, total);
   elements.status.textContent = '';
-  const uri = savedDeckUri(result);
+  // The saved JSON holds every card.
+  const uri = outputLinkOf(result, (link) => link.mimeType === 'application/json')?.uri;
   if (total > cards.length && uri && loadedAll !== jobId) await loadAll(uri, total);
 }
 
@@ -178,7 +137,7 @@ async function loadAll(uri: string, total: number): Promise<void> {
     loadedAll = jobId;
     elements.status.textContent = '';
   } catch (error) {
-    elements.status.textContent = `Showing the first ${cards.length} of ${total} cards; the others could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+    elements.status.textContent = `Showing the first ${cards.length} of ${total} cards; the others could not be loaded: ${messageOf(error)}`;
   }
 }
 
@@ -303,32 +262,13 @@ async function openClip(): Promise<void> {
     const opened = await app.openLink({ url });
     if (opened.isError) elements.status.textContent = 'The host did not open the clip.';
   } catch (error) {
-    elements.status.textContent = `Could not open the clip: ${error instanceof Error ? error.message : String(error)}`;
+    elements.status.textContent = `Could not open the clip: ${messageOf(error)}`;
   }
 }
 
 async function refresh(): Promise<void> {
   if (!jobId) return;
-  elements.refresh.disabled = true;
-  elements.status.textContent = 'Checking…';
-  try {
-    await show(
-      await app.callServerTool({
-        name: 'get_flashcards',
-        arguments: { jobId, waitSeconds: CHECK_WAIT_SECONDS },
-      }),
-    );
-  } catch (error) {
-    elements.status.textContent = `Could not check the job: ${error instanceof Error ? error.message : String(error)}`;
-  } finally {
-    elements.refresh.disabled = false;
-  }
+  await checkAgain(app, elements, { name: 'get_flashcards', arguments: { jobId }, show });
 }
 
-// An IIFE has no top-level await; a failed connect leaves the view's own message on screen.
-app.connect().then(
-  () => applyTheme(app.getHostContext()),
-  (error: unknown) => {
-    elements.status.textContent = `Could not reach the host: ${error instanceof Error ? error.message : String(error)}`;
-  },
-);
+connectView(app, elements.status);

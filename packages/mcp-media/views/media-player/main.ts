@@ -7,14 +7,17 @@
  * the job runs it shows the job's progress, and "Check again" calls the tool that continues it (get_speech or
  * get_video_job) through the host.
  */
-import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { config } from 'zod/v4/core';
-
-// zod compiles its object parsers with `new Function` unless told not to; a view's CSP forbids eval.
-config({ jitless: true });
-
-const OUTPUT_PREFIX = 'polymodal://outputs/';
+import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
+import {
+  checkAgain,
+  connectView,
+  createViewApp,
+  type JobFacts,
+  messageOf,
+  outputLinkOf,
+  showJobState,
+  textOf,
+} from '../../../mcp-common/views/kit.js';
 
 /**
  * The largest file the view reads through the host: the server's `MAX_OUTPUT_RESOURCE_BYTES` (mcp-common's
@@ -32,11 +35,9 @@ const CONTINUED_BY: Readonly<Record<string, string>> = {
   image_to_video: 'get_video_job',
   get_video_job: 'get_video_job',
 };
-/** How long one "Check again" waits on the job: well inside a host's ~60 s cut-off of a tool call. */
-const CHECK_WAIT_SECONDS = 10;
 
 const elements = {
-  name: document.getElementById('file-name') as HTMLHeadingElement,
+  title: document.getElementById('file-name') as HTMLHeadingElement,
   status: document.getElementById('status') as HTMLParagraphElement,
   progress: document.getElementById('progress') as HTMLProgressElement,
   audio: document.getElementById('audio') as HTMLAudioElement,
@@ -47,13 +48,7 @@ const elements = {
 };
 
 /** The structured result fields of the speech and video tools the view shows. */
-interface JobFacts {
-  jobId?: string;
-  status?: string;
-  progress?: number;
-  done?: boolean;
-  outcome?: string;
-  error?: string;
+interface MediaFacts extends JobFacts {
   service?: string;
   model?: string;
   sizeBytes?: number;
@@ -62,24 +57,16 @@ interface JobFacts {
   partsDone?: number;
 }
 
-interface OutputLink {
-  uri: string;
-  name: string;
-  mimeType?: string;
-  size?: number;
-}
-
 type MediaKind = 'audio' | 'video';
 
-const app = new App({ name: 'Polymodal media player', version: '1.0.0' }, {}, { autoResize: true });
+const app = createViewApp('Polymodal media player');
 let jobId: string | undefined;
-let facts: JobFacts = {};
-let link: OutputLink | undefined;
+let facts: MediaFacts = {};
+let link: ResourceLink | undefined;
 /** What the browser decoded of the video (its duration and frame size), which no result field says. */
 let decoded: { seconds: number; width: number; height: number } | undefined;
 let shown: string | undefined;
 
-app.onhostcontextchanged = (context) => applyTheme(context);
 // Shown under the player: the text spoken (synthesize_speech) or the prompt of the video (generate_video,
 // image_to_video). The get_ tools have neither.
 app.ontoolinput = ({ arguments: input }) => {
@@ -107,60 +94,23 @@ for (const media of [elements.audio, elements.video]) {
   });
 }
 
-function applyTheme(context: ReturnType<App['getHostContext']>): void {
-  if (context?.theme) applyDocumentTheme(context.theme);
-  if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
+/** The saved audio or video (a link without a mime type may be either). */
+function isMedia(output: ResourceLink): boolean {
+  return !output.mimeType || /^(audio|video)\//.test(output.mimeType);
 }
 
-/** The `polymodal://outputs/` link of the saved audio or video, when the result has one. */
-function outputLinkOf(result: CallToolResult): OutputLink | undefined {
-  for (const item of result.content ?? []) {
-    if (item.type === 'resource_link' && item.uri.startsWith(OUTPUT_PREFIX)) {
-      if (item.mimeType && !/^(audio|video)\//.test(item.mimeType)) continue;
-      return {
-        uri: item.uri,
-        name: item.name,
-        mimeType: item.mimeType,
-        size: item.size as number | undefined,
-      };
-    }
-  }
-  return undefined;
-}
-
-function kindOf(output: OutputLink): MediaKind {
+function kindOf(output: ResourceLink): MediaKind {
   return output.mimeType?.startsWith('video/') ? 'video' : 'audio';
 }
 
-function textOf(result: CallToolResult): string {
-  return (result.content ?? [])
-    .map((item) => (item.type === 'text' ? item.text : ''))
-    .filter(Boolean)
-    .join('\n');
-}
-
 async function show(result: CallToolResult): Promise<void> {
-  facts = (result.structuredContent ?? {}) as JobFacts;
+  facts = (result.structuredContent ?? {}) as MediaFacts;
   jobId = facts.jobId ?? jobId;
-  link = outputLinkOf(result);
+  link = outputLinkOf(result, isMedia);
   setFacts();
-  const running = facts.done === false && !result.isError;
-  elements.refresh.hidden = !(running && jobId);
-  elements.progress.hidden = !running;
-  if (running) elements.progress.value = facts.progress ?? 0;
-  if (result.isError) {
-    elements.name.textContent = 'The tool failed';
-    elements.status.textContent = textOf(result);
-    return;
-  }
-  if (running) {
-    elements.name.textContent = 'Still working…';
-    const percent = facts.progress === undefined ? '' : `, ${Math.round(facts.progress)}%`;
-    elements.status.textContent = `Job ${jobId ?? ''} is ${facts.status ?? 'running'}${percent}. Check again to see whether it has finished.`;
-    return;
-  }
+  if (showJobState(elements, result, facts, { id: jobId, runningTitle: 'Still working…' })) return;
   if (!link) {
-    elements.name.textContent =
+    elements.title.textContent =
       facts.outcome === 'cancelled'
         ? 'The job was cancelled'
         : facts.outcome === 'failed'
@@ -169,7 +119,7 @@ async function show(result: CallToolResult): Promise<void> {
     elements.status.textContent = facts.error ?? textOf(result);
     return;
   }
-  elements.name.textContent = link.name;
+  elements.title.textContent = link.name;
   if (shown === link.uri) return;
   const kind = kindOf(link);
   if (link.size === undefined || link.size > MAX_READ_BYTES) {
@@ -193,7 +143,7 @@ async function show(result: CallToolResult): Promise<void> {
     elements.status.textContent = '';
     shown = link.uri;
   } catch (error) {
-    elements.status.textContent = `The ${kind} could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
+    elements.status.textContent = `The ${kind} could not be loaded: ${messageOf(error)}`;
   }
 }
 
@@ -206,17 +156,9 @@ function continuingTool(): string {
 async function refresh(): Promise<void> {
   if (!jobId) return;
   const name = continuingTool();
-  const args: Record<string, unknown> = { jobId, waitSeconds: CHECK_WAIT_SECONDS };
+  const args: Record<string, unknown> = { jobId };
   if (name === 'get_video_job' && facts.service) args.service = facts.service;
-  elements.refresh.disabled = true;
-  elements.status.textContent = 'Checking…';
-  try {
-    await show(await app.callServerTool({ name, arguments: args }));
-  } catch (error) {
-    elements.status.textContent = `Could not check the job: ${error instanceof Error ? error.message : String(error)}`;
-  } finally {
-    elements.refresh.disabled = false;
-  }
+  await checkAgain(app, elements, { name, arguments: args, show });
 }
 
 function setFacts(): void {
@@ -247,10 +189,4 @@ function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
-// An IIFE has no top-level await; a failed connect leaves the view's own message on screen.
-app.connect().then(
-  () => applyTheme(app.getHostContext()),
-  (error: unknown) => {
-    elements.status.textContent = `Could not reach the host: ${error instanceof Error ? error.message : String(error)}`;
-  },
-);
+connectView(app, elements.status);

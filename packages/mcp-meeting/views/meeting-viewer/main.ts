@@ -10,12 +10,14 @@
  * click and played from a `data:` URL). Everything goes through the host: the view loads nothing from any
  * origin.
  */
-import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult, EmbeddedResource } from '@modelcontextprotocol/sdk/types.js';
-import { config } from 'zod/v4/core';
-
-// zod compiles its object parsers with `new Function` unless told not to; a view's CSP forbids eval.
-config({ jitless: true });
+import {
+  connectView,
+  createViewApp,
+  type JobFacts,
+  messageOf,
+  textOf,
+} from '../../../mcp-common/views/kit.js';
 
 /** A follow-up read waits this long at most (the platform's answers come every 5 s). */
 const FOLLOW_WAIT_SECONDS = 20;
@@ -64,12 +66,7 @@ interface SummaryItem {
   dueDate?: string | null;
 }
 
-interface MeetingResult {
-  jobId?: string;
-  status?: string;
-  progress?: number;
-  done?: boolean;
-  outcome?: string;
+interface MeetingResult extends JobFacts {
   title?: string | null;
   errorMessage?: string | null;
   warning?: string | null;
@@ -105,7 +102,7 @@ interface Page {
   durationSeconds?: number;
 }
 
-const app = new App({ name: 'Polymodal meeting viewer', version: '1.0.0' }, {}, { autoResize: true });
+const app = createViewApp('Polymodal meeting viewer');
 let jobId: string | undefined;
 let following = false;
 let shownJob: string | undefined;
@@ -122,7 +119,6 @@ let recordingPath: string | undefined;
 let canPlay = false;
 let recordingLoaded: Promise<void> | undefined;
 
-app.onhostcontextchanged = (context) => applyTheme(context);
 app.ontoolinput = ({ arguments: input }) => {
   const given = input?.path;
   if (typeof given === 'string' && !/^https?:/i.test(given)) recordingPath = given;
@@ -144,22 +140,6 @@ elements.tracks.addEventListener('change', (event) => {
 });
 for (const button of elements.exports.querySelectorAll<HTMLButtonElement>('button')) {
   button.addEventListener('click', () => void download(button));
-}
-
-function applyTheme(context: ReturnType<App['getHostContext']>): void {
-  if (context?.theme) applyDocumentTheme(context.theme);
-  if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
-}
-
-function textOf(result: CallToolResult): string {
-  return (result.content ?? [])
-    .map((item) => (item.type === 'text' ? item.text : ''))
-    .filter(Boolean)
-    .join('\n');
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A tool's answer: the structured result, or the tool's own words when it failed. */
@@ -482,10 +462,4 @@ function clock(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
-// An IIFE has no top-level await; a failed connect leaves the view's own message on screen.
-app.connect().then(
-  () => applyTheme(app.getHostContext()),
-  (error: unknown) => {
-    elements.status.textContent = `Could not reach the host: ${messageOf(error)}`;
-  },
-);
+connectView(app, elements.status);

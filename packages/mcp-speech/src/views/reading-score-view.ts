@@ -5,18 +5,11 @@
  * views/reading-score/ into dist/views/reading-score.html (scripts/build-views.mjs); it loads nothing from
  * any origin, so it needs no CSP origin.
  */
-import { defineView } from '@polymodal/mcp-common';
-
-const FILE = 'reading-score.html';
+import { builtViewFiles, defineView } from '@polymodal/mcp-common';
 
 export const READING_SCORE_VIEW = defineView({
   name: 'reading-score',
   title: 'Reading score',
   description: "A Thai reading's scores, with the reference text coloured word by word by what was read.",
-  files: [
-    // dist/main.js or dist/server.js; a chunk in dist/bin/; the sources (tests) with the package built.
-    new URL(`./views/${FILE}`, import.meta.url),
-    new URL(`../views/${FILE}`, import.meta.url),
-    new URL(`../../dist/views/${FILE}`, import.meta.url),
-  ],
+  files: builtViewFiles(import.meta.url, 'reading-score.html'),
 });

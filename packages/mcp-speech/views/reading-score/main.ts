@@ -9,12 +9,14 @@
  * server's `polymodal://outputs/` resources, and the view's CSP allows no origin, so neither is reachable
  * from here.
  */
-import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { config } from 'zod/v4/core';
-
-// zod compiles its object parsers with `new Function` unless told not to; a view's CSP forbids eval.
-config({ jitless: true });
+import {
+  checkAgain,
+  connectView,
+  createViewApp,
+  type JobFacts,
+  textOf,
+} from '../../../mcp-common/views/kit.js';
 
 /** The platform's word statuses (comparison.wordResults[].status). */
 type WordStatus = 'correct' | 'missing' | 'extra' | 'substitution';
@@ -27,13 +29,7 @@ interface ScoredWord {
 }
 
 /** The structured result of score_reading / get_reading_score (see reading-result.ts), running or done. */
-interface ReadingFacts {
-  jobId?: string;
-  status?: string;
-  progress?: number;
-  done?: boolean;
-  outcome?: string;
-  error?: string;
+interface ReadingFacts extends JobFacts {
   assessment?: string;
   scores?: {
     overall: number | null;
@@ -67,11 +63,10 @@ const elements = {
   transcript: document.getElementById('transcript') as HTMLQuoteElement,
 };
 
-const app = new App({ name: 'Polymodal reading score', version: '1.0.0' }, {}, { autoResize: true });
+const app = createViewApp('Polymodal reading score');
 let jobId: string | undefined;
 let referenceText: string | undefined;
 
-app.onhostcontextchanged = (context) => applyTheme(context);
 // The reference text is shown as typed while the score is not there yet (score_reading's input; a
 // reference recording or get_reading_score gives none).
 app.ontoolinput = ({ arguments: input }) => {
@@ -80,18 +75,6 @@ app.ontoolinput = ({ arguments: input }) => {
 };
 app.ontoolresult = (result) => show(result as CallToolResult);
 elements.refresh.addEventListener('click', () => void refresh());
-
-function applyTheme(context: ReturnType<App['getHostContext']>): void {
-  if (context?.theme) applyDocumentTheme(context.theme);
-  if (context?.styles?.variables) applyHostStyleVariables(context.styles.variables);
-}
-
-function textOf(result: CallToolResult): string {
-  return (result.content ?? [])
-    .map((item) => (item.type === 'text' ? item.text : ''))
-    .filter(Boolean)
-    .join('\n');
-}
 
 function show(result: CallToolResult): void {
   const facts = (result.structuredContent ?? {}) as ReadingFacts;
@@ -220,27 +203,16 @@ function showWords(words: readonly ScoredWord[]): void {
 
 async function refresh(): Promise<void> {
   if (!jobId) return;
-  elements.refresh.disabled = true;
-  elements.status.textContent = 'Checking…';
-  try {
-    const result = await app.callServerTool({
-      name: 'get_reading_score',
-      arguments: { jobId, waitSeconds: 10 },
-    });
-    show(result);
-    // The button is gone: focus goes to what replaced it rather than to the page's start.
-    if (elements.running.hidden) elements.heading.focus();
-  } catch (error) {
-    elements.status.textContent = `Could not check the score: ${error instanceof Error ? error.message : String(error)}`;
-  } finally {
-    elements.refresh.disabled = false;
-  }
+  await checkAgain(app, elements, {
+    name: 'get_reading_score',
+    arguments: { jobId },
+    what: 'the score',
+    show(result) {
+      show(result);
+      // The button is gone: focus goes to what replaced it rather than to the page's start.
+      if (elements.running.hidden) elements.heading.focus();
+    },
+  });
 }
 
-// An IIFE has no top-level await; a failed connect leaves the view's own message on screen.
-app.connect().then(
-  () => applyTheme(app.getHostContext()),
-  (error: unknown) => {
-    elements.status.textContent = `Could not reach the host: ${error instanceof Error ? error.message : String(error)}`;
-  },
-);
+connectView(app, elements.status);
