@@ -20,6 +20,7 @@ import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
 import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
 import {
   connectBin,
+  listedTool,
   RENDERS_VIEWS,
   readView,
   saveScreenshot,
@@ -160,6 +161,64 @@ describe('the media player view in a browser host', () => {
     expect(probed).toEqual({ evaluated: 'EvalError', fetched: 'TypeError' });
     expect(host.errors.join('\n')).toMatch(/Content Security Policy/);
   }, 150_000);
+
+  it('shows a running synthesis, and "Check again" calls get_speech and plays the saved audio', async () => {
+    const client = await connect(RENDERS_VIEWS);
+    const view = await readView(client, VIEW_URI);
+    // Held: the synthesis is still running when the call answers, however slow the machine is.
+    sandbox.control.holdClock();
+    try {
+      const input = { text: 'Please send the minutes by Friday.', language: 'en', waitSeconds: 0 };
+      const started = (await client.callTool({
+        name: 'synthesize_speech',
+        arguments: input,
+      })) as CallToolResult;
+      const { jobId, done } = started.structuredContent as { jobId: string; done: boolean };
+      expect(done).toBe(false);
+      const checking = await startViewHost(client);
+      try {
+        const frame = await checking.mount({
+          html: view.html,
+          csp: view.csp,
+          hostContext: { theme: 'light', toolInfo: { tool: await listedTool(client, 'synthesize_speech') } },
+          input,
+          result: started,
+          timeoutMs: 60_000,
+        });
+        const checkAgain = frame.getByRole('button', { name: 'Check again' });
+        await checkAgain.waitFor({ timeout: 20_000 });
+        expect(await frame.textContent('h1')).toBe('Still working…');
+        // The synthesis finishes on the platform before the person checks again.
+        sandbox.control.advance(60_000);
+        await checkAgain.click();
+        await frame.waitForFunction(
+          () => {
+            const audio = document.querySelector('audio');
+            return audio !== null && !audio.hidden && audio.readyState >= 1 && audio.duration > 0;
+          },
+          undefined,
+          { timeout: 30_000 },
+        );
+        expect(await frame.textContent('h1')).toMatch(/^speech_.*\.wav$/);
+        expect(await frame.textContent('dl')).toContain(jobId);
+        expect(await checkAgain.isVisible()).toBe(false);
+        const events = await checking.bridgeEvents();
+        expect(events.slice(0, 5)).toEqual([
+          'sandbox-ready',
+          'initialized',
+          'tool-input',
+          'tool-result',
+          'tools/call get_speech',
+        ]);
+        expect(events[5]).toMatch(/^resources\/read polymodal:\/\/outputs\/speech_.*\.wav$/);
+        expect(checking.errors).toEqual([]);
+      } finally {
+        await checking.close();
+      }
+    } finally {
+      sandbox.control.releaseClock();
+    }
+  }, 120_000);
 
   it('offers nothing of the view to a client without the extension', async () => {
     const client = await connect({});
