@@ -229,7 +229,11 @@ describe('the meeting viewer in a browser host', () => {
       await frame.$$eval('#segments li .text', (nodes) => nodes.map((node) => node.textContent)),
     ).toEqual(translated);
 
-    // Export: the host is asked to download the translation's subtitles; nothing is written on the server.
+    // Export: the host is asked to download the translation's subtitles (the buttons say so now); nothing is
+    // written on the server.
+    expect(
+      await frame.$$eval('#exports button', (buttons) => buttons.map((button) => button.textContent)),
+    ).toEqual(['Summary (.md)', 'Translation (.md)', 'Translation (.srt)', 'Translation (.vtt)']);
     await frame.click('#exports button[data-format="srt"]');
     await expect.poll(() => host?.hostRequests(), { timeout: 30_000 }).toHaveLength(1);
     const [request] = (await host.hostRequests()) as [

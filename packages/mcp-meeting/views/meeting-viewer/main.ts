@@ -136,6 +136,13 @@ elements.tracks.addEventListener('change', (event) => {
   const value = (event.target as HTMLInputElement).value;
   if (value !== 'transcript' && value !== 'translation') return;
   track = value;
+  // The transcript's exports follow the switch: their names say which text they save.
+  const noun = track === 'translation' ? 'Translation' : 'Transcript';
+  for (const button of elements.exports.querySelectorAll<HTMLButtonElement>(
+    'button[data-what="transcript"]',
+  )) {
+    button.textContent = `${noun} (.${button.dataset.format})`;
+  }
   void loadPage(true);
 });
 for (const button of elements.exports.querySelectorAll<HTMLButtonElement>('button')) {
