@@ -138,6 +138,27 @@ describe('every wait bounded', () => {
     expect(result.text).toMatch(/could not be read within this call/);
   });
 
+  it('a finished job that cannot be read right now is answered with its recorded status, not UNKNOWN', async () => {
+    const h = await startHarness({ clock: 'held', toolDeadlineSeconds: 3 });
+    harness = h;
+    const file = await h.writeRecording('finished.wav');
+    const started = await h.call('summarize_meeting', { path: file, waitSeconds: 0 });
+    const jobId = started.structured.jobId as string;
+    h.sandbox.control.advance(30 * 60 * 1000);
+    const seen = await h.call('get_meeting', { jobId, waitSeconds: 10 });
+    expect(seen.structured).toMatchObject({ status: 'COMPLETED', done: true });
+    // Then the platform stops answering reads of it.
+    h.sandbox.control.setFaults([{ match: { method: 'GET', path: `${API}/jobs/${jobId}$` }, kind: 'hang' }]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const result = await h.call('get_meeting', { jobId, waitSeconds: 0 });
+    expect(result.isError, result.text).toBe(false);
+    expect(result.structured).toMatchObject({ jobId, status: 'COMPLETED', done: false });
+    expect(result.text).toMatch(
+      /could not be read within this call \(last known status: COMPLETED, as last recorded\); it stays recorded/,
+    );
+    expect(result.text).not.toMatch(/keeps running/);
+  });
+
   it('reads of one job stay an interval apart across summarize → get → cancel → get → delete', async () => {
     const interval = 300;
     const h = await startHarness({ clock: 'held', pollIntervalMs: interval });

@@ -59,6 +59,11 @@ export interface RespondWithJobOptions<T> {
   waitTool: string;
   /** What is known before any read (e.g. from the start), for a handle when nothing can be read in time. */
   known?: { status: string; progress?: number | undefined };
+  /**
+   * Where to look, only when nothing could be read in time and nothing is `known`: the status last recorded
+   * (the ledger's), so a job seen finished is not called UNKNOWN. Looked up in that case only.
+   */
+  lastKnown?: () => Promise<{ status: string } | undefined>;
   /** Presents the job (running or stopped); the common fields are added around it. */
   present: (job: T, done: boolean) => PresentedJob | Promise<PresentedJob>;
   /** A sentence before the text (e.g. "Resumed the job already submitted for this file."). */
@@ -118,7 +123,7 @@ export async function respondWithJob<T>(options: RespondWithJobOptions<T>): Prom
 export async function answerWithJob<T>(
   options: Pick<
     RespondWithJobOptions<T>,
-    'jobId' | 'view' | 'waitTool' | 'known' | 'present' | 'lead' | 'structured'
+    'jobId' | 'view' | 'waitTool' | 'known' | 'lastKnown' | 'present' | 'lead' | 'structured'
   >,
   job: T | undefined,
   done: boolean,
@@ -126,7 +131,8 @@ export async function answerWithJob<T>(
   const lead = options.lead ? `${options.lead} ` : '';
   if (job === undefined) {
     // Nothing could be read in time (a Retry-After, a platform that did not answer): a handle, honestly.
-    const status = options.known?.status ?? 'UNKNOWN';
+    const recorded = options.known ? undefined : await options.lastKnown?.().catch(() => undefined);
+    const status = options.known?.status ?? recorded?.status ?? 'UNKNOWN';
     const fields: JobAnswerFields = {
       jobId: options.jobId,
       status,
@@ -139,8 +145,8 @@ export async function answerWithJob<T>(
         {
           type: 'text',
           text:
-            `${lead}Job ${options.jobId} could not be read within this call (last known status: ${status}); ` +
-            `it keeps running on the platform. Next: ${fields.next}.`,
+            `${lead}Job ${options.jobId} could not be read within this call (last known status: ${status}` +
+            `${recorded ? ', as last recorded' : ''}); it stays recorded, nothing is lost. Next: ${fields.next}.`,
         },
       ],
       structuredContent: { ...fields, ...options.structured },

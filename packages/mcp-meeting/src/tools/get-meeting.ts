@@ -3,6 +3,7 @@
  * a running job (the second half of the long-job contract).
  */
 import type { MeetingJob } from '@polymodal/core';
+import { MEETING_SERVICE } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
 import {
   createToolDeadline,
@@ -93,6 +94,11 @@ export const getMeetingTool = defineTool({
         poll: (request) => deps.context.polymodal.meeting.poll(args.jobId, request),
         view: meetingJobView,
         waitTool: 'get_meeting',
+        // A job this installation saw finish is not answered as UNKNOWN when it cannot be read right now.
+        lastKnown: async () => {
+          const entry = await deps.context.ledger.findById(MEETING_SERVICE, args.jobId);
+          return entry ? { status: entry.lastStatus } : undefined;
+        },
         present: (job, done) => presentPage(job, done, include, selection),
       });
     } catch (error) {
