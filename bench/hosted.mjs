@@ -18,8 +18,9 @@
 //
 // BENCH_HOSTED_ROUNDS (default 3) and BENCH_HOSTED_SECONDS (per run, default 3) bound it. With
 // BENCH_HOSTED_PROFILE=<dir>, it instead runs each call kind for BENCH_HOSTED_SECONDS with 20 clients against
-// a fresh file-store server started with `--cpu-prof --cpu-prof-dir=<dir>`, leaving one .cpuprofile per
-// kind there (summarise them with summarize-cpu-profile.mjs).
+// a fresh file-store server (BENCH_HOSTED_PROFILE_STORE=PostgreSQL: the PostgreSQL one) started with
+// `--cpu-prof --cpu-prof-dir=<dir>`, leaving one .cpuprofile per kind there (summarise them with
+// summarize-cpu-profile.mjs).
 // Imported by run.mjs; run alone, `node hosted.mjs` prints its section.
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -301,7 +302,9 @@ export async function profileHosted(dir) {
   let prepared;
   try {
     prepared = await prepare(scratch);
-    const [store] = prepared.stores;
+    const store =
+      prepared.stores.find((candidate) => candidate.label === process.env.BENCH_HOSTED_PROFILE_STORE) ??
+      prepared.stores[0];
     for (const kind of KINDS) {
       const kindDir = path.join(scratch, `profile-${kind}`);
       const server = await startHttpServer(

@@ -124,6 +124,39 @@ describe('scopeJobsToLedger', () => {
     expect(scoped.llm).toBe(polymodal.llm);
   });
 
+  it('looks a job id up in the ledger once it was found there, and an id not found every time, so a job recorded later is reached at once', async () => {
+    const { polymodal, ledger, calls } = await setUp({ value: true });
+    const lookedUp: string[] = [];
+    const scoped = scopeJobsToLedger(polymodal, {
+      ledger: {
+        ...ledger,
+        findById: (service, id) => {
+          lookedUp.push(`${service}/${id}`);
+          return ledger.findById(service, id);
+        },
+      },
+      isShared: () => true,
+    });
+    for (let read = 0; read < 3; read++) await scoped.meeting.poll('mine', { deadline: 0 });
+    expect(lookedUp).toEqual(['meeting/mine']);
+    // Not found, and not remembered as such: each call looks again, and the id recorded meanwhile is served.
+    await expect(scoped.meeting.retrieve('later')).rejects.toThrow(/not in this tenant's job ledger/);
+    await expect(scoped.meeting.retrieve('later')).rejects.toThrow(/not in this tenant's job ledger/);
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp-later', id: 'later', lastStatus: 'RUNNING' });
+    await scoped.meeting.retrieve('later');
+    await scoped.meeting.retrieve('later');
+    expect(lookedUp).toEqual(['meeting/mine', 'meeting/later', 'meeting/later', 'meeting/later']);
+    // An id known for one service is not thereby known for another.
+    await expect(scoped.catalogVideo.get('mine')).rejects.toThrow(/not in this tenant's job ledger/);
+    expect(calls).toEqual([
+      'meeting.poll(mine)',
+      'meeting.poll(mine)',
+      'meeting.poll(mine)',
+      'meeting.retrieve(later)',
+      'meeting.retrieve(later)',
+    ]);
+  });
+
   it("lists only the ledger's own meetings while shared, and everything once the key is the tenant's own", async () => {
     const shared = { value: true };
     const { scoped, calls } = await setUp(shared);

@@ -14,6 +14,12 @@
  *
  * Every method of every job client is named in a table below, typed against the client's interface, so a
  * method added to a client does not compile here until someone says whether it takes a job id.
+ *
+ * A job id found in the tenant's ledger is remembered as the tenant's (up to OWNED_MEMORY_MAX ids), so a
+ * status read of it does not look it up again (issue 24: the look-up was one of a running read's two
+ * ledger reads). What is remembered cannot go stale: the ledger never removes an entry, and a job id names
+ * a job made by the tenant whose ledger recorded it, which stays that tenant's even once a replacing job
+ * takes its entry. Ids not found are never remembered: a job recorded a moment later is reached at once.
  */
 import type {
   CatalogVideoClient,
@@ -119,6 +125,7 @@ export interface ScopeJobsOptions {
 /** The client the tenant's tools use: `polymodal` itself, with its job clients scoped while `isShared()`. */
 export function scopeJobsToLedger(polymodal: Polymodal, options: ScopeJobsOptions): Polymodal {
   const { ledger, isShared } = options;
+  const owned = ownedJobs(ledger);
   const scope = <T extends object>(client: T, service: string, methods: Record<keyof T, MethodScope>): T =>
     new Proxy(client, {
       get(target, property, receiver) {
@@ -135,11 +142,11 @@ export function scopeJobsToLedger(polymodal: Polymodal, options: ScopeJobsOption
         if (kind === 'list') {
           return async (...args: unknown[]) => {
             const list = await method.apply(target, args);
-            return isShared() ? ownJobsOnly(list, service, ledger) : list;
+            return isShared() ? ownJobsOnly(list, service, owned) : list;
           };
         }
         return async (...args: unknown[]) => {
-          if (isShared()) await assertOwnJob(ledger, service, args[0]);
+          if (isShared()) await assertOwnJob(owned, service, args[0]);
           return method.apply(target, args);
         };
       },
@@ -166,9 +173,30 @@ export function scopeJobsToLedger(polymodal: Polymodal, options: ScopeJobsOption
   return scoped;
 }
 
-async function assertOwnJob(ledger: JobLedger, service: string, reference: unknown): Promise<void> {
+/** How many job ids `ownedJobs` remembers; past it, the least recently used is forgotten. */
+const OWNED_MEMORY_MAX = 10_000;
+
+type OwnsJob = (service: string, id: string) => Promise<boolean>;
+
+/** Whether the tenant's ledger holds a job id, a found one remembered (see the header). */
+function ownedJobs(ledger: JobLedger): OwnsJob {
+  const remembered = new Set<string>();
+  return async (service, id) => {
+    const key = `${service}\n${id}`;
+    if (remembered.delete(key)) {
+      remembered.add(key);
+      return true;
+    }
+    if (!(await ledger.findById(service, id))) return false;
+    remembered.add(key);
+    if (remembered.size > OWNED_MEMORY_MAX) remembered.delete(remembered.values().next().value as string);
+    return true;
+  };
+}
+
+async function assertOwnJob(owns: OwnsJob, service: string, reference: unknown): Promise<void> {
   const id = jobIdOf(reference);
-  if (id !== undefined && (await ledger.findById(service, id))) return;
+  if (id !== undefined && (await owns(service, id))) return;
   const error = new NotFoundError({ status: 404, method: 'NONE', url: `${service} job`, body: null });
   // Not the platform's words: nothing was sent. The agent sees what a wrong id gets (see `toolError`).
   error.message = `${service} job ${String(reference)} is not in this tenant's job ledger: refused without a platform request (the key is shared with other tenants).`;
@@ -198,15 +226,13 @@ function jobIdOf(reference: unknown): string | undefined {
   return last && last !== '..' && last !== '.' ? last : undefined;
 }
 
-async function ownJobsOnly(list: unknown, service: string, ledger: JobLedger): Promise<unknown> {
+async function ownJobsOnly(list: unknown, service: string, owns: OwnsJob): Promise<unknown> {
   if (typeof list !== 'object' || list === null || !Array.isArray((list as { jobs?: unknown }).jobs)) {
     return list;
   }
   const jobs = (list as { jobs: { id?: unknown }[] }).jobs;
   const own = await Promise.all(
-    jobs.map(
-      async (job) => typeof job.id === 'string' && (await ledger.findById(service, job.id)) !== undefined,
-    ),
+    jobs.map(async (job) => typeof job.id === 'string' && (await owns(service, job.id))),
   );
   return { ...list, jobs: jobs.filter((_job, index) => own[index]) };
 }
