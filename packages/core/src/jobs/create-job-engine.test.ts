@@ -604,8 +604,10 @@ describe('start: claim before paying', () => {
     await engine.poll(askNotToWait(clock, other, 'j2'));
     const looked = looks;
     const second = engine.poll(askNotToWait(clock, j1.read));
-    // Once its look at the ledger has answered, the caller has joined the read (or started waiting).
-    await until(() => looks > looked);
+    // Its look is at the entry as this process took the read, not at the ledger again (no I/O): by the next
+    // timer, the caller has joined the read (or started waiting).
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(looks).toBe(looked);
     j1.answer();
     expect(await first).toMatchObject({ done: true, reads: 1 });
     expect(await second).toMatchObject({ done: true, value: { status: 'COMPLETED' } });
@@ -871,8 +873,13 @@ describe('start: claim before paying', () => {
         return write(...args);
       };
     const durability: (boolean | undefined)[] = [];
+    let looks = 0;
     const counted: JobLedger = {
       ...ledger,
+      findById: (service, id) => {
+        looks += 1;
+        return ledger.findById(service, id);
+      },
       insert: counting(ledger.insert),
       compareAndSet: counting((service, fp, revision, patch, options) => {
         durability.push(options?.durable);
@@ -907,12 +914,49 @@ describe('start: claim before paying', () => {
     expect(outcome).toMatchObject({ done: false, reads: 4 });
     expect(reads).toBe(4);
     expect(writes).toBe(reads);
+    // And no other ledger operation: the entry is read for the first read only; each later taking is
+    // written at the revision this process's own last taking left.
+    expect(looks).toBe(1);
     // Each is the taking of a read, which need not wait for the disk (a store that can commit it so does).
     expect(durability).toEqual([false, false, false, false]);
     const entry = await ledger.findById('meeting', 'j1');
     expect(Date.parse(entry?.nextReadAt ?? '') - Date.parse(entry?.lastReadAt ?? '')).toBeGreaterThanOrEqual(
       5_000,
     );
+  });
+
+  it("a read taken by another process since this one's last taking is seen: this taking is refused, the ledger read again, and the other's interval kept", async () => {
+    const clock = virtualClock(Date.now());
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
+    const here = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep });
+    const there = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep });
+    const sent: string[] = [];
+    const start = clock.now();
+    const pollBy = (engine: JobEngine, who: string, waitMs: number) =>
+      engine.poll({
+        service: 'meeting',
+        id: 'j1',
+        intervalMs: 5_000,
+        deadline: clock.now() + waitMs,
+        isDone: () => false,
+        status: (job: Job) => job.status,
+        read: async () => {
+          sent.push(`${who} at +${clock.now() - start}`);
+          return { status: 'PROCESSING' };
+        },
+      });
+    // This process reads (and remembers the entry as it took the read); the other reads one interval and a
+    // bit later, when its own look at the ledger says it may.
+    expect(await pollBy(here, 'here', 0)).toMatchObject({ reads: 1 });
+    clock.advance(6_000);
+    expect(await pollBy(there, 'there', 0)).toMatchObject({ reads: 1 });
+    // By its own memory this process could read again at once; the ledger says the other's read holds it
+    // off one interval (and the taking's slack) from that read.
+    clock.advance(1_000);
+    expect(await pollBy(here, 'here', 7_000)).toMatchObject({ reads: 1 });
+    const [, theirs, ours] = sent.map((line) => Number(line.split('+')[1]));
+    expect(sent.map((line) => line.split(' ')[0])).toEqual(['here', 'there', 'here']);
+    expect(ours - theirs).toBeGreaterThanOrEqual(5_000);
   });
 
   it('a read whose taking outlasts the slack is taken again, so another process never reads within an interval of it', async () => {
