@@ -954,7 +954,7 @@ describe('start: claim before paying', () => {
     // off one interval (and the taking's slack) from that read.
     clock.advance(1_000);
     expect(await pollBy(here, 'here', 7_000)).toMatchObject({ reads: 1 });
-    const [, theirs, ours] = sent.map((line) => Number(line.split('+')[1]));
+    const [, theirs = Number.NaN, ours = Number.NaN] = sent.map((line) => Number(line.split('+')[1]));
     expect(sent.map((line) => line.split(' ')[0])).toEqual(['here', 'there', 'here']);
     expect(ours - theirs).toBeGreaterThanOrEqual(5_000);
   });

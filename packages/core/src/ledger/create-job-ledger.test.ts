@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -23,6 +23,55 @@ describe('createJobLedger: the file store', () => {
     const entries = path.join(dir, 'entries', 'meeting');
     const [file] = await readdir(entries);
     expect((await stat(path.join(entries, file ?? ''))).mode & 0o777).toBe(0o600);
+  });
+
+  it("waits out another process's lock on an entry, then writes at the revision it finds", async () => {
+    const ledger = createJobLedger({ dir });
+    const { entry } = await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: 'j',
+      lastStatus: 'PENDING',
+    });
+    const entries = path.join(dir, 'entries', 'meeting');
+    const [file] = (await readdir(entries)).filter((name) => name.endsWith('.json'));
+    // Another process holds the entry's lock (proper-lockfile's lock directory, fresh).
+    const lock = path.join(entries, `${file}.lock`);
+    await mkdir(lock);
+    let written = false;
+    const update = ledger
+      .compareAndSet('meeting', 'fp', entry.revision, { lastStatus: 'RUNNING' })
+      .then((next) => {
+        written = true;
+        return next;
+      });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(written).toBe(false);
+    await rmdir(lock);
+    expect(await update).toMatchObject({ lastStatus: 'RUNNING', revision: entry.revision + 1 });
+  });
+
+  it('makes its entries directory again when it was removed while the ledger is in use', async () => {
+    const ledger = createJobLedger({ dir });
+    const { entry } = await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: 'j',
+      lastStatus: 'PENDING',
+    });
+    await ledger.update('meeting', 'fp', { lastStatus: 'RUNNING' });
+    await rm(path.join(dir, 'entries'), { recursive: true });
+    // The entry is gone with it: nothing to update, and no error.
+    expect(
+      await ledger.compareAndSet('meeting', 'fp', entry.revision + 1, { lastStatus: 'DONE' }),
+    ).toBeUndefined();
+    expect(
+      (await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j', lastStatus: 'PENDING' }))
+        .inserted,
+    ).toBe(true);
+    expect(await ledger.update('meeting', 'fp', { lastStatus: 'RUNNING' })).toMatchObject({
+      lastStatus: 'RUNNING',
+    });
   });
 
   it('skips corrupt entries instead of failing', async () => {
