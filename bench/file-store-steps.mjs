@@ -91,7 +91,12 @@ async function measure(base) {
     ]);
     const ledger = createJobLedger({ dir: path.join(dir, 'ledger') });
     for (let index = 0; index < ENTRIES; index++) {
-      await ledger.insert({ service: 'meeting', fingerprint: `fp${index}`, id: `job${index}`, lastStatus: 'RUNNING' });
+      await ledger.insert({
+        service: 'meeting',
+        fingerprint: `fp${index}`,
+        id: `job${index}`,
+        lastStatus: 'RUNNING',
+      });
     }
     rows.push([
       'a taking through the file ledger (compareAndSet)',
