@@ -484,7 +484,11 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     for (const file of listed.keys()) {
       if (path.dirname(file) === directory && !present.has(file)) listed.delete(file);
     }
-    const entries = await Promise.all(files.map((file) => listedEntry(file, since)));
+    const found = files.map((file) => listedEntry(file, since));
+    // Only entries read afresh are promises; a list of kept ones is not awaited a hundred times over.
+    const entries = found.some((item) => item instanceof Promise)
+      ? await Promise.all(found)
+      : (found as (LedgerEntry | undefined)[]);
     return entries.filter(
       (entry): entry is LedgerEntry =>
         entry !== undefined &&

@@ -170,6 +170,31 @@ describe('credit budget', () => {
     ).rejects.toThrow(/24 spent or reserved today/);
   });
 
+  it('counts an entry its store keeps frozen once, and a changed version of it (a new object) anew', async () => {
+    const budget = budgetFor();
+    await budget.admit({ ...(await claim('a')), estimate: SIX_MINUTES });
+    const freeze = <T>(value: T): T => {
+      if (value !== null && typeof value === 'object') {
+        for (const item of Object.values(value)) freeze(item);
+        Object.freeze(value);
+      }
+      return value;
+    };
+    const kept = freeze(structuredClone(await entryOf('a')));
+    expect(entryCredits(kept)).toEqual({ day: '2026-11-23', charged: 0, reserved: 24 });
+    expect(entryCredits(kept)).toEqual(entryCredits(await entryOf('a')));
+    // Counted once: the same (frozen) figures each time.
+    expect(entryCredits(kept)).toBe(entryCredits(kept));
+    const charged = freeze({
+      ...structuredClone(kept),
+      id: 'job-1',
+      lastStatus: 'COMPLETED',
+      data: { jobId: 'job-1', credits: 30, creditsCharged: true },
+    });
+    expect(entryCredits(charged)).toEqual({ day: '2026-11-23', charged: 30, reserved: 0 });
+    expect(entryCredits(kept)).toEqual({ day: '2026-11-23', charged: 0, reserved: 24 });
+  });
+
   it('without a budget admits everything and still records the estimate; list_jobs finds it by ledger', async () => {
     limit = undefined;
     const budget = budgetFor();

@@ -70,7 +70,36 @@ export function reportedCredits(entry: LedgerEntry): { credits: number; charged:
   return { credits: parsed.data.credits, charged: parsed.data.creditsCharged === true };
 }
 
+/**
+ * Credits of entries that cannot change: the stores freeze the entries they keep between lists and hand
+ * out again while unchanged, so a ledger's hundred entries are not parsed again on every `list_jobs` and
+ * budget check (issue 24). A changed entry is a new object.
+ */
+const creditsOfFrozen = new WeakMap<LedgerEntry, { own: EntryCredits; pending: EntryCredits | undefined }>();
+
+function remembered(
+  entry: LedgerEntry,
+): { own: EntryCredits; pending: EntryCredits | undefined } | undefined {
+  if (!Object.isFrozen(entry)) return undefined;
+  let credits = creditsOfFrozen.get(entry);
+  if (!credits) {
+    credits = Object.freeze({
+      own: Object.freeze(countEntry(entry)),
+      pending: freezeIfAny(countPending(entry)),
+    });
+    creditsOfFrozen.set(entry, credits);
+  }
+  return credits;
+}
+
+const freezeIfAny = <T extends object>(value: T | undefined): T | undefined =>
+  value === undefined ? undefined : Object.freeze(value);
+
 export function entryCredits(entry: LedgerEntry): EntryCredits {
+  return remembered(entry)?.own ?? countEntry(entry);
+}
+
+function countEntry(entry: LedgerEntry): EntryCredits {
   const reservation = readReservation(entry);
   const day = reservation?.day ?? utcDay(Date.parse(entry.createdAt) || 0);
   const earlier = reservation?.earlier ?? 0;
@@ -86,6 +115,11 @@ export function entryCredits(entry: LedgerEntry): EntryCredits {
  * counting as `entryCredits` says; the replacement's `earlier` (that job's credits) is not added again.
  */
 export function pendingCredits(entry: LedgerEntry): EntryCredits | undefined {
+  const known = remembered(entry);
+  return known ? known.pending : countPending(entry);
+}
+
+function countPending(entry: LedgerEntry): EntryCredits | undefined {
   const pending = entry.pending;
   if (!pending || pending.lastStatus === 'NOT_CREATED') return undefined;
   const parsed = reservationSchema.safeParse(pending.request?.[RESERVATION_FIELD]);
