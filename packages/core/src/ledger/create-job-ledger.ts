@@ -29,27 +29,20 @@
 
 import {
   type BigIntStats,
-  closeSync,
-  constants,
-  fsync,
   mkdirSync,
-  openSync,
   readdirSync,
   readFileSync,
   realpath,
-  renameSync,
   rmdirSync,
   statSync,
-  unlinkSync,
   utimesSync,
-  writeFileSync,
 } from 'node:fs';
 import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defaultStateDir } from '../config/default-state-dir.js';
 import { ValidationError } from '../errors/polymodal-error.js';
-import { writeFileAtomic } from '../files/write-file-atomic.js';
+import { tempPathFor, writeSmallFileAtomic } from '../files/write-file-atomic.js';
 import { nodeCrypto } from '../util/builtins.js';
 
 /** Who is submitting a request right now; the claim lapses at `expiresAt` unless renewed. */
@@ -245,54 +238,10 @@ const LOCK_FS = (() => {
   };
 })();
 
-/** Temp file names of this process: its pid, a random token drawn once, and a count (O_EXCL all the same). */
-let tempToken: string | undefined;
-let tempCount = 0;
-function tempFileFor(file: string): string {
-  tempToken ??= nodeCrypto().randomBytes(6).toString('hex');
-  tempCount += 1;
-  return path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${tempToken}.${tempCount}.tmp`,
-  );
-}
-
 /** proper-lockfile, loaded with the first write (see `withEntryLock`). */
 let lockfile: typeof import('proper-lockfile') | undefined;
 /** Waits out another process's lock for up to about 10 s (200 attempts, 5 to 50 ms apart). */
 const LOCK_RETRIES = { retries: 200, minTimeout: 5, maxTimeout: 50, factor: 1.3 };
-
-const ENTRY_CREATE_FLAGS =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-
-/**
- * Replaces an entry file atomically, as writeFileAtomic does, with the local steps (create the temp file,
- * write a few KB, close, rename) made synchronously and only the fsync, which waits on the disk, left to
- * the thread pool: one round trip instead of five per write.
- */
-async function replaceEntryFile(file: string, text: string): Promise<void> {
-  const temp = tempFileFor(file);
-  const fd = openSync(temp, ENTRY_CREATE_FLAGS, 0o600);
-  let renamed = false;
-  try {
-    try {
-      writeFileSync(fd, text);
-      await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
-    renamed = true;
-  } finally {
-    if (!renamed) {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Already gone.
-      }
-    }
-  }
-}
 
 function isMissing(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
@@ -458,7 +407,7 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
     if (!entry.id) return;
     const index = indexFile(entry.service, entry.id);
     await mkdir(path.dirname(index), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(index, path.basename(file), { fsync: false });
+    await writeSmallFileAtomic(index, path.basename(file), { fsync: false });
   }
 
   /**
@@ -553,7 +502,7 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
         updatedAt: new Date().toISOString(),
         revision: existing.revision + 1,
       };
-      await replaceEntryFile(file, serializeEntry(next));
+      await writeSmallFileAtomic(file, serializeEntry(next));
       // The index names the entry holding a job id: only a new id changes it.
       if (next.id !== existing.id) await writeIndex(next, file);
       return next;
@@ -594,7 +543,7 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
         revision: 1,
       } as LedgerEntry;
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-      const temp = tempFileFor(file);
+      const temp = tempPathFor(file);
       await writeFile(temp, serializeEntry(entry), { mode: 0o600, flag: 'wx' });
       try {
         await link(temp, file);
@@ -606,7 +555,7 @@ export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
         return withEntryLock(file, async () => {
           const again = await readEntry(file);
           if (again) return { inserted: false, entry: again };
-          await replaceEntryFile(file, serializeEntry(entry));
+          await writeSmallFileAtomic(file, serializeEntry(entry));
           await writeIndex(entry, file);
           return { inserted: true, entry };
         });
