@@ -19,12 +19,17 @@ import { outputResourceUri } from './output-resources.js';
 /** The result with a `polymodal://outputs/` link beside (stdio) or instead of (HTTP) each output's file:// link. */
 export function addResourceLinks(result: CallToolResult, files: FileAccess, remote: boolean): CallToolResult {
   if (!Array.isArray(result?.content)) return result;
-  const outputDir = realOutputDir(files);
+  // Resolved only for a result that links something: most results link nothing, and the real path is a
+  // system call per call.
+  let outputDir: string | undefined;
   /** Server path of each linked output → its resource URI. */
   const renamed = new Map<string, string>();
   const content: CallToolResult['content'] = [];
   for (const item of result.content) {
-    const resource = item.type === 'resource_link' ? asOutputResource(item, outputDir) : undefined;
+    const resource =
+      item.type === 'resource_link'
+        ? asOutputResource(item, (outputDir ??= realOutputDir(files)))
+        : undefined;
     if (!resource) {
       content.push(item);
       continue;
@@ -37,7 +42,7 @@ export function addResourceLinks(result: CallToolResult, files: FileAccess, remo
   if (!remote) return { ...result, content };
   // The path as the tool wrote it may be the output directory as configured rather than its real path.
   const configured = path.resolve(files.outputDir);
-  if (configured !== outputDir) {
+  if (configured !== (outputDir ??= realOutputDir(files))) {
     for (const [filePath, uri] of [...renamed]) {
       renamed.set(path.join(configured, path.basename(filePath)), uri);
     }
