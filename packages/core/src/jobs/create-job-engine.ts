@@ -17,8 +17,9 @@
  *   Retry-After, and a small slack on), so of several processes exactly one reads and the others wait; after
  *   it, the answer is written only when it changed the job (status, recorded fields) or asked for a longer
  *   pause. The entry is looked at before the first read only: later reads start from the entry as this
- *   process last wrote it, and a taking refused because another write came between looks again. A ledger write that fails is logged once with the reason (and never hides the platform's answer),
- *   except a claim, whose failure blocks the paid request.
+ *   process last wrote it, and a taking refused because another write came between looks again. A ledger
+ *   write that fails is logged once with the reason (and never hides the platform's answer), except a claim,
+ *   whose failure blocks the paid request.
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
