@@ -21,15 +21,16 @@ export function addResourceLinks(result: CallToolResult, files: FileAccess, remo
   if (!Array.isArray(result?.content)) return result;
   // Resolved only for a result that links something: most results link nothing, and the real path is a
   // system call per call.
-  let outputDir: string | undefined;
+  let resolved: string | undefined;
+  const outputDir = () => {
+    if (resolved === undefined) resolved = realOutputDir(files);
+    return resolved;
+  };
   /** Server path of each linked output → its resource URI. */
   const renamed = new Map<string, string>();
   const content: CallToolResult['content'] = [];
   for (const item of result.content) {
-    const resource =
-      item.type === 'resource_link'
-        ? asOutputResource(item, (outputDir ??= realOutputDir(files)))
-        : undefined;
+    const resource = item.type === 'resource_link' ? asOutputResource(item, outputDir()) : undefined;
     if (!resource) {
       content.push(item);
       continue;
@@ -42,7 +43,7 @@ export function addResourceLinks(result: CallToolResult, files: FileAccess, remo
   if (!remote) return { ...result, content };
   // The path as the tool wrote it may be the output directory as configured rather than its real path.
   const configured = path.resolve(files.outputDir);
-  if (configured !== (outputDir ??= realOutputDir(files))) {
+  if (configured !== outputDir()) {
     for (const [filePath, uri] of [...renamed]) {
       renamed.set(path.join(configured, path.basename(filePath)), uri);
     }
