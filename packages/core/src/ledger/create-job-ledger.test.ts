@@ -51,6 +51,29 @@ describe('createJobLedger: the file store', () => {
     expect(await update).toMatchObject({ lastStatus: 'RUNNING', revision: entry.revision + 1 });
   });
 
+  it('takes over a lock left by a process that died holding it (untouched for longer than 10 s)', async () => {
+    const ledger = createJobLedger({ dir });
+    const { entry } = await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'fp',
+      id: 'j',
+      lastStatus: 'PENDING',
+    });
+    const entries = path.join(dir, 'entries', 'meeting');
+    const [file] = (await readdir(entries)).filter((name) => name.endsWith('.json'));
+    const lock = path.join(entries, `${file}.lock`);
+    await mkdir(lock);
+    const longAgo = new Date(Date.now() - 60_000);
+    await utimes(lock, longAgo, longAgo);
+    expect(
+      await ledger.compareAndSet('meeting', 'fp', entry.revision, { lastStatus: 'RUNNING' }),
+    ).toMatchObject({
+      lastStatus: 'RUNNING',
+    });
+    // Released after the write: the next writer does not wait.
+    expect((await readdir(entries)).filter((name) => name.endsWith('.lock'))).toEqual([]);
+  });
+
   it('makes its entries directory again when it was removed while the ledger is in use', async () => {
     const ledger = createJobLedger({ dir });
     const { entry } = await ledger.insert({
