@@ -73,6 +73,8 @@ const RESUME_CHECK_MS = 60_000;
 const LEDGER_RECHECK_MS = 1_000;
 /** Remembered bodies older than this are dropped (they are only reused within one interval). */
 const BODY_MEMORY_MS = 120_000;
+/** How often, at most, the memory of jobs is swept for those not read for BODY_MEMORY_MS. */
+const MEMORY_SWEEP_MS = 1_000;
 
 export interface JobEngineLogger {
   warn(message: string): void;
@@ -260,6 +262,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   const owner = `${hostname()}/${process.pid}/${Math.floor(random() * 2 ** 32).toString(36)}`;
   const flights = createSingleFlight();
   const memory = new Map<string, ReadMemory>();
+  /** When `remember` last dropped the memory of jobs not read for BODY_MEMORY_MS. */
+  let sweptAt = Number.NEGATIVE_INFINITY;
   /** Each service's minimum interval between two reads of a job, as the last poll of it was given. */
   const intervals = new Map<string, number>();
   /** Reads taken in the ledger and not noted yet: the entry as taken, and the next read time it says. */
@@ -358,7 +362,10 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     memory.set(key, { nextAt: update.at, ...previous, ...update });
     // Bodies can be megabytes (a two-hour transcript); they are only useful for one interval. A read taken
     // and not answered yet (`at` 0 until it is) is kept: its taking tells this process's callers that the
-    // read in flight is their own to join, not another process's to wait out.
+    // read in flight is their own to join, not another process's to wait out. Swept at most once a second,
+    // not on every read: the memory holds every job read in the last two minutes.
+    if (now() - sweptAt < MEMORY_SWEEP_MS) return;
+    sweptAt = now();
     for (const [otherKey, entry] of memory) {
       if (now() - Math.max(entry.at, ...(entry.takings ?? [])) > BODY_MEMORY_MS) memory.delete(otherKey);
     }
