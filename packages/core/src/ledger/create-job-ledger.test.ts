@@ -15,6 +15,22 @@ afterEach(async () => {
 
 describeJobLedgerContract('file store', () => createJobLedger({ dir }));
 
+/** One entry, and its lock directory made as proper-lockfile makes it for another process holding the lock. */
+async function lockedEntry() {
+  const ledger = createJobLedger({ dir });
+  const { entry } = await ledger.insert({
+    service: 'meeting',
+    fingerprint: 'fp',
+    id: 'j',
+    lastStatus: 'PENDING',
+  });
+  const entries = path.join(dir, 'entries', 'meeting');
+  const [file] = (await readdir(entries)).filter((name) => name.endsWith('.json'));
+  const lock = path.join(entries, `${file}.lock`);
+  await mkdir(lock);
+  return { ledger, entry, entries, lock };
+}
+
 describe('createJobLedger: the file store', () => {
   it('creates private directories and files', async () => {
     const ledger = createJobLedger({ dir });
@@ -26,18 +42,8 @@ describe('createJobLedger: the file store', () => {
   });
 
   it("waits out another process's lock on an entry, then writes at the revision it finds", async () => {
-    const ledger = createJobLedger({ dir });
-    const { entry } = await ledger.insert({
-      service: 'meeting',
-      fingerprint: 'fp',
-      id: 'j',
-      lastStatus: 'PENDING',
-    });
-    const entries = path.join(dir, 'entries', 'meeting');
-    const [file] = (await readdir(entries)).filter((name) => name.endsWith('.json'));
     // Another process holds the entry's lock (proper-lockfile's lock directory, fresh).
-    const lock = path.join(entries, `${file}.lock`);
-    await mkdir(lock);
+    const { ledger, entry, lock } = await lockedEntry();
     let written = false;
     const update = ledger
       .compareAndSet('meeting', 'fp', entry.revision, { lastStatus: 'RUNNING' })
@@ -52,17 +58,7 @@ describe('createJobLedger: the file store', () => {
   });
 
   it('takes over a lock left by a process that died holding it (untouched for longer than 10 s)', async () => {
-    const ledger = createJobLedger({ dir });
-    const { entry } = await ledger.insert({
-      service: 'meeting',
-      fingerprint: 'fp',
-      id: 'j',
-      lastStatus: 'PENDING',
-    });
-    const entries = path.join(dir, 'entries', 'meeting');
-    const [file] = (await readdir(entries)).filter((name) => name.endsWith('.json'));
-    const lock = path.join(entries, `${file}.lock`);
-    await mkdir(lock);
+    const { ledger, entry, entries, lock } = await lockedEntry();
     const longAgo = new Date(Date.now() - 60_000);
     await utimes(lock, longAgo, longAgo);
     expect(
