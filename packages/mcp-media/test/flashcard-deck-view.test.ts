@@ -7,25 +7,11 @@
  * the first answer is a running job whatever the machine's load, and moved on before the click.
  */
 /// <reference lib="dom" />
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import type { Frame } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
-import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
-import {
-  connectBin,
-  listedTool,
-  RENDERS_VIEWS,
-  readView,
-  saveScreenshot,
-  type ViewResource,
-} from '../../mcp-common/test/support/view-session.js';
+import { describe, expect, it } from 'vitest';
+import { saveScreenshot, useViewSession } from '../../mcp-common/test/support/view-session.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');
@@ -47,50 +33,13 @@ interface FlashcardsFacts {
 }
 
 describe('the flashcard deck view in a browser host', () => {
-  let sandbox: Sandbox;
-  let root: string;
-  let client: Client;
-  let view: ViewResource;
-  let host: ViewHost | undefined;
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ speed: 100 });
-    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-media-deck-view-'));
-    client = await connectBin({ bin: BIN, env: serverEnv(root, sandbox), capabilities: RENDERS_VIEWS });
-    view = await readView(client, VIEW_URI);
-  }, 30_000);
-
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-    sandbox.control.releaseClock();
+  const session = useViewSession({
+    bin: BIN,
+    viewUri: VIEW_URI,
+    scratch: 'mcp-media-deck-view-',
+    theme: 'dark',
   });
-
-  afterAll(async () => {
-    await client?.close();
-    await sandbox?.close();
-    if (root) await rm(root, { recursive: true, force: true, maxRetries: 10 });
-  });
-
-  async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const result = (await client.callTool({ name, arguments: args }, undefined, {
-      timeout: 40_000,
-    })) as CallToolResult;
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    return result;
-  }
-
-  async function mount(tool: string, input: Record<string, unknown>, result: CallToolResult) {
-    host = await startViewHost(client);
-    return host.mount({
-      html: view.html,
-      csp: view.csp,
-      hostContext: { theme: 'dark', toolInfo: { tool: await listedTool(client, tool) } },
-      input,
-      result,
-      timeoutMs: 30_000,
-    });
-  }
+  const { call, mount } = session;
 
   function cardOf(frame: Frame) {
     return frame.evaluate(() => {
@@ -145,7 +94,7 @@ describe('the flashcard deck view in a browser host', () => {
       back: first.translation,
       announced: `Back of card 1 of ${total}: ${first.translation}`,
     });
-    await saveScreenshot(host!, 'flashcard-deck');
+    await saveScreenshot(session.host, 'flashcard-deck');
 
     // Enter on the focused card turns it back; the right arrow goes to the next card, front up.
     await card.focus();
@@ -176,9 +125,9 @@ describe('the flashcard deck view in a browser host', () => {
     await card.press('Home');
     await frame.getByRole('button', { name: 'Open the clip' }).click();
     await expect
-      .poll(() => host!.hostRequests())
+      .poll(() => session.host.hostRequests())
       .toEqual([{ method: 'ui/open-link', params: { url: first.clipUrl } }]);
-    expect(await host!.bridgeEvents()).toEqual([
+    expect(await session.host.bridgeEvents()).toEqual([
       'sandbox-ready',
       'initialized',
       'tool-input',
@@ -186,12 +135,12 @@ describe('the flashcard deck view in a browser host', () => {
       `resources/read polymodal://outputs/${encodeURIComponent(path.basename(facts.savedPath))}`,
       `ui/open-link ${first.clipUrl}`,
     ]);
-    expect(host!.errors).toEqual([]);
+    expect(session.host.errors).toEqual([]);
   }, 60_000);
 
   it('shows a running job with its progress, and "Check again" calls get_flashcards and shows the cards', async () => {
     // Held: the job is still queued when the call answers, however slow the machine is.
-    sandbox.control.holdClock();
+    session.sandbox.control.holdClock();
     const input = {
       video: 'https://youtu.be/M7lc1UVf-VE',
       learningDirection: 'korean_to_chinese',
@@ -212,13 +161,13 @@ describe('the flashcard deck view in a browser host', () => {
     expect(await frame.locator('#cards').isHidden()).toBe(true);
 
     // The job finishes on the platform (the held clock moves ten minutes on) before the person checks again.
-    sandbox.control.advance(600_000);
+    session.sandbox.control.advance(600_000);
     await checkAgain.click();
     await frame.getByText(/^Card 1 of \d+$/).waitFor({ timeout: 20_000 });
     expect(await checkAgain.isHidden()).toBe(true);
     expect(await frame.locator('progress').isHidden()).toBe(true);
     expect(await frame.locator('#summary').textContent()).toMatch(/^\d+ cards · ko → zh · \d+ words/);
-    const events = await host!.bridgeEvents();
+    const events = await session.host.bridgeEvents();
     expect(events.slice(0, 5)).toEqual([
       'sandbox-ready',
       'initialized',
@@ -226,6 +175,6 @@ describe('the flashcard deck view in a browser host', () => {
       'tool-result',
       'tools/call get_flashcards',
     ]);
-    expect(host!.errors).toEqual([]);
+    expect(session.host.errors).toEqual([]);
   }, 60_000);
 });

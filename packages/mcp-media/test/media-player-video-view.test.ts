@@ -7,25 +7,11 @@
  * the machine's load, and moved on before the click, so the check finds it finished.
  */
 /// <reference lib="dom" />
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import type { Frame } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
-import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
-import {
-  connectBin,
-  listedTool,
-  RENDERS_VIEWS,
-  readView,
-  saveScreenshot,
-  type ViewResource,
-} from '../../mcp-common/test/support/view-session.js';
+import { describe, expect, it } from 'vitest';
+import { saveScreenshot, useViewSession } from '../../mcp-common/test/support/view-session.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');
@@ -40,50 +26,13 @@ interface VideoFacts {
 }
 
 describe('the media player view with a video, in a browser host', () => {
-  let sandbox: Sandbox;
-  let root: string;
-  let client: Client;
-  let view: ViewResource;
-  let host: ViewHost | undefined;
-
-  beforeAll(async () => {
-    sandbox = await startSandbox({ speed: 100 });
-    root = await mkdtemp(path.join(os.tmpdir(), 'mcp-media-video-view-'));
-    client = await connectBin({ bin: BIN, env: serverEnv(root, sandbox), capabilities: RENDERS_VIEWS });
-    view = await readView(client, VIEW_URI);
-  }, 30_000);
-
-  afterEach(async () => {
-    await host?.close();
-    host = undefined;
-    sandbox.control.releaseClock();
+  const session = useViewSession({
+    bin: BIN,
+    viewUri: VIEW_URI,
+    scratch: 'mcp-media-video-view-',
+    theme: 'light',
   });
-
-  afterAll(async () => {
-    await client?.close();
-    await sandbox?.close();
-    if (root) await rm(root, { recursive: true, force: true, maxRetries: 10 });
-  });
-
-  async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const result = (await client.callTool({ name, arguments: args }, undefined, {
-      timeout: 40_000,
-    })) as CallToolResult;
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    return result;
-  }
-
-  async function mount(tool: string, input: Record<string, unknown>, result: CallToolResult) {
-    host = await startViewHost(client);
-    return host.mount({
-      html: view.html,
-      csp: view.csp,
-      hostContext: { theme: 'light', toolInfo: { tool: await listedTool(client, tool) } },
-      input,
-      result,
-      timeoutMs: 30_000,
-    });
-  }
+  const { call, mount } = session;
 
   /** Playable: the video's `data:` source resolved to decoded metadata (a duration and a frame size). */
   function playableVideo(frame: Frame) {
@@ -142,20 +91,20 @@ describe('the media player view with a video, in a browser host', () => {
     // What the browser decoded: the sandbox's 2 s, 160x90 test pattern.
     expect(seen.facts).toMatch(/Duration\s*2\.\d s/);
     expect(seen.facts).toContain('160 × 90');
-    expect(await host!.bridgeEvents()).toEqual([
+    expect(await session.host.bridgeEvents()).toEqual([
       'sandbox-ready',
       'initialized',
       'tool-input',
       'tool-result',
       `resources/read polymodal://outputs/${encodeURIComponent(fileName)}`,
     ]);
-    await saveScreenshot(host!, 'media-player-video');
-    expect(host!.errors).toEqual([]);
+    await saveScreenshot(session.host, 'media-player-video');
+    expect(session.host.errors).toEqual([]);
   }, 60_000);
 
   it('shows a running job with its progress, and "Check again" calls get_video_job and plays the finished video', async () => {
     // Held: the job is still queued when the call answers, however slow the machine is.
-    sandbox.control.holdClock();
+    session.sandbox.control.holdClock();
     const input = { model: MODEL, prompt: 'A kite over the dunes', waitSeconds: 0 };
     const started = await call('generate_video', input);
     const { jobId, done } = started.structuredContent as unknown as VideoFacts;
@@ -174,7 +123,7 @@ describe('the media player view with a video, in a browser host', () => {
     expect(await frame.locator('progress').getAttribute('aria-label')).toBe('Progress of the job');
 
     // The job finishes on the platform (the held clock moves a minute on) before the person checks again.
-    sandbox.control.advance(60_000);
+    session.sandbox.control.advance(60_000);
     await frame.getByRole('button', { name: 'Check again' }).click();
     await playableVideo(frame);
     const finished = await seenOf(frame);
@@ -185,7 +134,7 @@ describe('the media player view with a video, in a browser host', () => {
       refreshShown: false,
     });
     expect(finished.facts).toContain('succeeded');
-    expect(await host!.bridgeEvents()).toEqual([
+    expect(await session.host.bridgeEvents()).toEqual([
       'sandbox-ready',
       'initialized',
       'tool-input',
@@ -193,7 +142,7 @@ describe('the media player view with a video, in a browser host', () => {
       'tools/call get_video_job',
       `resources/read polymodal://outputs/video-${jobId}.mp4`,
     ]);
-    expect(host!.errors).toEqual([]);
+    expect(session.host.errors).toEqual([]);
   }, 60_000);
 
   it('names a video too large to read through the host instead of reading it', async () => {
@@ -217,7 +166,9 @@ describe('the media player view with a video, in a browser host', () => {
       `This video is 8.0 MB: too large to play here (a view reads files of up to 7.0 MB through the host). It is saved as ${fileName}.`,
     );
     expect(await frame.locator('video').isHidden()).toBe(true);
-    expect((await host!.bridgeEvents()).some((event) => event.startsWith('resources/read'))).toBe(false);
-    expect(host!.errors).toEqual([]);
+    expect((await session.host.bridgeEvents()).some((event) => event.startsWith('resources/read'))).toBe(
+      false,
+    );
+    expect(session.host.errors).toEqual([]);
   }, 60_000);
 });

@@ -5,14 +5,18 @@
  * a person would see: always in `test-artifacts/views/`, and, with `UPDATE_VIEW_SCREENSHOTS=1`, in
  * `docs/images/views/` too, where the README and docs/hosts.md show it.
  */
-import { access, mkdir } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { ClientCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { expect } from 'vitest';
-import type { ViewHost } from './view-host.js';
+import type { CallToolResult, ClientCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import type { Frame } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { serverEnv } from './server-harness.js';
+import { startViewHost, type ViewHost } from './view-host.js';
 import type { McpUiResourceCsp } from './view-host-page.js';
 
 export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -84,4 +88,93 @@ export async function saveScreenshot(host: ViewHost, name: string): Promise<void
       .first()
       .screenshot({ path: path.join(folder, `${name}.png`) });
   }
+}
+
+export interface ViewSession {
+  readonly sandbox: Sandbox;
+  readonly client: Client;
+  /** The host of the test under way (after `mount`). */
+  readonly host: ViewHost;
+  /** Calls a tool as the agent would; an error result fails the test. */
+  call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** Mounts the view for `tool`'s call in a new host (closed after the test); resolves the view's frame. */
+  mount(tool: string, input: Record<string, unknown>, result: CallToolResult): Promise<Frame>;
+}
+
+/**
+ * Declares, in the calling `describe`, the session a view test needs: a sandbox (speed 100), a scratch
+ * directory, the built bin connected as a client that renders views, and the view read once; after each
+ * test its host is closed and the sandbox clock released, after all the rest is closed and removed.
+ */
+export function useViewSession(options: {
+  bin: string;
+  viewUri: string;
+  /** Prefix of the scratch directory's name in the system's temp directory. */
+  scratch: string;
+  theme: 'light' | 'dark';
+}): ViewSession {
+  let sandbox: Sandbox | undefined;
+  let root: string | undefined;
+  let client: Client | undefined;
+  let view: ViewResource | undefined;
+  let host: ViewHost | undefined;
+  const ready = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the view session has no ${what} yet`);
+    return value;
+  };
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ speed: 100 });
+    root = await mkdtemp(path.join(os.tmpdir(), options.scratch));
+    client = await connectBin({
+      bin: options.bin,
+      env: serverEnv(root, sandbox),
+      capabilities: RENDERS_VIEWS,
+    });
+    view = await readView(client, options.viewUri);
+  }, 30_000);
+
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+    sandbox?.control.releaseClock();
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await sandbox?.close();
+    if (root) await rm(root, { recursive: true, force: true, maxRetries: 10 });
+  });
+
+  return {
+    get sandbox() {
+      return ready(sandbox, 'sandbox');
+    },
+    get client() {
+      return ready(client, 'client');
+    },
+    get host() {
+      return ready(host, 'host');
+    },
+    async call(name, args) {
+      const result = (await ready(client, 'client').callTool({ name, arguments: args }, undefined, {
+        timeout: 40_000,
+      })) as CallToolResult;
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      return result;
+    },
+    async mount(tool, input, result) {
+      const connected = ready(client, 'client');
+      const { html, csp } = ready(view, 'view');
+      host = await startViewHost(connected);
+      return host.mount({
+        html,
+        csp,
+        hostContext: { theme: options.theme, toolInfo: { tool: await listedTool(connected, tool) } },
+        input,
+        result,
+        timeoutMs: 30_000,
+      });
+    },
+  };
 }
