@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -334,9 +334,12 @@ describe('the HTTP service: /metrics, request ids, JSON logs, drain', () => {
       reported = resolve;
     });
     // Its progress notification says the call has read the job and is waiting on it.
-    const call = client.callTool({ name: 'wait_on_job', arguments: { jobId: 'job_drain_1' } }, undefined, {
-      onprogress: () => reported(),
-    });
+    const call = client.callTool(
+      { name: 'wait_on_job', arguments: { jobId: 'job_drain_1' } },
+      {
+        onprogress: () => reported(),
+      },
+    );
     await waiting;
     const startedAt = Date.now();
     const closing = handle!.close();

@@ -9,8 +9,7 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -81,7 +80,6 @@ describe('the built meeting bin over HTTP on SIGTERM', () => {
     sandbox.control.holdClock();
     const call = client.callTool(
       { name: 'summarize_meeting', arguments: { path: recording, sourceLanguage: 'en', waitSeconds: 45 } },
-      undefined,
       { timeout: 60_000 },
     );
     const jobReads = () =>

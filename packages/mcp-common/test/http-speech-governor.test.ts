@@ -9,8 +9,7 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
@@ -85,7 +84,6 @@ describe('synthesize_speech from two HTTP clients of one key', () => {
             name: 'synthesize_speech',
             arguments: { text: textOfParts(7, `client ${index + 1}`), waitSeconds: 45 },
           },
-          undefined,
           { timeout: 60_000 },
         );
         // A call whose wait ran out hands back its job, followed to the end with get_speech (on a busy
@@ -94,7 +92,6 @@ describe('synthesize_speech from two HTTP clients of one key', () => {
         while (!answer.isError && structured?.done === false && structured.jobId) {
           answer = await client.callTool(
             { name: 'get_speech', arguments: { jobId: structured.jobId, waitSeconds: 45 } },
-            undefined,
             { timeout: 60_000 },
           );
           structured = answer.structuredContent as typeof structured;

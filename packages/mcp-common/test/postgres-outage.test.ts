@@ -121,7 +121,6 @@ describe('PostgreSQL stopped and restarted while 2 media replicas synthesise spe
   async function synthesize(replica: Replica, text: string, waitSeconds: number) {
     const result = await replica.client.callTool(
       { name: 'synthesize_speech', arguments: { text, waitSeconds } },
-      undefined,
       { timeout: 120_000 },
     );
     const structured = result.structuredContent as

@@ -1,6 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
@@ -11,12 +10,12 @@ function createEchoServer(counters: { created: number; cleaned: number }) {
   const server = new McpServer({ name: 'echo', version: '1' });
   server.registerTool(
     'echo',
-    { inputSchema: { text: z.string() }, outputSchema: { text: z.string() } },
-    async ({ text }, extra) => {
-      const token = extra._meta?.progressToken;
+    { inputSchema: z.object({ text: z.string() }), outputSchema: z.object({ text: z.string() }) },
+    async ({ text }, ctx) => {
+      const token = ctx.mcpReq._meta?.progressToken;
       if (token !== undefined) {
         for (const progress of [25, 75]) {
-          await extra.sendNotification({
+          await ctx.mcpReq.notify({
             method: 'notifications/progress',
             params: { progressToken: token, progress, total: 100, message: `step ${progress}` },
           });
@@ -52,9 +51,12 @@ describe('runHttpServer', () => {
     await client.connect(transport);
     expect(handle.sessions()).toBe(1);
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } }, undefined, {
-      onprogress: (update) => progress.push(update.progress),
-    });
+    const result = await client.callTool(
+      { name: 'echo', arguments: { text: 'hi' } },
+      {
+        onprogress: (update) => progress.push(update.progress),
+      },
+    );
     expect(result.structuredContent).toEqual({ text: 'hi' });
     expect(progress).toEqual([25, 75]);
 
@@ -154,9 +156,12 @@ describe('runHttpServer', () => {
     const client = new Client({ name: 'c', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
     const progress: number[] = [];
-    await client.callTool({ name: 'echo', arguments: { text: 'hi' } }, undefined, {
-      onprogress: (update) => progress.push(update.progress),
-    });
+    await client.callTool(
+      { name: 'echo', arguments: { text: 'hi' } },
+      {
+        onprogress: (update) => progress.push(update.progress),
+      },
+    );
     expect(progress).toEqual([25, 75]);
     await client.close();
     const get = await rawRequest(
@@ -257,7 +262,7 @@ describe('runHttpServer', () => {
     });
     const factory = () => {
       const server = new McpServer({ name: 'slow', version: '1' });
-      server.registerTool('slow', { inputSchema: {} }, async () => {
+      server.registerTool('slow', { inputSchema: z.object({}) }, async () => {
         started();
         await released;
         return { content: [{ type: 'text', text: 'finished' }] };

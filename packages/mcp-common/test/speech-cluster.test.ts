@@ -58,7 +58,7 @@ async function speechCall(
   name: 'synthesize_speech' | 'get_speech',
   args: Record<string, unknown>,
 ): Promise<SpeechAnswer> {
-  const result = await replica.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  const result = await replica.client.callTool({ name, arguments: args }, { timeout: 120_000 });
   const structured = result.structuredContent as
     | { done?: boolean; outcome?: string; jobId?: string; parts?: { taskId: string; resumed: boolean }[] }
     | undefined;

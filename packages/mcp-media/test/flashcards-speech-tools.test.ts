@@ -4,9 +4,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { parseWav } from '@polymodal/core/audio';
 import { readMediaFixture, synthesizeVoice } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,7 +236,7 @@ describe('speech tools', () => {
     const instance = createServer({ env: harness.env });
     const client = new Client({ name: 'elicit', version: '1' }, { capabilities: { elicitation: {} } });
     const questions: string[] = [];
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler('elicitation/create', async (request) => {
       questions.push(String(request.params.message));
       return { action: 'accept', content: { ownerConsents: true } };
     });

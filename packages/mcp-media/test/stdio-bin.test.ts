@@ -8,9 +8,8 @@ import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client, type ElicitResult } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox, synthesizeVoice } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -22,7 +21,7 @@ describe('the built media bin over stdio', () => {
   let client: Client;
   let stderr = '';
   /** What the client answers to the bin's next consent questions, in order. */
-  const consentAnswers: { action: 'accept' | 'decline'; content?: Record<string, unknown> }[] = [];
+  const consentAnswers: ElicitResult[] = [];
 
   beforeAll(async () => {
     await access(BIN).catch(() => {
@@ -50,7 +49,7 @@ describe('the built media bin over stdio', () => {
     });
     client = new Client({ name: 'bin-test', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(
-      ElicitRequestSchema,
+      'elicitation/create',
       async () => consentAnswers.shift() ?? { action: 'decline' },
     );
     await client.connect(transport);
@@ -68,7 +67,6 @@ describe('the built media bin over stdio', () => {
         name: 'generate_video',
         arguments: { model: 'hub:text-to-video-lite', prompt: 'Sunrise over rice fields', waitSeconds: 30 },
       },
-      undefined,
       { timeout: 40_000 },
     );
     expect(video.isError, JSON.stringify(video.content)).toBeFalsy();
@@ -81,7 +79,6 @@ describe('the built media bin over stdio', () => {
         name: 'synthesize_speech',
         arguments: { text: 'ประชุมครั้งหน้าวันอังคาร', language: 'th', waitSeconds: 30 },
       },
-      undefined,
       { timeout: 40_000 },
     );
     expect(speech.isError, JSON.stringify(speech.content)).toBeFalsy();

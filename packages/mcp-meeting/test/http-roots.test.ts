@@ -8,9 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   createTenantAccess,
   type HttpServerHandle,
@@ -32,7 +30,7 @@ async function connectWithRootAtSlash(url: string, token?: string) {
     { capabilities: { roots: { listChanged: true } } },
   );
   let asked = 0;
-  client.setRequestHandler(ListRootsRequestSchema, async () => {
+  client.setRequestHandler('roots/list', async () => {
     asked += 1;
     return { roots: [{ uri: 'file:///', name: 'everything' }] };
   });

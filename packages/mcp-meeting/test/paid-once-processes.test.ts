@@ -7,9 +7,9 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SHORT_SCRIPT } from './harness.js';
@@ -56,7 +56,6 @@ async function spawnServer(): Promise<Server> {
     async summarize(file, waitSeconds) {
       const result = (await client.callTool(
         { name: 'summarize_meeting', arguments: { path: file, waitSeconds } },
-        undefined,
         { timeout: 60_000 },
       )) as CallToolResult;
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();

@@ -3,8 +3,8 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHORT_SCRIPT, startHarness } from './harness.js';
@@ -57,7 +57,6 @@ describe('the built bin over stdio', () => {
     await writeMeetingRecording(file, { script: SHORT_SCRIPT });
     const summarized = await client.callTool(
       { name: 'summarize_meeting', arguments: { path: file, waitSeconds: 30 } },
-      undefined,
       { timeout: 40_000 },
     );
     expect(summarized.isError, JSON.stringify(summarized.content)).toBeFalsy();

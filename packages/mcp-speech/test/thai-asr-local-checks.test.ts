@@ -15,9 +15,9 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { parseWav, wavHeader } from '@polymodal/core/audio';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,9 +44,12 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
 }
 
 async function call(args: Record<string, unknown>, timeout = 10_000) {
-  const result = (await client.callTool({ name: 'transcribe_thai', arguments: args }, undefined, {
-    timeout,
-  })) as CallToolResult;
+  const result = (await client.callTool(
+    { name: 'transcribe_thai', arguments: args },
+    {
+      timeout,
+    },
+  )) as CallToolResult;
   const serialized = JSON.stringify(result);
   expect(serialized).not.toContain(harness.sandbox.apiKey);
   const text = result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n');

@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type SpeechHarness, startSpeechHarness } from './harness.js';
@@ -37,7 +37,6 @@ describe('Thai recognition tools', () => {
     const captions: string[] = [];
     const result = (await client.callTool(
       { name: 'transcribe_thai', arguments: { audioPath: path.join(root, 'thai.wav'), speed: 4 } },
-      undefined,
       { onprogress: (progress) => captions.push(progress.message ?? '') },
     )) as CallToolResult;
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();

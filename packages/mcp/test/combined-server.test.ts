@@ -2,7 +2,7 @@
  * What the model sees through the combined server: every tool of the three servers once, only the chosen
  * toolsets, and in read-only mode nothing that spends credits or changes anything.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';

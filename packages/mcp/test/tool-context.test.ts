@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Implementation, ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation, ListToolsResult } from '@modelcontextprotocol/server';
 import type { ServerInstance } from '@polymodal/mcp-common/host';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';

@@ -9,7 +9,7 @@
  * for log collectors). The bin's main chooses the process's default once (`setDefaultLogFormat`), so every
  * logger made later (one per tenant context) writes alike.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import { redactSecrets } from '@polymodal/core/config';
 import { currentRequestScope } from '../scope/request-scope.js';
 

@@ -20,8 +20,8 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer, ReadResourceResult, Resource } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceTemplate } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
 import { platformUrlOf } from './output-link.js';
 
@@ -104,11 +104,15 @@ function isServedOutput(stats: Stats): boolean {
   return stats.isFile() && stats.nlink === 1;
 }
 
-function notFound(uri: string): McpError {
+function notFound(uri: string): ProtocolError {
   // -32002 is the MCP's "resource not found".
-  return new McpError(-32002, `Resource not found: ${uri}. list the resources to see the saved outputs.`, {
-    uri,
-  });
+  return new ProtocolError(
+    -32002,
+    `Resource not found: ${uri}. list the resources to see the saved outputs.`,
+    {
+      uri,
+    },
+  );
 }
 
 /** Reads one output of `files`'s output directory, confined and capped. */
@@ -140,8 +144,8 @@ export async function readOutputResource(
     const mimeType = outputMimeType(name);
     if (stats.size > maxBytes) {
       const platformUrl = platformUrlOf(file);
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `${name} is ${stats.size} bytes, over the ${formatLimit(maxBytes)} limit of resources/read; ` +
           (platformUrl
             ? `download it from the platform instead: ${platformUrl}`
@@ -181,19 +185,29 @@ export async function listOutputResources(files: FileAccess) {
 
 /**
  * Registers `polymodal://outputs/{name}` on a server, reading the output directory of `files` (the
- * server's context's: one per tenant over HTTP).
+ * server's context's: one per tenant over HTTP). Returns how `resources/list` lists them (the installer
+ * answers that request, see `sdk-server.ts`): each output with the template's title and description, as the
+ * SDK lists what a template lists.
  */
-export function registerOutputResources(server: McpServer, files: FileAccess): void {
+export function registerOutputResources(
+  server: McpServer,
+  files: FileAccess,
+): { list: () => Promise<Resource[]> } {
+  const metadata = {
+    title: 'Saved outputs',
+    description: `Files the tools saved (exports, speech, videos, flashcards), up to ${formatLimit(MAX_OUTPUT_RESOURCE_BYTES)} each.`,
+  };
+  const list = () => listOutputResources(files);
   server.registerResource(
     'outputs',
-    new ResourceTemplate(`${OUTPUT_RESOURCE_PREFIX}{name}`, { list: () => listOutputResources(files) }),
-    {
-      title: 'Saved outputs',
-      description: `Files the tools saved (exports, speech, videos, flashcards), up to ${formatLimit(MAX_OUTPUT_RESOURCE_BYTES)} each.`,
-    },
+    new ResourceTemplate(`${OUTPUT_RESOURCE_PREFIX}{name}`, { list }),
+    metadata,
     (uri, variables) => {
       const raw = variables.name;
       return readOutputResource(files, uri.href, typeof raw === 'string' ? raw : '');
     },
   );
+  return {
+    list: async () => (await list()).resources.map((resource) => ({ ...metadata, ...resource })),
+  };
 }

@@ -4,11 +4,9 @@
  * without roots (Claude Desktop in many setups) are ignored: the env allowed dirs still apply.
  */
 import { fileURLToPath } from 'node:url';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
 import type { Logger } from '../logging/create-logger.js';
-import type { ToolExtra } from '../protocol/sdk-types.js';
 
 export interface RootsSync {
   /** Resolves once the latest roots refresh has finished (at once when none is running). */
@@ -19,7 +17,12 @@ export interface RootsSync {
    * Runs one tool call within its session's roots, when roots are per session (a shared context's
    * sessions, see `syncSessionRoots`); absent when they apply to the whole context.
    */
-  within?<T>(extra: ToolExtra, call: () => Promise<T>): Promise<T>;
+  within?<T>(request: RootsRequest, call: () => Promise<T>): Promise<T>;
+}
+
+/** How a tool call asks its client for roots (`roots/list`, related to the call). */
+export interface RootsRequest {
+  listRoots(options: { timeout: number }): Promise<{ roots: { uri: string }[] }>;
 }
 
 export interface SyncRootsOptions {
@@ -61,7 +64,7 @@ export function syncRoots(server: McpServer, files: FileAccess, options: SyncRoo
     previous?.();
     void refresh();
   };
-  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.server.setNotificationHandler('notifications/roots/list_changed', async () => {
     await refresh();
   });
 

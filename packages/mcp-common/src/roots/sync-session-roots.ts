@@ -17,16 +17,11 @@
  * configured directories plus the session's roots). Outside such a call it answers exactly as before.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  ListRootsResultSchema,
-  RootsListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
 import { createFileAccess } from '@polymodal/core/files';
 import type { Logger } from '../logging/create-logger.js';
-import type { ToolExtra } from '../protocol/sdk-types.js';
-import { fileUrisToPaths, type RootsSync } from './sync-roots.js';
+import { fileUrisToPaths, type RootsRequest, type RootsSync } from './sync-roots.js';
 
 interface SessionRoots {
   /** The shared FileAccess this session's view is layered on. */
@@ -37,7 +32,7 @@ interface SessionRoots {
 
 interface ToolCallScope {
   session: SessionRoots;
-  extra: ToolExtra;
+  request: RootsRequest;
 }
 
 const scopes = new AsyncLocalStorage<ToolCallScope>();
@@ -68,11 +63,9 @@ export function syncSessionRoots(
   let generation = 0;
   let pending: Promise<void> = Promise.resolve();
 
-  const load = async (extra: ToolExtra, ticket: number) => {
+  const load = async (request: RootsRequest, ticket: number) => {
     try {
-      const { roots } = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, {
-        timeout: timeoutMs,
-      });
+      const { roots } = await request.listRoots({ timeout: timeoutMs });
       // A slower, older answer must not overwrite a newer one.
       if (ticket !== generation) return;
       const dirs = fileUrisToPaths(roots.map((root) => root.uri));
@@ -102,18 +95,18 @@ export function syncSessionRoots(
     if (scope?.session !== session || !server.server.getClientCapabilities()?.roots) return pending;
     stale = false;
     generation += 1;
-    pending = load(scope.extra, generation);
+    pending = load(scope.request, generation);
     return pending;
   };
 
-  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+  server.server.setNotificationHandler('notifications/roots/list_changed', async () => {
     stale = true;
   });
 
   return {
     ready: () => (stale ? refresh() : pending),
     refresh,
-    within: (extra, call) => scopes.run({ session, extra }, call),
+    within: (request, call) => scopes.run({ session, request }, call),
   };
 }
 

@@ -2,7 +2,7 @@
  * Command line of every Polymodal MCP server bin: stdio by default, `--http` for Streamable HTTP
  * (stateless; `--sessions` for legacy stateful sessions), `--allowed-host` (repeatable) for the names
  * clients may use in the Host header, `--metrics-port`/`--metrics-host` for a listener of the metrics' own,
- * `--log-format json|text`, `--version`.
+ * `--log-format json|text`, `--protocol all|2025-11-25`, `--version`.
  */
 import { parseArgs } from 'node:util';
 import { type LogFormat, parseLogFormat } from '../logging/create-logger.js';
@@ -21,6 +21,8 @@ export interface ServerArgs {
   metricsHost: string | undefined;
   /** `--log-format`; undefined: POLYMODAL_LOG_FORMAT, or the transport's default. */
   logFormat: LogFormat | undefined;
+  /** `--protocol` as given (`all` or `2025-11-25`); undefined: POLYMODAL_PROTOCOL, or both generations. */
+  protocol: string | undefined;
   help: boolean;
   version: boolean;
 }
@@ -45,6 +47,7 @@ export function parseServerArgs(
       'metrics-port': { type: 'string' },
       'metrics-host': { type: 'string' },
       'log-format': { type: 'string' },
+      protocol: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -77,6 +80,7 @@ export function parseServerArgs(
     metricsPort,
     metricsHost,
     logFormat,
+    protocol: values.protocol,
     help: values.help === true,
     version: values.version === true,
   };

@@ -33,8 +33,15 @@ import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo, isIPv6 } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import { ConfigError } from '@polymodal/core/errors';
 import type { Logger } from '../logging/create-logger.js';
 import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
@@ -54,6 +61,7 @@ import {
   DEFAULT_SESSION_IDLE_MS,
   type HttpSessionOptions,
 } from './http-session-defaults.js';
+import type { ProtocolGenerations } from './protocol-generations.js';
 import type { ServerFactory, ServerInstance } from './server-instance.js';
 
 export {
@@ -98,6 +106,8 @@ export interface RunHttpOptions {
   metricsToken?: string | undefined;
   /** Also serve `/metrics` on a listener of its own (`--metrics-port`; host default 127.0.0.1). */
   metricsListener?: { port: number; host?: string };
+  /** Which protocol generations to answer (default both; `2025-11-25` refuses 2026-07-28 requests). */
+  protocol?: ProtocolGenerations;
 }
 
 export interface HttpServerHandle {
@@ -119,7 +129,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 interface Session {
   id: string;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   /** The tenant that opened the session; only its requests may use it. */
   tenantId: string | undefined;
   lastActive: number;
@@ -140,6 +150,7 @@ export async function runHttpServer(
   const access = options.access;
   const log = options.log;
   const clock = options.now ?? Date.now;
+  const protocol = options.protocol ?? 'all';
   const stateful = options.sessions !== undefined && options.sessions !== false;
   const sessionOptions = typeof options.sessions === 'object' ? options.sessions : {};
   const maxSessions = sessionOptions.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -259,10 +270,43 @@ export async function runHttpServer(
   const sweepTimer = stateful ? setInterval(sweepIdleSessions, Math.min(idleMs, 60_000)) : undefined;
   sweepTimer?.unref();
 
+  /**
+   * The SDK's per-request server for both generations (`createMcpHandler`): a fresh server from the factory
+   * for each request, built on the caller's context, disposed of when the SDK closes it at the end of the
+   * exchange. With sessions, it serves the 2026-07-28 requests only (the sessions are 2025-11-25's).
+   */
+  const mcpFactory = async ({ authInfo }: McpRequestContext) => {
+    const caller = callerOf(authInfo);
+    // Fail closed: a request that passed authentication always carries its caller this far.
+    if (access && !caller) throw new Error('the request reached the MCP handler without its tenant');
+    const { instance, dispose } = await buildInstance(caller);
+    const previous = instance.server.server.onclose;
+    instance.server.server.onclose = () => {
+      previous?.();
+      void dispose();
+    };
+    return instance.server;
+  };
+  const onHandlerError = (error: Error) => log?.debug('MCP request refused', { error: error.message });
+  const perRequest =
+    protocol === '2025-11-25'
+      ? undefined
+      : createMcpHandler(mcpFactory, {
+          legacy: stateful ? 'reject' : 'stateless',
+          maxRequestBodySize: maxBodyBytes,
+          onerror: onHandlerError,
+        });
+  const legacyOnly =
+    protocol === '2025-11-25' && !stateful
+      ? legacyStatelessFallback(mcpFactory, onHandlerError, { maxRequestBodySize: maxBodyBytes })
+      : undefined;
+
   const serveStateless = async (
     request: http.IncomingMessage,
     response: http.ServerResponse,
     caller: TenantCaller | undefined,
+    body: unknown,
+    legacy: boolean,
   ) => {
     if (request.method !== 'POST') {
       // No session means no GET stream to push on and nothing to DELETE; clients take 405 as "none".
@@ -275,22 +319,22 @@ export async function runHttpServer(
       );
       return;
     }
-    const body = await readJsonBody(request, response, maxBodyBytes);
-    if (body === INVALID) return;
-    const { instance, dispose } = await buildInstance(caller);
-    response.once('close', () => void dispose());
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: false,
-    });
-    await instance.server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    const handler = legacy && legacyOnly ? { fetch: legacyOnly } : perRequest;
+    if (!handler) {
+      sendUnsupportedProtocol(response, body);
+      return;
+    }
+    const authInfo = authInfoOf(caller);
+    await toNodeHandler({
+      fetch: (webRequest, options) => handler.fetch(webRequest, { ...options, authInfo }),
+    })(request, response, body);
   };
 
   const serveSession = async (
     request: http.IncomingMessage,
     response: http.ServerResponse,
     caller: TenantCaller | undefined,
+    body: unknown,
   ) => {
     sweepIdleSessions();
     const sessionHeader = request.headers['mcp-session-id'];
@@ -310,15 +354,10 @@ export async function runHttpServer(
           if (sessions.get(session.id) === session) touch(session);
         });
       }
-      const body =
-        request.method === 'POST' ? await readJsonBody(request, response, maxBodyBytes) : undefined;
-      if (body === INVALID) return;
       await session.transport.handleRequest(request, response, body);
       return;
     }
 
-    const body = request.method === 'POST' ? await readJsonBody(request, response, maxBodyBytes) : undefined;
-    if (body === INVALID) return;
     if (request.method !== 'POST' || !containsInitialize(body)) {
       sendJsonRpcError(response, 400, -32000, 'bad request: no valid mcp-session-id; send initialize first');
       return;
@@ -339,7 +378,7 @@ export async function runHttpServer(
     }
     const { instance, dispose } = built;
     let opened = false;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: false,
       onsessioninitialized: (id) => {
@@ -457,8 +496,13 @@ export async function runHttpServer(
         if (requestsUnderWay === 0) for (const resolve of drainWaiters) resolve();
       });
     }
-    if (stateful) await serveSession(request, response, caller);
-    else await serveStateless(request, response, caller);
+    const body = request.method === 'POST' ? await readJsonBody(request, response, maxBodyBytes) : undefined;
+    if (body === INVALID) return;
+    // The SDK's own classification: 2025-11-25 (no per-request envelope) or 2026-07-28.
+    const legacy =
+      request.method !== 'POST' || (await isLegacyRequest(await toWebRequest(request, body), body));
+    if (stateful && legacy) await serveSession(request, response, caller, body);
+    else await serveStateless(request, response, caller, body, legacy);
   };
 
   const server = http.createServer((request, response) => {
@@ -551,6 +595,7 @@ export async function runHttpServer(
         await waitForRequests(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
         await Promise.allSettled([...sessions.values()].map((session) => closeSession(session, 'shutdown')));
         server.closeAllConnections();
+        await perRequest?.close();
         await Promise.all([stopped, metricsListener?.close()]);
       })();
       return closing;
@@ -690,6 +735,45 @@ function sendRefusal(
         : 'unauthorized: send "Authorization: Bearer <token>" with a token this server was given'
       : `unauthorized: ${description}`,
   );
+}
+
+/** Where the SDK's handler hands the authenticated caller to the factory (`AuthInfo.extra`). */
+const CALLER = 'polymodal/caller';
+
+/** The caller as the SDK's request context carries it. Its token is not handed on: nothing past here needs it. */
+function authInfoOf(caller: TenantCaller | undefined): AuthInfo | undefined {
+  return caller
+    ? { token: '', clientId: caller.tenantId ?? 'local', scopes: [], extra: { [CALLER]: caller } }
+    : undefined;
+}
+
+function callerOf(authInfo: AuthInfo | undefined): TenantCaller | undefined {
+  return authInfo?.extra?.[CALLER] as TenantCaller | undefined;
+}
+
+/**
+ * A 2026-07-28 request to a server that serves 2025-11-25 only: the protocol's "unsupported protocol
+ * version" (-32022), naming the one version served, so that a client that negotiates falls back.
+ */
+function sendUnsupportedProtocol(response: http.ServerResponse, body: unknown): void {
+  const id = isJsonRpcRequest(body) ? body.id : null;
+  response.writeHead(400, { 'content-type': 'application/json' });
+  response.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32022,
+        message: 'Unsupported protocol version: this server is configured to serve 2025-11-25 only',
+        data: { supported: ['2025-11-25'] },
+      },
+    }),
+  );
+}
+
+function isJsonRpcRequest(body: unknown): body is { id: string | number } {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number';
 }
 
 function sendJson(response: http.ServerResponse, status: number, body: unknown): void {

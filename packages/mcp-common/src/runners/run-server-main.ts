@@ -28,6 +28,11 @@ import { OAUTH_AUDIENCE_VARIABLE, OAUTH_ISSUER_VARIABLE } from '../tenants/read-
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import { readViewsPolicy, VIEWS_VARIABLE } from '../views/views-policy.js';
 import { parseServerArgs } from './parse-server-args.js';
+import {
+  PROTOCOL_VARIABLE,
+  type ProtocolGenerations,
+  parseProtocolGenerations,
+} from './protocol-generations.js';
 import { readHttpSettings } from './read-http-settings.js';
 import { runStdioServer } from './run-stdio-server.js';
 import type { ServerFactory } from './server-instance.js';
@@ -51,7 +56,7 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   const env = options.env ?? process.env;
   const writeError = (line: string) => process.stderr.write(`${line}\n`);
   const usage =
-    `Usage: ${options.name} [--http [--port N] [--host H] [--allowed-host NAME]... [--sessions] [--metrics-port N [--metrics-host H]]] [--log-format json|text] [--version]\n\n` +
+    `Usage: ${options.name} [--http [--port N] [--host H] [--allowed-host NAME]... [--sessions] [--metrics-port N [--metrics-host H]]] [--log-format json|text] [--protocol all|2025-11-25] [--version]\n\n` +
     'Without flags the server speaks MCP over stdio (for Claude Desktop, Claude Code, Cursor, VS Code).\n' +
     `--http serves Streamable HTTP at http://<host>:<port>/mcp (default 127.0.0.1:${options.defaultPort ?? 3000}),\n` +
     'statelessly; --sessions keeps legacy sessions (for server-to-client requests such as roots).\n' +
@@ -62,6 +67,8 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
     `as a bearer token. On the MCP port, /metrics always needs ${METRICS_TOKEN_VARIABLE}.\n` +
     `Off loopback, ${TENANTS_FILE_VARIABLE} (a JSON file of tenants and their token hashes) or ${OAUTH_ISSUER_VARIABLE}\n` +
     `with ${OAUTH_AUDIENCE_VARIABLE} (OAuth access tokens of that authorization server) is required.\n` +
+    `--protocol all|2025-11-25 (also ${PROTOCOL_VARIABLE}): both MCP protocol generations (2026-07-28 and 2025-11-25,\n` +
+    'the default), or 2025-11-25 only, for a host with a known bug on the newer one.\n' +
     `${VIEWS_VARIABLE}=auto|on|off: MCP Apps views go to clients that declare the extension (auto, the default);\n` +
     "on also offers them where a client's capabilities are unknown (stateless HTTP); off offers none.\n" +
     (options.help ? `\n${options.help}\n` : '');
@@ -69,8 +76,13 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   let args: ReturnType<typeof parseServerArgs>;
   let settings: ReturnType<typeof readHttpSettings>;
   let logFormat: LogFormat;
+  let protocol: ProtocolGenerations;
   try {
     args = parseServerArgs(options.argv ?? process.argv.slice(2), { port: options.defaultPort });
+    protocol =
+      args.protocol !== undefined
+        ? parseProtocolGenerations(args.protocol, '--protocol')
+        : parseProtocolGenerations(env[PROTOCOL_VARIABLE], PROTOCOL_VARIABLE);
     settings = readHttpSettings(args, env);
     logFormat = chooseLogFormat(args.logFormat, env[LOG_FORMAT_VARIABLE], args.transport);
     // Said now, not by the first request's server (each server reads it).
@@ -94,11 +106,11 @@ export async function runServerMain(options: RunServerMainOptions): Promise<void
   // call rather than done now: node:v8 would add about 2 ms to every start.
   beforeFirstPlatformClient(() => raiseWasmTieringBudget());
   if (args.transport === 'stdio') {
-    await runStdioServer(options.factory, { name: options.name });
+    await runStdioServer(options.factory, { name: options.name, protocol });
     return;
   }
   const { serveHttp } = await import('./serve-http.js');
-  await serveHttp({ name: options.name, factory: options.factory, env, args, settings });
+  await serveHttp({ name: options.name, factory: options.factory, env, args, settings, protocol });
 }
 
 /** `--log-format`, then POLYMODAL_LOG_FORMAT, then the transport's default. */

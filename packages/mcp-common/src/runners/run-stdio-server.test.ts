@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer } from '@modelcontextprotocol/server';
 import { ConfigError } from '@polymodal/core';
 import { describe, expect, it } from 'vitest';
 import { runStdioServer } from './run-stdio-server.js';

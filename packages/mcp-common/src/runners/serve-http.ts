@@ -22,6 +22,7 @@ import {
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
 import { describeStartupError } from './describe-startup-error.js';
 import type { ServerArgs } from './parse-server-args.js';
+import type { ProtocolGenerations } from './protocol-generations.js';
 import type { HttpSettings } from './read-http-settings.js';
 import { runHttpServer } from './run-http-server.js';
 import type { ServerFactory } from './server-instance.js';
@@ -33,9 +34,18 @@ export interface ServeHttpOptions {
   env: NodeJS.ProcessEnv;
   args: ServerArgs;
   settings: HttpSettings;
+  /** Which protocol generations to answer. */
+  protocol: ProtocolGenerations;
 }
 
-export async function serveHttp({ name, factory, env, args, settings }: ServeHttpOptions): Promise<void> {
+export async function serveHttp({
+  name,
+  factory,
+  env,
+  args,
+  settings,
+  protocol,
+}: ServeHttpOptions): Promise<void> {
   const apiKey = env[API_KEY_VARIABLE]?.trim();
   const secrets = apiKey ? [apiKey] : [];
   const log = createLogger({
@@ -64,6 +74,7 @@ export async function serveHttp({ name, factory, env, args, settings }: ServeHtt
       host: args.host,
       allowedHosts: settings.allowedHosts,
       sessions: settings.sessions,
+      protocol,
       access,
       log,
       metricsToken: env[METRICS_TOKEN_VARIABLE],

@@ -3,7 +3,7 @@
  * The runner tells the factory which context to build on: over HTTP, the caller's tenant context, shared by
  * all of that tenant's requests; over stdio, none, so the server builds its own from the environment.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/server';
 import type { ServerContext } from '../context/create-server-context.js';
 
 export interface ServerInstance {

@@ -15,7 +15,6 @@
 import { createServerContext, type ServerContext } from '../context/create-server-context.js';
 import type { PolymodalMetrics } from '../metrics/create-metrics.js';
 import { processMetricsSink } from '../metrics/process-metrics-sink.js';
-import { registerOutputResources } from '../outputs/output-resources.js';
 import type { Icon } from '../protocol/sdk-types.js';
 import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
@@ -83,8 +82,6 @@ export function createPolymodalServer(options: PolymodalServerOptions): ServerIn
     ...(deps.remoteInputs ? { remoteInputs: deps.remoteInputs } : {}),
   };
   const readOnly = deps.readOnly ?? readReadOnly(deps.env ?? process.env);
-  // Saved outputs are resources of the context (the tenant's, over HTTP), and tool results link them so.
-  registerOutputResources(server, context.files);
   installTools(server, {
     server: { name: options.name, version: options.version },
     groups: options.groups,

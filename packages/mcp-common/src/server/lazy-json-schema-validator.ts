@@ -1,31 +1,27 @@
 /**
- * The McpServer's JSON Schema validator, with Ajv loaded and built on first use. The SDK gives every Server
- * an Ajv instance of its own (about 18 KiB with its formats), yet uses it only to check a client's answer to
- * an elicitation (register_voice's consent, on a client that supports it). Over Streamable HTTP every
- * request (stateless) or session builds a server, so most servers never elicit and built Ajv for nothing.
- * One Ajv per server is kept, not one per process: Ajv caches every schema object it compiles for good, and
- * elicitation schemas are written per call, so a shared instance would grow with every elicitation.
+ * A JSON Schema validator with Ajv loaded and built on first use. The SDK builds an Ajv instance for every
+ * server unless given a validator (about 18 KiB with its formats), and over Streamable HTTP every request
+ * (stateless) or session builds a server: so each server gets this one, which builds nothing until asked.
+ * The installer (`sdk-server.ts`) checks a client's answer to a question (register_voice's consent) with
+ * one of its own, since the SDK no longer checks answers against the requested schema. One Ajv per server is
+ * kept, not one per process: Ajv caches every schema object it compiles for good, and question schemas are
+ * written per call, so a shared instance would grow with every question.
  *
- * Ajv's code (with ajv-formats and fast-uri, about 190 KiB) is not even loaded until an elicitation is sent:
- * a tool session's `elicit` (see `sdk-server.ts`) loads it first, while the request goes out, so
- * it is there when the SDK checks the answer (synchronously). The server bins are bundled without the
- * SDK's own static import of it (see scripts/tsup-server-package.mjs), which would load it at every start.
+ * Ajv's code (with ajv-formats and fast-uri, about 190 KiB) is not even loaded until a question is asked or
+ * answered (`loadJsonSchemaValidator`). The server bins are bundled without the SDK's own static import of it
+ * (see scripts/tsup-server-package.mjs), which would load it at every start.
  */
-import type {
-  JsonSchemaType,
-  JsonSchemaValidator,
-  jsonSchemaValidator,
-} from '@modelcontextprotocol/sdk/validation';
-import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/server';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 
-type AjvProvider = typeof import('@modelcontextprotocol/sdk/validation/ajv');
+type AjvProvider = typeof import('@modelcontextprotocol/server/validators/ajv');
 
 let provider: AjvProvider | undefined;
 let loading: Promise<AjvProvider> | undefined;
 
 /** Loads Ajv (once per process); validators can be built once it has resolved. */
 export function loadJsonSchemaValidator(): Promise<void> {
-  loading ??= import('@modelcontextprotocol/sdk/validation/ajv').then(
+  loading ??= import('@modelcontextprotocol/server/validators/ajv').then(
     (loaded) => {
       provider = loaded;
       return loaded;

@@ -2,10 +2,10 @@
  * Views (MCP Apps) in the installer: offered only to a client that declares the `io.modelcontextprotocol/ui`
  * extension with the view mime type; every other client gets the answers it got before views existed.
  */
+
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { createFileAccess } from '@polymodal/core/files';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

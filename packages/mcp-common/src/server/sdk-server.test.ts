@@ -1,13 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { createFileAccess } from '@polymodal/core/files';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type ToolDefinition, type ToolGroup, toolGroup } from '../tools/define-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { createSdkServer, installTools, type ToolInstallation } from './sdk-server.js';
-import { svgIcon, withoutVacuousKeywords } from './tool-list-json.js';
+import { svgIcon } from './tool-list-json.js';
 
 const RED = svgIcon("<svg xmlns='http://www.w3.org/2000/svg'><rect width='1' height='1' fill='red'/></svg>");
 
@@ -88,7 +87,7 @@ function install(groups: readonly ToolGroup[], options: Partial<ToolInstallation
 }
 
 describe('installTools', () => {
-  it("lists each tool as SDK 1.x's own answer does, trimmed of vacuous keywords, without the default execution", async () => {
+  it('lists each tool as the SDK describes it, with draft-7 schemas trimmed of vacuous keywords', async () => {
     const deps: Deps = { calls: [] };
     const client = await connect(install([group([bounded, reading], deps)]));
     const { tools } = await client.listTools();
@@ -111,18 +110,23 @@ describe('installTools', () => {
       {
         title: 'Reading',
         description: 'Reads for up to 42 s.',
-        inputSchema: { id: z.string().min(1) },
+        inputSchema: z.object({ id: z.string().min(1) }),
         annotations: { title: 'Reading', readOnlyHint: true },
       },
       async () => ({ content: [] }),
     );
-    const sdk = (await (await connect(bare)).listTools()).tools.map(({ execution, ...tool }) => {
-      expect(execution).toEqual({ taskSupport: 'forbidden' });
-      return withoutVacuousKeywords(tool);
-    });
-    expect(tools).toEqual(sdk);
+    const sdk = (await (await connect(bare)).listTools()).tools;
+    const described = ({ inputSchema, outputSchema, ...tool }: (typeof tools)[number]) => tool;
+    expect(tools.map(described)).toEqual(sdk.map(described));
+    // The schemas as the lists hosts have cached were made (draft-7, SDK 1.x's conversion): SDK 2.x would
+    // send 2020-12 with the integer bounds spelled out, bytes every model reads on every turn.
+    for (const tool of tools) {
+      expect(tool.inputSchema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    }
     expect(tools[0]?.inputSchema.properties?.count).toEqual({ type: 'integer', minimum: 1 });
     expect(tools[0]?.inputSchema.properties?.seed).toEqual({ type: 'integer' });
+    expect(tools[0]?.outputSchema?.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(sdk[0]?.inputSchema.properties?.count).not.toEqual({ type: 'integer', minimum: 1 });
   });
 
   it("lists each tool with its own group's icons, and a group without icons with none", async () => {
@@ -141,8 +145,10 @@ describe('installTools', () => {
       install([group([bounded, reading], deps)], { keep: (spec) => spec.annotations.readOnlyHint === true }),
     );
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['reading']);
-    const refused = await client.callTool({ name: 'bounded', arguments: { count: 1, seed: 1, tags: {} } });
-    expect(refused.isError).toBe(true);
+    // The SDK's answer to a tool it does not know: a protocol error, and the server keeps serving.
+    await expect(
+      client.callTool({ name: 'bounded', arguments: { count: 1, seed: 1, tags: {} } }),
+    ).rejects.toThrow(/Tool bounded not found/);
     expect(deps.calls).toEqual([]);
     await client.callTool({ name: 'reading', arguments: { id: 'a' } });
     expect(deps.calls).toEqual(['reading a']);

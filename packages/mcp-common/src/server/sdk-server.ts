@@ -1,50 +1,78 @@
 /**
  * Where a Polymodal server meets the MCP SDK's server API: the SDK server is created here, every tool is
- * registered here (once, through `registerTool`), and the `tools/list` answer is built here from the same
- * tool definitions. Nothing else in the project registers a tool or replaces a request handler, and nothing
- * reads an SDK field that is not public; `docs/sdk-v2.md` names this file as the one the move to SDK 2.x
- * rewrites.
+ * registered here (once, through `registerTool`), and the `tools/list` and `resources/list` answers are built
+ * here from the same definitions. Nothing else in the project registers a tool or replaces a request
+ * handler, and nothing reads an SDK field that is not public.
  *
  * Each tool's handler is composed once, in one place, in this order (outermost first):
+ * - the SDK's handler context becomes the tool kit's `ToolExtra` (signal, progress, the transport), so tools
+ *   never see the SDK's context;
  * - the call runs within its session's roots (`RootsSync.within`, HTTP sessions on loopback);
  * - the call is counted and timed (metrics: the tool's name and how the result reads, never its arguments);
  * - the platform client is loaded by the first call, not when a host starts the server to list its tools;
+ * - a question the tool asks the user (`ToolSession.elicit`) is answered as the request's protocol allows
+ *   (see "Questions" below);
  * - saved outputs are linked as `polymodal://outputs/<name>` resources (and over HTTP replace file:// links
  *   and server paths, see `addResourceLinks`).
  *
  * The `tools/list` answer is the SDK's `Tool` for each installed definition, built once per server instance:
- * each schema object's JSON Schema is converted once per process (with zod's own converter, the options the
- * SDK 1.x uses) and trimmed of keywords that allow what is allowed anyway (`withoutVacuousKeywords`); each
- * tool carries its group's icons (SDK 1.x's `registerTool` takes none). A bin's list written at build time
+ * each schema object's JSON Schema is converted once per process (zod's own converter, draft-7, as the lists
+ * hosts have cached were made) and trimmed of keywords that allow what is allowed anyway
+ * (`withoutVacuousKeywords`); each tool carries its group's icons. A bin's list written at build time
  * (`PrecomputedToolList`) supplies a tool's entry when the tool is described alike, so a freshly started
  * process converts nothing to answer its first `tools/list`.
  *
- * Views (MCP Apps, the `io.modelcontextprotocol/ui` extension): a tool that declares a `view` is listed with
- * `_meta.ui.resourceUri = ui://polymodal/<view>.html`, and each view is served once per server as that
- * resource (one content item, `text/html;profile=mcp-app`), only to a client that declared the extension
- * with that mime type in its `initialize` (ext-apps' guidance: check `getUiCapability` and offer the app
- * tools then). Every other client gets exactly the answers it got before views existed. Tools only views call
- * (`appOnly`) are listed with `_meta.ui.visibility: ["app"]` and are registered disabled like the views'
- * resources: listed and callable only once the client has said it renders views.
+ * Both protocol generations are served by the same instance. On 2025-11-25 the client's capabilities are
+ * those of its `initialize`; on 2026-07-28 every request carries its own
+ * (`io.modelcontextprotocol/clientCapabilities`), and they are read from that request, never from an earlier
+ * one (`clientCapabilitiesOf`).
  *
- * A server that never saw `initialize` (stateless Streamable HTTP builds one per request) does not know the
- * client's capabilities. By default (`POLYMODAL_VIEWS=auto`) it then offers no view, the conservative
- * reading of the guidance; a deployment whose hosts render views sets `POLYMODAL_VIEWS=on`, which offers them
- * where the capabilities are unknown too (a client that did declare its capabilities without the extension
- * still gets none). `off` offers views to no one.
+ * Views (MCP Apps, the `io.modelcontextprotocol/ui` extension): a tool that declares a `view` is listed with
+ * `_meta.ui.resourceUri = ui://polymodal/<view>.html`, and each view is served as that resource (one content
+ * item, `text/html;profile=mcp-app`), to a request whose client declared the extension with that mime type
+ * (ext-apps' guidance: check `getUiCapability` and offer the app tools then). Every other client gets exactly
+ * the answers it got before views existed: the views are not in its `resources/list`, reading one answers
+ * "not found", and the tools only views call (`appOnly`, listed with `_meta.ui.visibility: ["app"]`) are
+ * neither listed nor callable. The decision is made per request, in the handlers, so that a connection
+ * serving many requests (stdio, sessions) and a server built for one request (stateless HTTP) answer alike.
+ *
+ * A 2025-11-25 request over stateless HTTP carries no capabilities at all. By default (`POLYMODAL_VIEWS=auto`)
+ * it is then offered no view, the conservative reading of the guidance; a deployment whose hosts render views
+ * and still speak 2025-11-25 sets `POLYMODAL_VIEWS=on`, which offers them where the capabilities are unknown
+ * too (a client that did declare its capabilities without the extension still gets none). `off` offers views
+ * to no one.
+ *
+ * Questions: a tool asks the user with `ToolSession.elicit`, written as an ordinary await. It is served as a
+ * multi-round-trip result (`inputRequired`): the first run of the call stops at the question and the call is
+ * answered with it; the client asks the user and calls again with the answer, and the tool runs again from
+ * its start, this time finding the answer. A 2026-07-28 client does this itself; on a 2025-11-25 connection
+ * that can ask (stdio, `--sessions`) the SDK's legacy shim sends a real `elicitation/create` and calls the
+ * handler again. So a tool asks before anything that costs. Where nobody can be asked (a client without
+ * elicitation, or 2025-11-25 over stateless HTTP, which has no way back to the client) `canElicit()` is
+ * false and the tool answers as it would without asking.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type InputRequest,
+  type InputRequiredResult,
+  inputRequired,
+  isInputRequiredResult,
   McpServer,
+  ProtocolError,
   type RegisteredResource,
-  type RegisteredTool,
-} from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+  type Resource,
+  type ServerContext,
+  type Tool,
+} from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
 import { toJSONSchema, type z } from 'zod';
 import type { MetricsSink } from '../metrics/process-metrics-sink.js';
 import { toolCallOutcome } from '../metrics/tool-call-outcome.js';
 import { addResourceLinks } from '../outputs/link-output-resources.js';
-import type { Icon } from '../protocol/sdk-types.js';
+import { registerOutputResources } from '../outputs/output-resources.js';
+import type { CallToolResult, ElicitResult, Icon, ToolExtra } from '../protocol/sdk-types.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 import type {
   BoundTool,
@@ -71,7 +99,7 @@ export interface SdkServerInfo {
   instructions: string;
 }
 
-/** A new SDK server with logging; Ajv is loaded only when an elicitation answer is to be checked. */
+/** A new SDK server with logging; Ajv is never built for a server that does not need it. */
 export function createSdkServer(info: SdkServerInfo): McpServer {
   return new McpServer(
     {
@@ -83,7 +111,7 @@ export function createSdkServer(info: SdkServerInfo): McpServer {
     {
       capabilities: { logging: {} },
       instructions: info.instructions,
-      // Ajv only when a client's elicitation answer is checked, not for every server an HTTP request builds.
+      // The SDK's default builds Ajv with every server, and over HTTP a server is built per request.
       jsonSchemaValidator: new LazyJsonSchemaValidator(),
     },
   );
@@ -103,7 +131,7 @@ export interface ToolInstallation {
   metrics: Pick<MetricsSink, 'toolCall'>;
   /** The platform client, awaited before each call (loaded by the first). */
   loadPlatformClient: () => Promise<unknown>;
-  /** The output directory whose files results link as resources. */
+  /** The output directory whose files are resources, and which results link as such. */
   files: FileAccess;
   /** The bin's list written at build time, when there is one. */
   toolList?: (() => PrecomputedToolList | undefined) | undefined;
@@ -111,11 +139,16 @@ export interface ToolInstallation {
   views?: ViewsPolicy | undefined;
 }
 
-/** Registers the kept tools of every group on `server`, and answers `tools/list` with them. */
+/**
+ * Registers the kept tools of every group on `server` with the saved outputs and the views as resources, and
+ * answers `tools/list` and `resources/list` with them.
+ */
 export function installTools(server: McpServer, installation: ToolInstallation): void {
-  const session = sessionOf(server);
+  const policy = installation.views ?? 'auto';
+  const renders = (ctx: ServerContext) => rendersViews(clientCapabilitiesOf(server, ctx), policy);
+  // The answers to this server's questions are checked with an Ajv of its own, built at the first answer.
+  const session = sessionOf(server, new LazyJsonSchemaValidator());
   const listed: ListedTool[] = [];
-  const appOnly: RegisteredTool[] = [];
   const names = new Set<string>();
   for (const group of installation.groups) {
     for (const tool of group.bind(installation.common, session)) {
@@ -128,7 +161,7 @@ export function installTools(server: McpServer, installation: ToolInstallation):
         typeof spec.description === 'string'
           ? spec.description
           : spec.description(installation.common.toolDeadlineSeconds);
-      const registered = server.registerTool(
+      server.registerTool(
         spec.name,
         {
           title: spec.title,
@@ -138,41 +171,37 @@ export function installTools(server: McpServer, installation: ToolInstallation):
           annotations: spec.annotations,
           ...(spec._meta ? { _meta: spec._meta } : {}),
         },
-        composeHandler(tool, installation),
+        composeHandler(tool, installation, spec.appOnly ? renders : undefined),
       );
-      if (spec.appOnly) appOnly.push(registered);
       listed.push({ spec, description, icons: group.icons });
     }
   }
+  // Saved outputs are resources of the context (the tenant's, over HTTP), and tool results link them so.
+  const outputs = registerOutputResources(server, installation.files);
   if (listed.length === 0) return;
-  const policy = installation.views ?? 'auto';
   const views = policy === 'off' ? [] : viewsOf(listed);
-  // Registered now (resources can be declared only before connecting), offered once the client has said it
-  // renders views: a disabled resource is neither listed nor read, a disabled tool not called.
-  const offered = [...views.map((view) => registerView(server, view)), ...appOnly];
-  for (const item of offered) {
-    // `on`: offered until a client's capabilities say otherwise (a stateless request never says).
-    if (policy !== 'on') item.disable();
-  }
-  if (offered.length > 0 && policy !== 'off') {
-    const previous = server.server.oninitialized;
-    server.server.oninitialized = () => {
-      previous?.();
-      const renders = rendersViews(server, policy);
-      for (const item of offered) if (item.enabled !== renders) item.update({ enabled: renders });
-    };
-  }
+  const viewResources = views.map((view) => registerView(server, view, renders));
+  const hasAppOnly = listed.some(({ spec }) => spec.appOnly);
+
+  // Replaces the answer the SDK installed with the first resource: the views only for a client that renders
+  // them, then the outputs (in the SDK's order: fixed resources, then what templates list).
+  server.server.setRequestHandler('resources/list', async (_request, ctx) => ({
+    resources: [
+      ...(viewResources.length > 0 && renders(ctx) ? viewResources : []),
+      ...(await outputs.list()),
+    ],
+  }));
   // Replaces the answer the SDK installed with the first tool: the same tools, built once, with icons.
   let all: Tool[] | undefined;
   let answer: { tools: Tool[] } | undefined;
   let answerWithViews: { tools: Tool[] } | undefined;
-  server.server.setRequestHandler(ListToolsRequestSchema, () => {
+  server.server.setRequestHandler('tools/list', (_request, ctx) => {
     all ??= listTools(listed, installation.server, installation.toolList?.());
-    if (offered.length > 0 && rendersViews(server, policy)) {
+    if ((viewResources.length > 0 || hasAppOnly) && renders(ctx)) {
       answerWithViews ??= { tools: withViews(all, listed) };
       return answerWithViews;
     }
-    answer ??= { tools: appOnly.length > 0 ? all.filter((_, index) => !listed[index]?.spec.appOnly) : all };
+    answer ??= { tools: hasAppOnly ? all.filter((_, index) => !listed[index]?.spec.appOnly) : all };
     return answer;
   });
 }
@@ -187,12 +216,23 @@ export function viewUri(view: Pick<ToolView, 'name'>): string {
 }
 
 /**
- * Whether this server offers views to its client: the client declared (in its `initialize`) that it renders
- * HTML views, or, under `on`, this server never saw the client's capabilities (stateless HTTP).
+ * The capabilities of the client that sent this request: on 2026-07-28 those the request carries, on
+ * 2025-11-25 those of the connection's `initialize`; undefined where neither exists (2025-11-25 over
+ * stateless HTTP).
  */
-function rendersViews(server: McpServer, policy: ViewsPolicy): boolean {
+export function clientCapabilitiesOf(server: McpServer, ctx: ServerContext): ClientCapabilities | undefined {
+  // The SDK's public type of the envelope names none of its keys.
+  const envelope: Record<string, unknown> | undefined = ctx.mcpReq.envelope;
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  return isRecord(declared) ? declared : server.server.getClientCapabilities();
+}
+
+/**
+ * Whether a client with these capabilities is offered views: it declared that it renders HTML views, or,
+ * under `on`, its capabilities are unknown.
+ */
+function rendersViews(capabilities: ClientCapabilities | undefined, policy: ViewsPolicy): boolean {
   if (policy === 'off') return false;
-  const capabilities = server.server.getClientCapabilities();
   if (capabilities === undefined) return policy === 'on';
   // ext-apps' `getUiCapability`: the extension's entry under the client's `extensions`.
   const ui = capabilities.extensions?.[UI_EXTENSION] as { mimeTypes?: unknown } | undefined;
@@ -211,25 +251,37 @@ function viewsOf(listed: readonly ListedTool[]): ToolView[] {
   return [...views.values()];
 }
 
-/** Serves a view as its `ui://` resource: one content item, the extension's mime type, its CSP declared. */
-function registerView(server: McpServer, view: ToolView): RegisteredResource {
+/**
+ * Serves a view as its `ui://` resource (one content item, the extension's mime type, its CSP declared) to
+ * a request that renders views; to any other it does not exist. Returns its `resources/list` entry.
+ */
+function registerView(server: McpServer, view: ToolView, renders: (ctx: ServerContext) => boolean): Resource {
   const uri = viewUri(view);
-  const resource = server.registerResource(
+  const metadata = { title: view.title, description: view.description, mimeType: VIEW_MIME_TYPE };
+  const registered: RegisteredResource = server.registerResource(
     `view-${view.name}`,
     uri,
-    { title: view.title, description: view.description, mimeType: VIEW_MIME_TYPE },
-    async () => ({
-      contents: [
-        {
-          uri,
-          mimeType: VIEW_MIME_TYPE,
-          text: await view.html(),
-          ...(view.csp ? { _meta: { ui: { csp: view.csp } } } : {}),
-        },
-      ],
-    }),
+    metadata,
+    async (_uri, ctx) => {
+      if (!renders(ctx)) throw notFound(uri);
+      return {
+        contents: [
+          {
+            uri,
+            mimeType: VIEW_MIME_TYPE,
+            text: await view.html(),
+            ...(view.csp ? { _meta: { ui: { csp: view.csp } } } : {}),
+          },
+        ],
+      };
+    },
   );
-  return resource;
+  return { uri, name: registered.name, ...metadata };
+}
+
+/** The MCP's "resource not found" (-32002), as the SDK answers for a URI it does not know. */
+function notFound(uri: string): ProtocolError {
+  return new ProtocolError(-32002, `Resource ${uri} not found`, { uri });
 }
 
 /**
@@ -248,40 +300,142 @@ function withViews(tools: readonly Tool[], listed: readonly ListedTool[]): Tool[
   });
 }
 
-/** The one wrapper around every tool's handler (see the file's comment for the order). */
-function composeHandler(tool: BoundTool, installation: ToolInstallation) {
+/** The tool kit's view of one call, from the SDK's handler context. */
+function toolExtraOf(ctx: ServerContext): ToolExtra {
+  return {
+    signal: ctx.mcpReq.signal,
+    _meta: ctx.mcpReq._meta,
+    sendNotification: (notification) => ctx.mcpReq.notify(notification),
+    // Over HTTP the SDK gives each request its HTTP facts; over stdio and in-process it gives none.
+    overHttp: ctx.http !== undefined,
+  };
+}
+
+/**
+ * The one wrapper around every tool's handler (see the file's comment for the order). `offered`, for a tool
+ * only views call, says whether this request's client renders views; to any other it does not exist.
+ */
+function composeHandler(
+  tool: BoundTool,
+  installation: ToolInstallation,
+  offered: ((ctx: ServerContext) => boolean) | undefined,
+) {
   const { name } = tool.spec;
   const { within } = installation;
   let handler: ToolHandler | undefined;
-  const call: ToolHandler = async (args, extra) => {
+  const call = async (args: Record<string, unknown>, extra: ToolExtra, ctx: ServerContext) => {
     const started = performance.now();
     let outcome: ReturnType<typeof toolCallOutcome> = 'error';
     try {
       await installation.loadPlatformClient();
       handler ??= tool.handler();
-      const result = await handler(args, extra);
-      // Over HTTP the SDK gives each request its HTTP facts; over stdio and in-process it gives none.
-      const linked = addResourceLinks(result, installation.files, extra.requestInfo !== undefined);
+      const answered = await withQuestions(ctx, () => (handler as ToolHandler)(args, extra));
+      if (isInputRequiredResult(answered)) {
+        outcome = 'ok';
+        return answered;
+      }
+      const linked = addResourceLinks(answered, installation.files, extra.overHttp === true);
       outcome = toolCallOutcome(linked);
       return linked;
     } finally {
       installation.metrics.toolCall(name, outcome, (performance.now() - started) / 1000);
     }
   };
-  return (args: Record<string, unknown>, extra: Parameters<ToolHandler>[1]) =>
-    within ? within(extra, () => call(args, extra)) : call(args, extra);
+  return (
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> => {
+    // The SDK's own answer to a tool it does not know, for a client that does not render views.
+    if (offered && !offered(ctx)) throw new ProtocolError(-32602, `Tool ${name} not found`);
+    const extra = toolExtraOf(ctx);
+    return within
+      ? within({ listRoots: (options) => ctx.mcpReq.send({ method: 'roots/list' }, options) }, () =>
+          call(args, extra, ctx),
+        )
+      : call(args, extra, ctx);
+  };
 }
 
-/** Elicitation for the tools of one server instance, through the SDK server's public methods. */
-function sessionOf(server: McpServer): ToolSession {
+/** The question a call asked, and the answers its client gave to the questions of its previous round. */
+interface CallQuestions {
+  ctx: ServerContext;
+  asked: InputRequest | undefined;
+  /** Resolves when the call asks a question it has no answer to yet. */
+  onAsked: () => void;
+}
+
+const QUESTION_KEY = 'question';
+const callQuestions = new AsyncLocalStorage<CallQuestions>();
+
+/**
+ * Runs a call in which the tool may ask the user (`ToolSession.elicit`). When it asks a question whose answer
+ * the request does not carry, the call is answered with that question (`inputRequired`) and this run of the
+ * tool is left waiting on it for good: it holds no timer and nothing refers to it once the call has been
+ * answered. The client answers, and the call runs again from the start.
+ */
+async function withQuestions(
+  ctx: ServerContext,
+  run: () => Promise<CallToolResult>,
+): Promise<CallToolResult | InputRequiredResult> {
+  let asked!: () => void;
+  const question = new Promise<'asked'>((resolve) => {
+    asked = () => resolve('asked');
+  });
+  const scope: CallQuestions = { ctx, asked: undefined, onAsked: asked };
+  const result = await callQuestions.run(scope, () => Promise.race([run(), question]));
+  if (result !== 'asked') return result;
+  return inputRequired({ inputRequests: { [QUESTION_KEY]: scope.asked as InputRequest } });
+}
+
+/**
+ * Questions for the tools of one server instance, asked within the call under way (see `withQuestions`).
+ * An accepted answer is checked against the schema the question asked for (the SDK no longer does), with
+ * the server's own validator: Ajv, loaded and built on this first need.
+ */
+function sessionOf(server: McpServer, validator: LazyJsonSchemaValidator): ToolSession {
   return {
-    canElicit: () => server.server.getClientCapabilities()?.elicitation !== undefined,
-    async elicit(request, options) {
-      // The answer is checked against the requested schema with Ajv, which is loaded on this first need.
+    canElicit() {
+      const scope = callQuestions.getStore();
+      return scope !== undefined && canAsk(server, scope.ctx);
+    },
+    async elicit(request) {
+      const scope = callQuestions.getStore();
+      if (!scope || !canAsk(server, scope.ctx)) {
+        throw new Error('This client cannot be asked: check canElicit() before elicit().');
+      }
       await loadJsonSchemaValidator();
-      return server.server.elicitInput(request, { signal: options.signal });
+      const answer = scope.ctx.mcpReq.inputResponses?.[QUESTION_KEY];
+      if (isElicitResult(answer)) {
+        if (answer.action === 'accept') {
+          const checked = validator.getValidator(request.requestedSchema)(answer.content ?? {});
+          if (!checked.valid) {
+            throw new Error(`The answer does not match requested schema: ${checked.errorMessage}`);
+          }
+        }
+        return answer;
+      }
+      scope.asked = inputRequired.elicit(request);
+      scope.onAsked();
+      return new Promise<ElicitResult>(() => {});
     },
   };
+}
+
+/**
+ * Whether this request's client can be asked: it declared elicitation, and the call has a way back to it
+ * (not 2025-11-25 over stateless HTTP, whose requests carry no capabilities).
+ */
+function canAsk(server: McpServer, ctx: ServerContext): boolean {
+  return clientCapabilitiesOf(server, ctx)?.elicitation !== undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isElicitResult(value: unknown): value is ElicitResult {
+  const action = (value as { action?: unknown } | undefined)?.action;
+  return action === 'accept' || action === 'decline' || action === 'cancel';
 }
 
 interface ListedTool {

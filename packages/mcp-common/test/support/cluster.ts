@@ -9,8 +9,7 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Sandbox, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
 import { startPostgres, type TestPostgres } from '../../../store-postgres/test/helpers/start-postgres.js';
 

@@ -6,14 +6,12 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, JSONRPCMessage, McpServer, RequestOptions } from '@modelcontextprotocol/server';
+import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { type Sandbox, type SandboxConfig, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { createServerContext, type ServerContext } from '../../src/host.js';
 
 export interface ToolResult {
   isError: boolean;
@@ -40,11 +38,7 @@ export interface ServerInstance {
 /** `call` of a connected client: the result read for tests, after checking that no secret appears in it. */
 export function toolCaller(client: Client, secrets: readonly string[]): Connection['call'] {
   return async (name, args = {}, requestOptions) => {
-    const raw = (await client.callTool(
-      { name, arguments: args },
-      undefined,
-      requestOptions,
-    )) as CallToolResult;
+    const raw = (await client.callTool({ name, arguments: args }, requestOptions)) as CallToolResult;
     const serialized = JSON.stringify(raw);
     for (const secret of secrets) expect(serialized).not.toContain(secret);
     return {
@@ -54,6 +48,61 @@ export function toolCaller(client: Client, secrets: readonly string[]): Connecti
       content: raw.content,
       raw,
     };
+  };
+}
+
+/**
+ * The MCP protocol generations the servers answer. In-process, a 2025-11-25 client is connected to one server
+ * over InMemoryTransport (as over stdio); a 2026-07-28 client to the SDK's per-request handler, which builds a
+ * server for every request on one shared context (as over stateless HTTP), without a socket.
+ */
+export const GENERATIONS = ['2025-11-25', '2026-07-28'] as const;
+export type ProtocolGeneration = (typeof GENERATIONS)[number];
+
+/** A client pinned to the 2026-07-28 protocol (no fallback to `initialize`). */
+export function modernClient(name = 'test-client', capabilities: Record<string, unknown> = {}): Client {
+  return new Client(
+    { name, version: '1.0.0' },
+    { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+}
+
+/**
+ * A 2026-07-28 client on servers built by `create` on one shared context, one server per request, through
+ * the SDK's `createMcpHandler` in-process. `close()` closes the client, every server and the context.
+ */
+export async function connectModernInProcess(
+  create: (context: ServerContext) => ServerInstance,
+  options: { env: Record<string, string>; secrets: readonly string[]; name?: string },
+): Promise<Connection> {
+  const context = createServerContext({ env: options.env, name: options.name ?? 'test-server' });
+  const live = new Set<ServerInstance>();
+  const handler = createMcpHandler(() => {
+    const instance = create(context);
+    live.add(instance);
+    const previous = instance.server.server.onclose;
+    instance.server.server.onclose = () => {
+      previous?.();
+      live.delete(instance);
+      void instance.cleanup();
+    };
+    return instance.server;
+  });
+  const client = modernClient(options.name);
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('http://in-process.test/mcp'), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    }),
+  );
+  return {
+    client,
+    call: toolCaller(client, options.secrets),
+    async close() {
+      await client.close();
+      await handler.close();
+      await Promise.all([...live].map((instance) => instance.cleanup()));
+      await context.close();
+    },
   };
 }
 
@@ -179,8 +228,14 @@ export interface ServerHarness extends Connection {
 }
 
 export interface ServerHarnessOptions {
-  /** The server package's factory. */
-  createServer(options: { env: Record<string, string> }): ServerInstance;
+  /** The server package's factory (on a shared context for 2026-07-28 clients, see `connectModernInProcess`). */
+  createServer(options: { env: Record<string, string>; context?: ServerContext }): ServerInstance;
+  /**
+   * The protocol generation of the harness's clients (default `POLYMODAL_TEST_GENERATION`, else 2025-11-25:
+   * `POLYMODAL_TEST_GENERATION=2026-07-28 pnpm vitest run packages/mcp-meeting` runs a package's tool tests on
+   * the newer one).
+   */
+  generation?: ProtocolGeneration;
   /** Prefix of the temporary root's name, e.g. `mcp-media-`. */
   name: string;
   speed?: number;
@@ -198,8 +253,17 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
   const root = await mkdtemp(path.join(os.tmpdir(), options.name));
   const env = serverEnv(root, sandbox, options.pollIntervalMs ?? 20);
   const secrets = sandboxSecrets(sandbox);
+  const generation = options.generation ?? defaultGeneration();
   const connect = (overrides: Record<string, string> = {}) =>
-    connectInMemory(options.createServer({ env: { ...env, ...overrides } }), { secrets });
+    generation === '2026-07-28'
+      ? connectModernInProcess(
+          (context) => options.createServer({ env: { ...env, ...overrides }, context }),
+          {
+            env: { ...env, ...overrides },
+            secrets,
+          },
+        )
+      : connectInMemory(options.createServer({ env: { ...env, ...overrides } }), { secrets });
   const main = await connect();
   return {
     ...main,
@@ -216,6 +280,15 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
       await rm(root, { recursive: true, force: true, maxRetries: 10 });
     },
   };
+}
+
+function defaultGeneration(): ProtocolGeneration {
+  const chosen = process.env.POLYMODAL_TEST_GENERATION;
+  if (chosen === undefined || chosen === '') return '2025-11-25';
+  if (!(GENERATIONS as readonly string[]).includes(chosen)) {
+    throw new Error(`POLYMODAL_TEST_GENERATION must be one of ${GENERATIONS.join(', ')}, got ${chosen}`);
+  }
+  return chosen as ProtocolGeneration;
 }
 
 /** A sandbox and a temporary root holding `media/` (an allowed directory to be), both gone after `close()`. */

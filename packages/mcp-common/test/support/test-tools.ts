@@ -1,7 +1,6 @@
 /** A tool group of test tools on the common context, for a server built with `createPolymodalServer`. */
 import os from 'node:os';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createFileAccess } from '@polymodal/core/files';
 import type { JobLedger } from '@polymodal/core/ledger';
 import { createSdkServer, installTools } from '../../src/server/sdk-server.js';
