@@ -12,8 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
@@ -80,9 +79,10 @@ describe('the media player view in a browser host', () => {
     const view = await readView(client, VIEW_URI);
 
     const input = { text: 'The next meeting is on Tuesday at ten.', language: 'en', waitSeconds: 30 };
-    const result = (await client.callTool({ name: 'synthesize_speech', arguments: input }, undefined, {
-      timeout: 40_000,
-    })) as CallToolResult;
+    const result = await client.callTool(
+      { name: 'synthesize_speech', arguments: input },
+      { timeout: 40_000 },
+    );
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     const { savedPath, sizeBytes, jobId } = result.structuredContent as {
       savedPath: string;
@@ -169,10 +169,10 @@ describe('the media player view in a browser host', () => {
     sandbox.control.holdClock();
     try {
       const input = { text: 'Please send the minutes by Friday.', language: 'en', waitSeconds: 0 };
-      const started = (await client.callTool({
+      const started = await client.callTool({
         name: 'synthesize_speech',
         arguments: input,
-      })) as CallToolResult;
+      });
       const { jobId, done } = started.structuredContent as { jobId: string; done: boolean };
       expect(done).toBe(false);
       const checking = await startViewHost(client);

@@ -345,7 +345,8 @@ function composeHandler(
     args: Record<string, unknown>,
     ctx: ServerContext,
   ): Promise<CallToolResult | InputRequiredResult> => {
-    // The SDK's own answer to a tool it does not know, for a client that does not render views.
+    // To a client that does not render views the tool does not exist (the SDK answers the throw as an
+    // error result).
     if (offered && !offered(ctx)) throw new ProtocolError(-32602, `Tool ${name} not found`);
     const extra = toolExtraOf(ctx);
     return within

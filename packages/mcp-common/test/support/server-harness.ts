@@ -313,16 +313,21 @@ export async function startSandboxAndRoot(
 
 /**
  * Clients of tenants of a server over Streamable HTTP, one per bearer token, each a tool caller that checks
- * its results for `secrets`; `close()` closes them all.
+ * its results for `secrets`; `close()` closes them all. `generation` is the protocol the clients speak
+ * (default 2025-11-25, the SDK client's default).
  */
 export function tenantClients(
   url: string,
   secrets: readonly string[],
+  generation: ProtocolGeneration = '2025-11-25',
 ): { connect(token: string): Promise<Connection['call']>; close(): Promise<void> } {
   const clients: Client[] = [];
   return {
     async connect(token) {
-      const client = new Client({ name: 'tenant-client', version: '1' });
+      const client =
+        generation === '2026-07-28'
+          ? modernClient('tenant-client')
+          : new Client({ name: 'tenant-client', version: '1' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(url), {
           requestInit: { headers: { authorization: `Bearer ${token}` } },
