@@ -6,15 +6,19 @@
  * tool's question is asked as each generation and transport allows.
  */
 import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { type JSONRPCMessage, ReadBuffer, serializeMessage } from '@modelcontextprotocol/server';
+import type { FileAccess } from '@polymodal/core';
 import { createFileAccess } from '@polymodal/core/files';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { type RootsSync, syncRoots } from '../src/roots/sync-roots.js';
+import { syncSessionRoots } from '../src/roots/sync-session-roots.js';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
 import { runStdioServer } from '../src/runners/run-stdio-server.js';
 import type { ServerInstance } from '../src/runners/server-instance.js';
@@ -409,5 +413,98 @@ describe('questions', () => {
       expect(result.content).toEqual([{ type: 'text', text: 'not asked' }]);
     }
     expect(deps.runs).toEqual(['run Cy', 'run Cy']);
+  });
+});
+
+describe('roots', () => {
+  const READ = defineTool({
+    name: 'read',
+    title: 'Read',
+    description: 'Reads a file the client allows.',
+    inputSchema: { file: z.string() },
+    annotations: { readOnlyHint: true },
+    handler: (deps: { roots: RootsSync; files: FileAccess }) => async (args) => {
+      await deps.roots.ready();
+      try {
+        return {
+          content: [
+            { type: 'text', text: `read ${path.basename(await deps.files.resolveReadable(args.file))}` },
+          ],
+        };
+      } catch (error) {
+        return { content: [{ type: 'text', text: String(error) }], isError: true };
+      }
+    },
+  });
+
+  /** A server whose only readable directories are the client's roots: its own (stdio) or per request (HTTP). */
+  function readingServer(shared: FileAccess | undefined) {
+    return (): ServerInstance => {
+      const server = createSdkServer({ name: 'roots', title: 'Roots', version: '1', instructions: '' });
+      const files = shared ?? createFileAccess({ allowedDirs: [], outputDir: OUTPUTS });
+      const roots = shared ? syncSessionRoots(server, files) : syncRoots(server, files);
+      installTools(server, {
+        server: { name: 'roots', version: '1' },
+        groups: [toolGroup({ tools: [READ], toolContext: () => ({ roots, files }) })],
+        common: { toolDeadlineSeconds: 50 } as ToolContext,
+        ...(roots.within ? { within: roots.within } : {}),
+        keep: () => true,
+        metrics: { toolCall: () => undefined },
+        loadPlatformClient: () => Promise.resolve(),
+        files,
+      });
+      return { server, cleanup: () => Promise.resolve() };
+    };
+  }
+
+  /** A 2026-07-28 client whose roots are the outputs directory, counting how often it is asked for them. */
+  function rootsOf(client: Client): { asked: number } {
+    const counted = { asked: 0 };
+    client.setRequestHandler('roots/list', async () => {
+      counted.asked += 1;
+      return { roots: [{ uri: pathToFileURL(OUTPUTS).href, name: 'outputs' }] };
+    });
+    return counted;
+  }
+
+  it('over stdio, a 2026-07-28 client is asked for its roots within the first call that reads files, and once', async () => {
+    await writeFile(path.join(OUTPUTS, 'notes.txt'), 'notes');
+    const { stdin, stdout, client: transport } = streamPair();
+    await runStdioServer(readingServer(undefined), { stdin, stdout, exit: () => {}, writeError: () => {} });
+    stdioServers.push(async () => {
+      stdin.end();
+    });
+    const client = track(modernClient('roots-test', { roots: {} }));
+    const roots = rootsOf(client);
+    await client.connect(transport);
+    const file = path.join(OUTPUTS, 'notes.txt');
+    expect((await client.callTool({ name: 'read', arguments: { file } })).content).toEqual([
+      { type: 'text', text: 'read notes.txt' },
+    ]);
+    expect((await client.callTool({ name: 'read', arguments: { file } })).isError).toBeFalsy();
+    expect(roots.asked).toBe(1);
+  });
+
+  it('over HTTP on loopback, each call of a 2026-07-28 client that declares roots reads within them; one that does not, within the configured directories only', async () => {
+    await writeFile(path.join(OUTPUTS, 'notes.txt'), 'notes');
+    const shared = createFileAccess({ allowedDirs: [], outputDir: OUTPUTS });
+    const handle = await runHttpServer(readingServer(shared), { port: 0 });
+    handles.push(handle);
+    const file = path.join(OUTPUTS, 'notes.txt');
+
+    const declaring = track(modernClient('roots-test', { roots: {} }));
+    const roots = rootsOf(declaring);
+    await declaring.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+    for (let call = 0; call < 2; call += 1) {
+      expect((await declaring.callTool({ name: 'read', arguments: { file } })).content).toEqual([
+        { type: 'text', text: 'read notes.txt' },
+      ]);
+    }
+    // Each request has a server of its own, which asks.
+    expect(roots.asked).toBe(2);
+
+    const plain = await httpClient(handle.url, 'pin');
+    const refused = await plain.callTool({ name: 'read', arguments: { file } });
+    expect(refused.isError).toBe(true);
   });
 });

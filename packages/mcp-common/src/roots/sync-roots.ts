@@ -2,11 +2,23 @@
  * MCP roots → file confinement. When the client declares `roots`, its roots become extra readable
  * directories (next to POLYMODAL_ALLOWED_DIRS), refreshed on `notifications/roots/list_changed`. Clients
  * without roots (Claude Desktop in many setups) are ignored: the env allowed dirs still apply.
+ *
+ * On 2025-11-25 the roots are asked for once the client has initialized (`roots/list`). A 2026-07-28 client
+ * cannot be sent a request: its roots are asked for within the first tool call that reads files (`ready()`),
+ * as an input-required result (`askInCall`), when that call's request declares `roots`; they are asked for
+ * again after the client says they changed.
  */
 import { fileURLToPath } from 'node:url';
-import type { McpServer } from '@modelcontextprotocol/server';
+import { inputRequired, type McpServer } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
 import type { Logger } from '../logging/create-logger.js';
+import {
+  askInCall,
+  currentCall,
+  isModernRequest,
+  isRecord,
+  requestCapabilities,
+} from '../server/call-questions.js';
 
 export interface RootsSync {
   /** Resolves once the latest roots refresh has finished (at once when none is running). */
@@ -59,19 +71,48 @@ export function syncRoots(server: McpServer, files: FileAccess, options: SyncRoo
     return pending;
   };
 
+  /** Whether a 2026-07-28 client's roots are known (asked for within a call). */
+  let askedInCall = false;
+  const askWithinCall = async () => {
+    const answer = await askInCall(ROOTS_KEY, inputRequired.listRoots());
+    askedInCall = true;
+    const dirs = rootDirsOf(answer);
+    files.setRoots(dirs);
+    options.log?.debug(`using ${dirs.length} MCP root(s) as readable directories`);
+  };
+
   const previous = server.server.oninitialized;
   server.server.oninitialized = () => {
     previous?.();
     void refresh();
   };
   server.server.setNotificationHandler('notifications/roots/list_changed', async () => {
+    askedInCall = false;
+    const ctx = currentCall();
+    if (ctx && isModernRequest(ctx)) return;
     await refresh();
   });
 
   return {
-    ready: () => pending,
+    ready: () => {
+      const ctx = currentCall();
+      if (ctx && isModernRequest(ctx) && !askedInCall && requestCapabilities(ctx)?.roots)
+        return askWithinCall();
+      return pending;
+    },
     refresh,
   };
+}
+
+/** What a tool call's roots are named within the call (`askInCall`). */
+export const ROOTS_KEY = 'roots';
+
+/** The directories of a client's answer to `roots/list`; nothing when the answer is not one. */
+export function rootDirsOf(answer: unknown): string[] {
+  const roots = isRecord(answer) && Array.isArray(answer.roots) ? answer.roots : [];
+  return fileUrisToPaths(
+    roots.flatMap((root: unknown) => (isRecord(root) && typeof root.uri === 'string' ? [root.uri] : [])),
+  );
 }
 
 /** `file://` URIs to local paths; other schemes are not directories we can read and are dropped. */

@@ -2,12 +2,14 @@
  * MCP roots for a server on a shared context (the HTTP runner's per-tenant one): the client's roots widen
  * what this client's own tool calls may read, and nobody else's.
  *
- * Roots are asked for within a tool call, as a request related to that call (`extra.sendRequest`), so over
+ * Roots are asked for within a tool call, as a request related to that call (`RootsRequest`), so over
  * Streamable HTTP the request travels on the call's own response stream: a `roots/list` sent from
  * `oninitialized` would go to the standalone GET stream, which the client has not opened yet, and be
  * dropped. They are asked on the first call that needs files (`ready()`) and again after
- * `notifications/roots/list_changed`. Only a session can carry such a request: a stateless server never
- * saw the client's capabilities, so it asks nothing and the configured directories alone apply. Used only
+ * `notifications/roots/list_changed`. On 2025-11-25 only a session can carry such a request: a stateless
+ * server never saw the client's capabilities, so it asks nothing and the configured directories alone apply.
+ * A 2026-07-28 request that declares `roots` is asked within the call, as an input-required result
+ * (`askInCall`); its server lives for that request only, so each such call asks. Used only
  * for clients on this machine (loopback without authentication): a remote client's roots are never asked
  * for (see `createPolymodalServer`).
  *
@@ -17,11 +19,12 @@
  * configured directories plus the session's roots). Outside such a call it answers exactly as before.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { McpServer } from '@modelcontextprotocol/server';
+import { inputRequired, type McpServer } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
 import { createFileAccess } from '@polymodal/core/files';
 import type { Logger } from '../logging/create-logger.js';
-import { fileUrisToPaths, type RootsRequest, type RootsSync } from './sync-roots.js';
+import { askInCall, currentCall, isModernRequest, requestCapabilities } from '../server/call-questions.js';
+import { fileUrisToPaths, ROOTS_KEY, type RootsRequest, type RootsSync, rootDirsOf } from './sync-roots.js';
 
 interface SessionRoots {
   /** The shared FileAccess this session's view is layered on. */
@@ -68,20 +71,7 @@ export function syncSessionRoots(
       const { roots } = await request.listRoots({ timeout: timeoutMs });
       // A slower, older answer must not overwrite a newer one.
       if (ticket !== generation) return;
-      const dirs = fileUrisToPaths(roots.map((root) => root.uri));
-      session.view =
-        dirs.length === 0
-          ? undefined
-          : createFileAccess({
-              allowedDirs: [...base.allowedDirs(), ...dirs],
-              outputDir: files.outputDir,
-              // The tenant's own inputs directory, so its downloaded inputs stay readable in this view.
-              inputsDir: files.inputsDir,
-              // Refusals through the view name as much of the server's paths as the shared one's do.
-              revealPaths: files.revealsPaths,
-              env: options.env ?? process.env,
-            });
-      options.log?.debug(`this session reads ${dirs.length} MCP root(s) besides the configured directories`);
+      apply(fileUrisToPaths(roots.map((root) => root.uri)));
     } catch (error) {
       // Asked again only after list_changed: a client that does not answer must not cost every call 5 s.
       options.log?.warning('could not read the client roots; only POLYMODAL_ALLOWED_DIRS apply', {
@@ -90,7 +80,31 @@ export function syncSessionRoots(
     }
   };
 
+  /** This session's view: the configured directories and `dirs`. */
+  const apply = (dirs: string[]) => {
+    session.view =
+      dirs.length === 0
+        ? undefined
+        : createFileAccess({
+            allowedDirs: [...base.allowedDirs(), ...dirs],
+            outputDir: files.outputDir,
+            // The tenant's own inputs directory, so its downloaded inputs stay readable in this view.
+            inputsDir: files.inputsDir,
+            // Refusals through the view name as much of the server's paths as the shared one's do.
+            revealPaths: files.revealsPaths,
+            env: options.env ?? process.env,
+          });
+    options.log?.debug(`this session reads ${dirs.length} MCP root(s) besides the configured directories`);
+  };
+
   const refresh = () => {
+    const ctx = currentCall();
+    if (ctx && isModernRequest(ctx)) {
+      if (!requestCapabilities(ctx)?.roots || scopes.getStore()?.session !== session) return pending;
+      stale = false;
+      pending = askInCall(ROOTS_KEY, inputRequired.listRoots()).then((answer) => apply(rootDirsOf(answer)));
+      return pending;
+    }
     const scope = scopes.getStore();
     if (scope?.session !== session || !server.server.getClientCapabilities()?.roots) return pending;
     stale = false;

@@ -42,20 +42,14 @@
  * too (a client that did declare its capabilities without the extension still gets none). `off` offers views
  * to no one.
  *
- * Questions: a tool asks the user with `ToolSession.elicit`, written as an ordinary await. It is served as a
- * multi-round-trip result (`inputRequired`): the first run of the call stops at the question and the call is
- * answered with it; the client asks the user and calls again with the answer, and the tool runs again from
- * its start, this time finding the answer. A 2026-07-28 client does this itself; on a 2025-11-25 connection
- * that can ask (stdio, `--sessions`) the SDK's legacy shim sends a real `elicitation/create` and calls the
- * handler again. So a tool asks before anything that costs. Where nobody can be asked (a client without
- * elicitation, or 2025-11-25 over stateless HTTP, which has no way back to the client) `canElicit()` is
- * false and the tool answers as it would without asking.
+ * Questions: a tool asks the user with `ToolSession.elicit`, written as an ordinary await, and the call is
+ * answered with the question as a multi-round-trip result (`call-questions.ts`: on 2026-07-28 the client runs
+ * the rounds, on 2025-11-25 stdio and sessions the SDK's legacy shim asks for real). Where nobody can be asked
+ * (a client without elicitation, or 2025-11-25 over stateless HTTP, which has no way back to the client)
+ * `canElicit()` is false and the tool answers as it would without asking.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
-  type InputRequest,
   type InputRequiredResult,
   inputRequired,
   isInputRequiredResult,
@@ -84,6 +78,7 @@ import type {
 } from '../tools/define-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import type { ViewsPolicy } from '../views/views-policy.js';
+import { askInCall, currentCall, requestCapabilities, withQuestions } from './call-questions.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
 import { withoutVacuousKeywords } from './tool-list-json.js';
@@ -221,10 +216,7 @@ export function viewUri(view: Pick<ToolView, 'name'>): string {
  * stateless HTTP).
  */
 export function clientCapabilitiesOf(server: McpServer, ctx: ServerContext): ClientCapabilities | undefined {
-  // The SDK's public type of the envelope names none of its keys.
-  const envelope: Record<string, unknown> | undefined = ctx.mcpReq.envelope;
-  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY];
-  return isRecord(declared) ? declared : server.server.getClientCapabilities();
+  return requestCapabilities(ctx) ?? server.server.getClientCapabilities();
 }
 
 /**
@@ -357,70 +349,38 @@ function composeHandler(
   };
 }
 
-/** The question a call asked, and the answers its client gave to the questions of its previous round. */
-interface CallQuestions {
-  ctx: ServerContext;
-  asked: InputRequest | undefined;
-  /** Resolves when the call asks a question it has no answer to yet. */
-  onAsked: () => void;
-}
-
-const QUESTION_KEY = 'question';
-const callQuestions = new AsyncLocalStorage<CallQuestions>();
-
 /**
- * Runs a call in which the tool may ask the user (`ToolSession.elicit`). When it asks a question whose answer
- * the request does not carry, the call is answered with that question (`inputRequired`) and this run of the
- * tool is left waiting on it for good: it holds no timer and nothing refers to it once the call has been
- * answered. The client answers, and the call runs again from the start.
- */
-async function withQuestions(
-  ctx: ServerContext,
-  run: () => Promise<CallToolResult>,
-): Promise<CallToolResult | InputRequiredResult> {
-  let asked!: () => void;
-  const question = new Promise<'asked'>((resolve) => {
-    asked = () => resolve('asked');
-  });
-  const scope: CallQuestions = { ctx, asked: undefined, onAsked: asked };
-  const result = await callQuestions.run(scope, () => Promise.race([run(), question]));
-  if (result !== 'asked') return result;
-  return inputRequired({ inputRequests: { [QUESTION_KEY]: scope.asked as InputRequest } });
-}
-
-/**
- * Questions for the tools of one server instance, asked within the call under way (see `withQuestions`).
- * An accepted answer is checked against the schema the question asked for (the SDK no longer does), with
- * the server's own validator: Ajv, loaded and built on this first need.
+ * Questions for the tools of one server instance, asked within the call under way (`askInCall`). An accepted
+ * answer is checked against the schema the question asked for (the SDK does not check it), with the server's
+ * own validator: Ajv, loaded and built on this first need.
  */
 function sessionOf(server: McpServer, validator: LazyJsonSchemaValidator): ToolSession {
   return {
     canElicit() {
-      const scope = callQuestions.getStore();
-      return scope !== undefined && canAsk(server, scope.ctx);
+      const ctx = currentCall();
+      return ctx !== undefined && canAsk(server, ctx);
     },
     async elicit(request) {
-      const scope = callQuestions.getStore();
-      if (!scope || !canAsk(server, scope.ctx)) {
+      const ctx = currentCall();
+      if (!ctx || !canAsk(server, ctx)) {
         throw new Error('This client cannot be asked: check canElicit() before elicit().');
       }
       await loadJsonSchemaValidator();
-      const answer = scope.ctx.mcpReq.inputResponses?.[QUESTION_KEY];
-      if (isElicitResult(answer)) {
-        if (answer.action === 'accept') {
-          const checked = validator.getValidator(request.requestedSchema)(answer.content ?? {});
-          if (!checked.valid) {
-            throw new Error(`The answer does not match requested schema: ${checked.errorMessage}`);
-          }
+      const answer = await askInCall(QUESTION_KEY, inputRequired.elicit(request));
+      if (!isElicitResult(answer)) throw new Error('The client answered the question with something else.');
+      if (answer.action === 'accept') {
+        const checked = validator.getValidator(request.requestedSchema)(answer.content ?? {});
+        if (!checked.valid) {
+          throw new Error(`The answer does not match requested schema: ${checked.errorMessage}`);
         }
-        return answer;
       }
-      scope.asked = inputRequired.elicit(request);
-      scope.onAsked();
-      return new Promise<ElicitResult>(() => {});
+      return answer;
     },
   };
 }
+
+/** What a tool's question is named within its call. */
+const QUESTION_KEY = 'question';
 
 /**
  * Whether this request's client can be asked: it declared elicitation, and the call has a way back to it
@@ -428,10 +388,6 @@ function sessionOf(server: McpServer, validator: LazyJsonSchemaValidator): ToolS
  */
 function canAsk(server: McpServer, ctx: ServerContext): boolean {
   return clientCapabilitiesOf(server, ctx)?.elicitation !== undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isElicitResult(value: unknown): value is ElicitResult {
