@@ -26,8 +26,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createReadingRecording, SAMPLE_READING_TEXT, writeMeetingRecording } from '@polymodal/sandbox';
 import { buildViews, bundleViewScript } from '../scripts/build-views.mjs';
 import { SHORT_SCRIPT } from './meeting-server.mjs';
@@ -125,7 +125,7 @@ const VIEWS = [
 ];
 
 async function callTool(client, name, args) {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  const result = await client.callTool({ name, arguments: args }, { timeout: 120_000 });
   if (result.isError) {
     const text = result.content.map((item) => item.text ?? '').join(' ');
     throw new Error(`${name} failed: ${text}`);
@@ -325,7 +325,8 @@ function partOf(input) {
   const [, name, file] = found;
   if (name === 'zod') return file.startsWith('v4/locales/') ? 'zodLocales' : 'zod';
   if (name === '@modelcontextprotocol/ext-apps') return 'extApps';
-  if (name === '@modelcontextprotocol/sdk') return 'sdk';
+  // SDK 2.x: ext-apps' `App` is the client package's `Protocol`, on the core package's schemas.
+  if (name === '@modelcontextprotocol/client' || name === '@modelcontextprotocol/core') return 'sdk';
   return 'other';
 }
 
@@ -468,7 +469,7 @@ bench/views-floor/: the least a view can be with ext-apps (an \`App\` that conne
 text into the page), built the same way (scripts/build-views.mjs). The script's parts are the bytes each
 package leaves in the minified bundle (esbuild's metafile of the same build).
 
-| View | HTML (KiB) | gzip (KiB) | HTML / floor | Script (KiB) | zod (of which locales) | ext-apps | MCP SDK | The view's own | Other |
+| View | HTML (KiB) | gzip (KiB) | HTML / floor | Script (KiB) | zod (of which locales) | ext-apps | MCP SDK (client, core) | The view's own | Other |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${sizeRow(`${floor.label} (ext-apps \`App\` writing the result text)`, floor.size)}
 ${views.map((view) => sizeRow(view.label, view.size)).join('\n')}

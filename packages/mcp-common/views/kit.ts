@@ -4,13 +4,9 @@
  * main.ts imports it by its relative path and scripts/build-views.mjs bundles it into the view's script; it
  * is none of mcp-common's entries, and no Node module imports it.
  */
-import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
-import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
-import { config } from 'zod/v4/core';
 
-// zod compiles its object parsers with `new Function` unless told not to; a view's CSP forbids eval. This
-// module is evaluated before the view's own code, so before its `App` parses anything.
-config({ jitless: true });
+import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/client';
+import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
 
 /** How long one "Check again" waits on the job: well inside a host's ~60 s cut-off of a tool call. */
 const CHECK_WAIT_SECONDS = 10;
@@ -27,10 +23,14 @@ export interface JobFacts {
   error?: string;
 }
 
-/** The view's `App`, which follows the host's theme as it changes. */
+/**
+ * The view's `App`, which follows the host's theme as it changes. A view's CSP forbids eval, and zod compiles
+ * its parsers with `new Function` unless told not to: ext-apps' `App` tells it (`allowUnsafeEval` is false by
+ * default), before it parses anything.
+ */
 export function createViewApp(name: string): App {
   const app = new App({ name, version: '1.0.0' }, {}, { autoResize: true });
-  app.onhostcontextchanged = (context) => applyTheme(context);
+  app.addEventListener('hostcontextchanged', (context) => applyTheme(context));
   return app;
 }
 

@@ -13,9 +13,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 // The package by its name: the built server, every module of it the built one.
 import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
@@ -95,9 +93,10 @@ describe('the meeting viewer in a browser host', () => {
       title: 'Beta launch review',
       waitSeconds: 0,
     };
-    const result = (await client.callTool({ name: 'summarize_meeting', arguments: input }, undefined, {
-      timeout: 60_000,
-    })) as CallToolResult;
+    const result = await client.callTool(
+      { name: 'summarize_meeting', arguments: input },
+      { timeout: 60_000 },
+    );
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     const { jobId, done } = result.structuredContent as { jobId: string; done: boolean };
     expect(done).toBe(false);
@@ -121,10 +120,10 @@ describe('the meeting viewer in a browser host', () => {
     sandbox.control.advance(30 * 60 * 1000);
     await frame.waitForSelector('#segments li', { timeout: 60_000 });
 
-    const finished = (await client.callTool({
+    const finished = await client.callTool({
       name: 'get_meeting',
       arguments: { jobId, include: ['summary', 'transcript', 'translation'] },
-    })) as CallToolResult;
+    });
     const meeting = finished.structuredContent as {
       summary: { overview: string; actionItems: { text: string }[] };
       transcript: { segments: Segment[] };
@@ -250,10 +249,10 @@ describe('the meeting viewer in a browser host', () => {
     expect(file?.resource.text).toContain(translated[0]);
     expect(await readdir(path.join(root, 'out')).catch(() => [])).toEqual([]);
     // The same file export_meeting saves.
-    const saved = (await client.callTool({
+    const saved = await client.callTool({
       name: 'export_meeting',
       arguments: { jobId, what: 'translation', format: 'srt' },
-    })) as CallToolResult;
+    });
     const { path: savedPath } = saved.structuredContent as { path: string };
     expect(file?.resource.text).toBe(await readFile(savedPath, 'utf8'));
 
@@ -297,9 +296,10 @@ describe('the meeting viewer over HTTP, for a tenant', () => {
     const recording = path.join(mediaDir, 'standup.wav');
     await writeMeetingRecording(recording, { script: SHORT_SCRIPT, sampleRate: 4_000 });
     const input = { path: recording, sourceLanguage: 'en', waitSeconds: 50 };
-    const result = (await client.callTool({ name: 'summarize_meeting', arguments: input }, undefined, {
-      timeout: 60_000,
-    })) as CallToolResult;
+    const result = await client.callTool(
+      { name: 'summarize_meeting', arguments: input },
+      { timeout: 60_000 },
+    );
     expect((result.structuredContent as { status: string }).status).toBe('COMPLETED');
 
     const view = await readView(client, VIEW_URI);

@@ -12,8 +12,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
@@ -114,9 +113,7 @@ describe('the reading score view in a browser host', () => {
   }
 
   async function score(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    const result = (await client.callTool({ name, arguments: args }, undefined, {
-      timeout: 40_000,
-    })) as CallToolResult;
+    const result = await client.callTool({ name, arguments: args }, { timeout: 40_000 });
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     return result;
   }

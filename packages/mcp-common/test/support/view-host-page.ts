@@ -6,20 +6,21 @@
  * forward them to the server.
  */
 /// <reference lib="dom" />
-import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 import type {
   CallToolRequest,
   CallToolResult,
   ReadResourceRequest,
   ReadResourceResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
+import {
+  AppBridge,
+  type McpUiDownloadFileRequest,
+  type McpUiHostContext,
+  type McpUiResourceCsp,
+  PostMessageTransport,
+} from '@modelcontextprotocol/ext-apps/app-bridge';
 
-// ext-apps 1.7's declaration files re-export these through extensionless paths that NodeNext does not
-// follow, so they are taken from the bridge's own signatures.
-export type McpUiHostContext = NonNullable<
-  NonNullable<ConstructorParameters<typeof AppBridge>[3]>['hostContext']
->;
-export type McpUiResourceCsp = NonNullable<Parameters<AppBridge['sendSandboxResourceReady']>[0]['csp']>;
+export type { McpUiHostContext, McpUiResourceCsp };
 
 export interface MountRequest {
   sandboxUrl: string;
@@ -54,9 +55,8 @@ export interface BridgeTime {
 }
 
 export type HostRequest =
-  | { method: 'ui/download-file'; params: McpUiDownloadFileParams }
+  | { method: 'ui/download-file'; params: McpUiDownloadFileRequest['params'] }
   | { method: 'ui/open-link'; params: { url: string } };
-type McpUiDownloadFileParams = Parameters<NonNullable<AppBridge['ondownloadfile']>>[0];
 
 window.bridgeEvents = [];
 window.bridgeTimes = [];
@@ -102,22 +102,22 @@ window.mountView = async (request: MountRequest) => {
     window.hostRequests.push({ method: 'ui/open-link', params });
     return {};
   };
-  bridge.onsizechange = ({ height }) => {
+  bridge.addEventListener('sizechange', ({ height }) => {
     if (height) iframe.style.height = `${height + 2}px`;
-  };
+  });
   const initialized = new Promise<void>((resolve) => {
-    bridge.oninitialized = () => {
+    bridge.addEventListener('initialized', () => {
       record('initialized');
       resolve();
-    };
+    });
   });
-  bridge.onsandboxready = () => {
+  bridge.addEventListener('sandboxready', () => {
     record('sandbox-ready');
     void bridge.sendSandboxResourceReady({
       html: request.html,
       ...(request.csp ? { csp: request.csp } : {}),
     });
-  };
+  });
   const contentWindow = iframe.contentWindow;
   if (!contentWindow) throw new Error('the sandbox iframe has no window');
   await bridge.connect(new PostMessageTransport(contentWindow, contentWindow));

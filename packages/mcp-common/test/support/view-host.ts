@@ -4,7 +4,8 @@
  * with a CSP built from the view resource's `_meta.ui.csp`: no 'unsafe-eval', no network beyond the declared
  * origins), the view in the proxy's inner `srcdoc` frame, which inherits that CSP. The host page runs
  * ext-apps' own `AppBridge` (view-host-page.ts); the view's tool calls and resource reads are forwarded to
- * the MCP client the test gives. Every console error and uncaught error of any frame is recorded.
+ * the MCP client the test gives. Every console error, ext-apps warning and uncaught error of any frame is
+ * recorded.
  *
  * Chromium is Debian's (`/usr/bin/chromium`, or `CHROMIUM_PATH`): playwright's own download is not reachable
  * here. `.ci/run` installs it.
@@ -15,8 +16,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core';
 import type { BridgeTime, HostRequest, McpUiHostContext, McpUiResourceCsp } from './view-host-page.js';
 
@@ -24,7 +24,7 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface ViewHost {
   page: Page;
-  /** Console errors and uncaught errors of every frame, in order. */
+  /** Console errors, ext-apps' warnings of misuse and uncaught errors of every frame, in order. */
   errors: string[];
   /** Mounts a view, waits for its handshake, sends it the tool's input and result; returns the view's frame. */
   mount(request: MountOptions): Promise<Frame>;
@@ -45,6 +45,15 @@ export interface MountOptions {
   result: CallToolResult;
   /** Bounds the whole mount (browser work on a busy machine: seconds, not milliseconds). */
   timeoutMs?: number;
+}
+
+/**
+ * ext-apps' warnings of a view's misuse of its `App` (a host method called before the handshake, a handler
+ * for a one-time notification registered after it, a handler replaced, a deprecated 1.x form): they say the
+ * view may miss its data in a stricter host, so they count as errors.
+ */
+function isExtAppsWarning(type: string, text: string): boolean {
+  return type === 'warning' && /^\[(?:ext-apps|MCP Apps)\]/.test(text);
 }
 
 /** A CSP source list entry as the spec allows it: an origin, no quotes, separators or keywords smuggled in. */
@@ -161,7 +170,8 @@ export async function startViewHost(client: Client): Promise<ViewHost> {
     const page = await browser.newPage({ viewport: { width: 680, height: 420 } });
     const errors: string[] = [];
     page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(`${message.location().url || 'view'}: ${message.text()}`);
+      if (message.type() === 'error' || isExtAppsWarning(message.type(), message.text()))
+        errors.push(`${message.location().url || 'view'}: ${message.text()}`);
     });
     page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
     await page.exposeFunction('hostCallTool', (params: Parameters<Client['callTool']>[0]) =>
@@ -180,7 +190,11 @@ export async function startViewHost(client: Client): Promise<ViewHost> {
         const sandboxUrl = `${sandboxOrigin}/sandbox.html?host=${encodeURIComponent(hostOrigin)}`;
         const { timeoutMs = 30_000, ...request } = options;
         await Promise.race([
-          page.evaluate((mount) => window.mountView(mount), { ...request, sandboxUrl }),
+          // As JSON: the request's types are too deep for playwright's serializable-argument type.
+          page.evaluate(
+            (mount) => window.mountView(JSON.parse(mount)),
+            JSON.stringify({ ...request, sandboxUrl }),
+          ),
           new Promise((_, reject) =>
             setTimeout(
               () => reject(new Error(`the view was not mounted within ${timeoutMs} ms`)),

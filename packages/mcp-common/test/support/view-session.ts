@@ -9,9 +9,13 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult, ClientCapabilities, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  Client,
+  type ClientCapabilities,
+  type Tool,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import type { Frame } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
@@ -157,9 +161,7 @@ export function useViewSession(options: {
       return ready(host, 'host');
     },
     async call(name, args) {
-      const result = (await ready(client, 'client').callTool({ name, arguments: args }, undefined, {
-        timeout: 40_000,
-      })) as CallToolResult;
+      const result = await ready(client, 'client').callTool({ name, arguments: args }, { timeout: 40_000 });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
       return result;
     },

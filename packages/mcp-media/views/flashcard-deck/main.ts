@@ -9,7 +9,7 @@
  * the view's CSP lets it load nothing from any origin, so no clip is played here. A card whose clip has an
  * absolute web address offers to open it through the host (`ui/open-link`, which the host may confirm).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import {
   checkAgain,
   connectView,
@@ -74,7 +74,7 @@ let cards: Card[] = [];
 let current = 0;
 let loadedAll: string | undefined;
 
-app.ontoolresult = (result) => void show(result as CallToolResult);
+app.addEventListener('toolresult', (result) => void show(result));
 elements.refresh.addEventListener('click', () => void refresh());
 elements.card.addEventListener('click', () => flip());
 elements.previous.addEventListener('click', () => go(current - 1));

@@ -7,7 +7,7 @@
  * the job runs it shows the job's progress, and "Check again" calls the tool that continues it (get_speech or
  * get_video_job) through the host.
  */
-import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/client';
 import {
   checkAgain,
   connectView,
@@ -69,7 +69,7 @@ let shown: string | undefined;
 
 // Shown under the player: the text spoken (synthesize_speech) or the prompt of the video (generate_video,
 // image_to_video). The get_ tools have neither.
-app.ontoolinput = ({ arguments: input }) => {
+app.addEventListener('toolinput', ({ arguments: input }) => {
   const [label, text] =
     typeof input?.text === 'string'
       ? ['Transcript', input.text]
@@ -80,8 +80,8 @@ app.ontoolinput = ({ arguments: input }) => {
   elements.transcript.textContent = text;
   elements.transcript.dataset.label = label;
   elements.transcript.hidden = false;
-};
-app.ontoolresult = (result) => void show(result as CallToolResult);
+});
+app.addEventListener('toolresult', (result) => void show(result));
 elements.refresh.addEventListener('click', () => void refresh());
 elements.video.addEventListener('loadedmetadata', () => {
   const { duration, videoWidth, videoHeight } = elements.video;

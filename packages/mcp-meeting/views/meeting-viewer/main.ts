@@ -10,7 +10,7 @@
  * click and played from a `data:` URL). Everything goes through the host: the view loads nothing from any
  * origin.
  */
-import type { CallToolResult, EmbeddedResource } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, EmbeddedResource } from '@modelcontextprotocol/client';
 import {
   connectView,
   createViewApp,
@@ -119,11 +119,11 @@ let recordingPath: string | undefined;
 let canPlay = false;
 let recordingLoaded: Promise<void> | undefined;
 
-app.ontoolinput = ({ arguments: input }) => {
+app.addEventListener('toolinput', ({ arguments: input }) => {
   const given = input?.path;
   if (typeof given === 'string' && !/^https?:/i.test(given)) recordingPath = given;
-};
-app.ontoolresult = (result) => void show(result as CallToolResult);
+});
+app.addEventListener('toolresult', (result) => void show(result));
 elements.more.addEventListener('click', () => void loadPage(false));
 elements.search.addEventListener('input', () => {
   clearTimeout(searchTimer);

@@ -9,7 +9,7 @@
  * server's `polymodal://outputs/` resources, and the view's CSP allows no origin, so neither is reachable
  * from here.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import {
   checkAgain,
   connectView,
@@ -69,11 +69,11 @@ let referenceText: string | undefined;
 
 // The reference text is shown as typed while the score is not there yet (score_reading's input; a
 // reference recording or get_reading_score gives none).
-app.ontoolinput = ({ arguments: input }) => {
+app.addEventListener('toolinput', ({ arguments: input }) => {
   if (typeof input?.referenceText === 'string') referenceText = input.referenceText;
   if (typeof input?.jobId === 'string') jobId = input.jobId;
-};
-app.ontoolresult = (result) => show(result as CallToolResult);
+});
+app.addEventListener('toolresult', (result) => show(result));
 elements.refresh.addEventListener('click', () => void refresh());
 
 function show(result: CallToolResult): void {
