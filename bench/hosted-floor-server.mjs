@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // The floor of the `hosted` section (hosted.mjs): the smallest hosted MCP server on the SDK version the
-// lockfile pins, served as the SDK's own stateless Streamable HTTP example serves it (a server and a
-// transport per POST, SSE answers as the Polymodal servers send them), with one tool that returns a ~1 KB
-// structured result checked against an output schema. Takes `--http --port 0` like the Polymodal bins and
-// prints the same "endpoint at" line on stderr, so http-server-process.mjs starts and stops it alike.
+// lockfile pins, served as the SDK serves both protocol generations over HTTP: `createMcpHandler` with
+// `legacy: 'stateless'` (a fresh server from the factory for every request, 2025-11-25 and 2026-07-28 alike)
+// behind `toNodeHandler`, with one tool that returns a ~1 KB structured result checked against an output
+// schema. Takes `--http --port 0` like the Polymodal bins and prints the same "endpoint at" line on stderr,
+// so http-server-process.mjs starts and stops it alike.
 import http from 'node:http';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 const itemSchema = z.object({
@@ -16,7 +17,7 @@ const itemSchema = z.object({
   credits: z.number(),
   createdAt: z.string(),
 });
-const outputSchema = { items: z.array(itemSchema), count: z.number() };
+const outputSchema = z.object({ items: z.array(itemSchema), count: z.number() });
 // About 1 KB of JSON, the size of a short list_jobs page or a finished job's summary.
 const items = Array.from({ length: 8 }, (_, index) => ({
   id: `job-${String(index).padStart(4, '0')}-${'x'.repeat(12)}`,
@@ -31,7 +32,7 @@ function buildServer() {
   const server = new McpServer({ name: 'hosted-floor', version: '0.0.0' });
   server.registerTool(
     'list_items',
-    { description: 'Lists the items.', inputSchema: {}, outputSchema },
+    { description: 'Lists the items.', inputSchema: z.object({}), outputSchema },
     async () => ({
       content: [{ type: 'text', text: JSON.stringify(structured) }],
       structuredContent: structured,
@@ -40,29 +41,10 @@ function buildServer() {
   return server;
 }
 
+const handle = toNodeHandler(createMcpHandler(buildServer, { legacy: 'stateless' }));
 const portIndex = process.argv.indexOf('--port');
 const port = portIndex === -1 ? 0 : Number(process.argv[portIndex + 1]);
-const httpServer = http.createServer((request, response) => {
-  if (request.method !== 'POST') {
-    response.writeHead(405, { allow: 'POST' }).end();
-    return;
-  }
-  let body = '';
-  request.setEncoding('utf8');
-  request.on('data', (chunk) => {
-    body += chunk;
-  });
-  request.on('end', async () => {
-    const server = buildServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    response.once('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request, response, JSON.parse(body));
-  });
-});
+const httpServer = http.createServer((request, response) => void handle(request, response));
 httpServer.listen(port, '127.0.0.1', () => {
   process.stderr.write(`MCP Streamable HTTP endpoint at http://127.0.0.1:${httpServer.address().port}/mcp\n`);
 });

@@ -2,9 +2,11 @@
 // Hosted cost per call (issue 24): the meeting server over stateless Streamable HTTP, one process per store
 // (file ledger, and PostgreSQL from npm as store-latency.mjs starts it), beside a floor — a bare server on
 // the SDK version the lockfile pins, stateless, one tool answering a ~1 KB structured result with an output
-// schema (hosted-floor-server.mjs). Closed-loop SDK clients (Client + StreamableHTTPClientTransport, each
-// on its own connection, one call after the other), 1 and 20 at once, in rounds that alternate the floor
-// and every (call, store) so that machine noise hits them alike. Per run: the server process's CPU
+// schema, served by the SDK's `createMcpHandler` as the Polymodal servers serve it (hosted-floor-server.mjs).
+// Closed-loop SDK clients (Client + StreamableHTTPClientTransport, each on its own connection, one call after
+// the other), 1 and 20 at once, of each protocol generation: the default client (2025-11-25, `initialize` and
+// the stateless legacy path) and one pinned to 2026-07-28 (`versionNegotiation`), in rounds that alternate
+// the floor and every (call, store) so that machine noise hits them alike. Per run: the server process's CPU
 // (utime + stime from /proc over the run, divided by the calls) and calls per second; per round, each
 // figure's ratio to the floor's in that round; the report gives medians over the rounds.
 //
@@ -17,9 +19,11 @@
 // or error is listed, fails its row's target and ends the run with a failing exit status.
 //
 // BENCH_HOSTED_ROUNDS (default 3) and BENCH_HOSTED_SECONDS (per run, default 3) bound it; BENCH_HOSTED_KINDS
-// (e.g. `list_jobs,get_meeting_running`) limits it to some calls. With
+// (e.g. `list_jobs,get_meeting_running`) limits it to some calls, BENCH_HOSTED_PROTOCOLS (`2025-11-25` or
+// `2026-07-28`) to one generation's clients. With
 // BENCH_HOSTED_PROFILE=<dir>, it instead runs each call kind for BENCH_HOSTED_SECONDS with 20 clients against
-// a fresh file-store server (BENCH_HOSTED_PROFILE_STORE=PostgreSQL: the PostgreSQL one) started with
+// a fresh file-store server (BENCH_HOSTED_PROFILE_STORE=PostgreSQL: the PostgreSQL one), from clients of the
+// first of BENCH_HOSTED_PROTOCOLS, started with
 // `--cpu-prof --cpu-prof-dir=<dir>`, leaving one .cpuprofile per kind there (summarise them with
 // summarize-cpu-profile.mjs).
 // Imported by run.mjs; run alone, `node hosted.mjs` prints its section.
@@ -27,8 +31,7 @@ import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpServer } from './http-server-process.mjs';
 import { finishJob, recordJobs, startStoreServers } from './meeting-jobs-http.mjs';
 import { startPostgres } from './postgres-process.mjs';
@@ -51,6 +54,16 @@ const KINDS = process.env.BENCH_HOSTED_KINDS
   ? ALL_KINDS.filter((kind) => process.env.BENCH_HOSTED_KINDS.split(',').includes(kind))
   : ALL_KINDS;
 if (KINDS.length === 0) throw new Error(`BENCH_HOSTED_KINDS: none of ${ALL_KINDS.join(', ')}`);
+/** The protocol generations of the clients, and how the SDK client is told to speak each. */
+const CLIENT_OPTIONS = {
+  '2025-11-25': undefined,
+  '2026-07-28': { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+};
+const ALL_PROTOCOLS = Object.keys(CLIENT_OPTIONS);
+const PROTOCOLS = process.env.BENCH_HOSTED_PROTOCOLS
+  ? ALL_PROTOCOLS.filter((protocol) => process.env.BENCH_HOSTED_PROTOCOLS.split(',').includes(protocol))
+  : ALL_PROTOCOLS;
+if (PROTOCOLS.length === 0) throw new Error(`BENCH_HOSTED_PROTOCOLS: none of ${ALL_PROTOCOLS.join(', ')}`);
 
 /** Status reads of meeting jobs the sandbox answered so far (all keys). */
 async function meetingReads(sandbox) {
@@ -112,11 +125,20 @@ async function fetchWithOwnSignal(url, init) {
   return new Response(body, { status, statusText, headers });
 }
 
-async function connectClients(url, count) {
+/** `count` SDK clients of `protocol`, connected; throws unless each negotiated that version. */
+async function connectClients(url, count, protocol) {
   return Promise.all(
     Array.from({ length: count }, async (_, index) => {
-      const client = new Client({ name: `bench-hosted-${index}`, version: '0.0.0' });
+      const client = new Client(
+        { name: `bench-hosted-${index}`, version: '0.0.0' },
+        CLIENT_OPTIONS[protocol],
+      );
       await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: fetchWithOwnSignal }));
+      const negotiated = client.getNegotiatedProtocolVersion();
+      if (negotiated !== protocol) {
+        await client.close();
+        throw new Error(`a ${protocol} client negotiated ${negotiated} with ${url}`);
+      }
       return client;
     }),
   );
@@ -126,8 +148,8 @@ async function connectClients(url, count) {
  * `clients` SDK clients call `nextCall()`'s tool one after the other for `seconds`; resolves the calls
  * made, the seconds, the server's CPU seconds over them and the wrong answers (checked, never thrown).
  */
-async function runClosedLoop(server, { clients, seconds, nextCall, check }) {
-  const connected = await connectClients(server.url, clients);
+async function runClosedLoop(server, { clients, protocol, seconds, nextCall, check }) {
+  const connected = await connectClients(server.url, clients, protocol);
   let calls = 0;
   const failures = [];
   try {
@@ -268,33 +290,54 @@ export async function measureHosted() {
     prepared = await prepare(scratch);
     const { sandbox, stores, floor } = prepared;
     // Untimed: every process compiles its hot paths before the first round (the floor's too).
-    await runClosedLoop(floor, { clients: 20, seconds: WARM_UP_SECONDS, ...FLOOR_CALL });
-    for (const kind of KINDS) {
-      for (const store of stores) {
-        await runClosedLoop(store.server, { clients: 20, seconds: WARM_UP_SECONDS, ...callsOf(store)[kind] });
+    for (const protocol of PROTOCOLS) {
+      const warmUp = { clients: 20, protocol, seconds: WARM_UP_SECONDS };
+      await runClosedLoop(floor, { ...warmUp, ...FLOOR_CALL });
+      for (const kind of KINDS) {
+        for (const store of stores) await runClosedLoop(store.server, { ...warmUp, ...callsOf(store)[kind] });
       }
     }
     const loadBefore = os.loadavg();
     const runs = [];
     for (let round = 0; round < ROUNDS; round++) {
-      for (const clients of CLIENT_COUNTS) {
-        const floorRun = await besideTheServer(sandbox, () =>
-          runClosedLoop(floor, { clients, seconds: RUN_SECONDS, ...FLOOR_CALL }),
-        );
-        runs.push({ round, clients, kind: 'floor', store: '—', ...floorRun });
-        for (const kind of KINDS) {
-          for (const store of stores) {
-            const readsBefore = await meetingReads(sandbox);
-            const run = await besideTheServer(sandbox, () =>
-              runClosedLoop(store.server, { clients, seconds: RUN_SECONDS, ...callsOf(store)[kind] }),
-            );
-            const reads = (await meetingReads(sandbox)) - readsBefore;
-            runs.push({ round, clients, kind, store: store.label, reads, floor: floorRun, ...run });
+      for (const protocol of PROTOCOLS) {
+        for (const clients of CLIENT_COUNTS) {
+          const run = { clients, protocol, seconds: RUN_SECONDS };
+          const floorRun = await besideTheServer(sandbox, () =>
+            runClosedLoop(floor, { ...run, ...FLOOR_CALL }),
+          );
+          runs.push({ round, protocol, clients, kind: 'floor', store: '—', ...floorRun });
+          for (const kind of KINDS) {
+            for (const store of stores) {
+              const readsBefore = await meetingReads(sandbox);
+              const measured = await besideTheServer(sandbox, () =>
+                runClosedLoop(store.server, { ...run, ...callsOf(store)[kind] }),
+              );
+              const reads = (await meetingReads(sandbox)) - readsBefore;
+              runs.push({
+                round,
+                protocol,
+                clients,
+                kind,
+                store: store.label,
+                reads,
+                floor: floorRun,
+                ...measured,
+              });
+            }
           }
         }
       }
     }
-    return { jobs: JOBS, rounds: ROUNDS, seconds: RUN_SECONDS, loadBefore, loadAfter: os.loadavg(), runs };
+    return {
+      jobs: JOBS,
+      rounds: ROUNDS,
+      seconds: RUN_SECONDS,
+      protocols: PROTOCOLS,
+      loadBefore,
+      loadAfter: os.loadavg(),
+      runs,
+    };
   } finally {
     await prepared?.stop();
     await rm(scratch, { recursive: true, force: true });
@@ -322,6 +365,7 @@ export async function profileHosted(dir) {
       try {
         const run = await runClosedLoop(server, {
           clients: 20,
+          protocol: PROTOCOLS[0],
           seconds: RUN_SECONDS,
           ...callsOf({ ...store, server })[kind],
         });
@@ -353,62 +397,77 @@ function wrong(runs) {
 }
 
 /** The 20-client rows of the machine's CPU per call: server, platform, clients (see the report). */
-function machineRows(runs) {
-  const at20 = runs.filter((run) => run.clients === 20);
+function machineRows(runs, protocols) {
   const us = (values) => median(values) * 1000;
-  const floorRuns = at20.filter((run) => run.kind === 'floor');
-  const floorWhole = us(
-    floorRuns.map((run) => run.cpuPerCallMs + run.platformCpuPerCallMs + run.clientCpuPerCallMs),
-  );
   // One server process, its work nearly all on its one JavaScript thread: at most 1 s of its CPU per second.
   const serverBound = (run) => 1000 / run.cpuPerCallMs / run.floor.perSecond;
-  const rows = [
-    `| floor | — | ${us(floorRuns.map((run) => run.cpuPerCallMs)).toFixed(0)} | ${us(floorRuns.map((run) => run.platformCpuPerCallMs)).toFixed(0)} | ${us(floorRuns.map((run) => run.clientCpuPerCallMs)).toFixed(0)} | ${floorWhole.toFixed(0)} | — | — | ${median(floorRuns.map((run) => 1000 / run.cpuPerCallMs / run.perSecond)).toFixed(2)} | — |`,
-  ];
-  for (const kind of KINDS) {
-    for (const store of ['file', 'PostgreSQL']) {
-      const mine = at20.filter((run) => run.kind === kind && run.store === store);
-      const whole = us(
-        mine.map((run) => run.cpuPerCallMs + run.platformCpuPerCallMs + run.clientCpuPerCallMs),
-      );
-      const measured = median(mine.map((run) => run.perSecond / run.floor.perSecond));
-      rows.push(
-        `| \`${kind}\` | ${store} | ${us(mine.map((run) => run.cpuPerCallMs)).toFixed(0)} | ${us(mine.map((run) => run.platformCpuPerCallMs)).toFixed(0)} | ${us(mine.map((run) => run.clientCpuPerCallMs)).toFixed(0)} | ${whole.toFixed(0)} | ${(whole / floorWhole).toFixed(2)} | ${(floorWhole / whole).toFixed(2)} | ${median(mine.map(serverBound)).toFixed(2)} | ${measured.toFixed(2)} |`,
-      );
+  const rows = [];
+  for (const protocol of protocols) {
+    const at20 = runs.filter((run) => run.clients === 20 && run.protocol === protocol);
+    const floorRuns = at20.filter((run) => run.kind === 'floor');
+    const floorWhole = us(
+      floorRuns.map((run) => run.cpuPerCallMs + run.platformCpuPerCallMs + run.clientCpuPerCallMs),
+    );
+    rows.push(
+      `| floor | — | ${protocol} | ${us(floorRuns.map((run) => run.cpuPerCallMs)).toFixed(0)} | ${us(floorRuns.map((run) => run.platformCpuPerCallMs)).toFixed(0)} | ${us(floorRuns.map((run) => run.clientCpuPerCallMs)).toFixed(0)} | ${floorWhole.toFixed(0)} | — | — | ${median(floorRuns.map((run) => 1000 / run.cpuPerCallMs / run.perSecond)).toFixed(2)} | — |`,
+    );
+    for (const kind of KINDS) {
+      for (const store of ['file', 'PostgreSQL']) {
+        const mine = at20.filter((run) => run.kind === kind && run.store === store);
+        const whole = us(
+          mine.map((run) => run.cpuPerCallMs + run.platformCpuPerCallMs + run.clientCpuPerCallMs),
+        );
+        const measured = median(mine.map((run) => run.perSecond / run.floor.perSecond));
+        rows.push(
+          `| \`${kind}\` | ${store} | ${protocol} | ${us(mine.map((run) => run.cpuPerCallMs)).toFixed(0)} | ${us(mine.map((run) => run.platformCpuPerCallMs)).toFixed(0)} | ${us(mine.map((run) => run.clientCpuPerCallMs)).toFixed(0)} | ${whole.toFixed(0)} | ${(whole / floorWhole).toFixed(2)} | ${(floorWhole / whole).toFixed(2)} | ${median(mine.map(serverBound)).toFixed(2)} | ${measured.toFixed(2)} |`,
+        );
+      }
     }
   }
   return rows;
 }
 
-export function hostedReport({ jobs, rounds, seconds, loadBefore, loadAfter, runs }) {
+export function hostedReport({ jobs, rounds, seconds, protocols, loadBefore, loadAfter, runs }) {
   const rows = [];
   const verdicts = [];
-  const floorRows = CLIENT_COUNTS.map((clients) => {
-    const floorRuns = runs.filter((run) => run.kind === 'floor' && run.clients === clients);
-    return `| floor (one tool, bare SDK) | — | ${clients} | ${(median(floorRuns.map((run) => run.cpuPerCallMs)) * 1000).toFixed(0)} | — | ${median(floorRuns.map((run) => run.perSecond)).toFixed(0)} | — | — | ${wrong(floorRuns)} |`;
-  });
+  const floorRows = protocols.flatMap((protocol) =>
+    CLIENT_COUNTS.map((clients) => {
+      const floorRuns = runs.filter(
+        (run) => run.kind === 'floor' && run.protocol === protocol && run.clients === clients,
+      );
+      return `| floor (one tool, bare SDK) | — | ${protocol} | ${clients} | ${(median(floorRuns.map((run) => run.cpuPerCallMs)) * 1000).toFixed(0)} | — | ${median(floorRuns.map((run) => run.perSecond)).toFixed(0)} | — | — | ${wrong(floorRuns)} |`;
+    }),
+  );
   for (const kind of KINDS) {
     for (const store of ['file', 'PostgreSQL']) {
-      for (const clients of CLIENT_COUNTS) {
-        const mine = runs.filter(
-          (run) => run.kind === kind && run.store === store && run.clients === clients,
-        );
-        const cpuRatios = mine.map((run) => run.cpuPerCallMs / run.floor.cpuPerCallMs);
-        const rateRatios = mine.map((run) => run.perSecond / run.floor.perSecond);
-        const cpuRatio = median(cpuRatios);
-        const rateRatio = median(rateRatios);
-        const reads =
-          kind === 'get_meeting_running'
-            ? ` (${mine.reduce((sum, run) => sum + run.reads, 0)} status reads / ${mine.reduce((sum, run) => sum + run.calls, 0)} calls)`
-            : '';
-        rows.push(
-          `| \`${kind}\`${reads} | ${store} | ${clients} | ${(median(mine.map((run) => run.cpuPerCallMs)) * 1000).toFixed(0)} | **${cpuRatio.toFixed(2)}** (${cpuRatios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${median(mine.map((run) => run.perSecond)).toFixed(0)} | ${rateRatio.toFixed(2)} (${rateRatios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${cpuRatio <= CPU_TARGETS[kind] ? 'yes' : '**no**'}${clients === 20 ? ` / ${rateRatio >= THROUGHPUT_TARGET ? 'yes' : '**no**'}` : ''} | ${wrong(mine)} |`,
-        );
-        // Wrong answers void the figures of their call, whatever they say.
-        const answeredRight = mine.every((run) => run.failures.length === 0);
-        verdicts.push(
-          answeredRight && cpuRatio <= CPU_TARGETS[kind] && (clients === 1 || rateRatio >= THROUGHPUT_TARGET),
-        );
+      for (const protocol of protocols) {
+        for (const clients of CLIENT_COUNTS) {
+          const mine = runs.filter(
+            (run) =>
+              run.kind === kind &&
+              run.store === store &&
+              run.protocol === protocol &&
+              run.clients === clients,
+          );
+          const cpuRatios = mine.map((run) => run.cpuPerCallMs / run.floor.cpuPerCallMs);
+          const rateRatios = mine.map((run) => run.perSecond / run.floor.perSecond);
+          const cpuRatio = median(cpuRatios);
+          const rateRatio = median(rateRatios);
+          const reads =
+            kind === 'get_meeting_running'
+              ? ` (${mine.reduce((sum, run) => sum + run.reads, 0)} status reads / ${mine.reduce((sum, run) => sum + run.calls, 0)} calls)`
+              : '';
+          rows.push(
+            `| \`${kind}\`${reads} | ${store} | ${protocol} | ${clients} | ${(median(mine.map((run) => run.cpuPerCallMs)) * 1000).toFixed(0)} | **${cpuRatio.toFixed(2)}** (${cpuRatios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${median(mine.map((run) => run.perSecond)).toFixed(0)} | ${rateRatio.toFixed(2)} (${rateRatios.map((ratio) => ratio.toFixed(2)).join(', ')}) | ${cpuRatio <= CPU_TARGETS[kind] ? 'yes' : '**no**'}${clients === 20 ? ` / ${rateRatio >= THROUGHPUT_TARGET ? 'yes' : '**no**'}` : ''} | ${wrong(mine)} |`,
+          );
+          // Wrong answers void the figures of their call, whatever they say.
+          const answeredRight = mine.every((run) => run.failures.length === 0);
+          verdicts.push(
+            answeredRight &&
+              cpuRatio <= CPU_TARGETS[kind] &&
+              (clients === 1 || rateRatio >= THROUGHPUT_TARGET),
+          );
+        }
       }
     }
   }
@@ -424,23 +483,27 @@ export function hostedReport({ jobs, rounds, seconds, loadBefore, loadAfter, run
   const failures = [
     ...new Set(
       runs.flatMap((run) =>
-        run.failures.map((text) => `${run.kind}, ${run.store}, ${run.clients}: ${text.slice(0, 160)}`),
+        run.failures.map(
+          (text) => `${run.kind}, ${run.store}, ${run.protocol}, ${run.clients}: ${text.slice(0, 160)}`,
+        ),
       ),
     ),
   ].slice(0, 5);
   return `### Hosted cost per call beside a bare SDK server (issue 24; stateless Streamable HTTP, one server process each)
 
 ${wrongAnswers > 0 ? `**Wrong answers or errors: ${wrongAnswers}** (listed below the table); the figures of those calls do not count.\n\n` : ''}The meeting server with the file ledger and with PostgreSQL (embedded, fsync on), and the floor: a one-tool
-server on the same SDK (the SDK's stateless example: a server per POST; ~1 KB structured result with an output
-schema). Each server first takes ${WARM_UP_SECONDS} s of untimed calls per kind. ${jobs} jobs per store recorded through real calls; the sandbox clock held after the first finished, so
+server on the same SDK (\`createMcpHandler\` with \`legacy: 'stateless'\`: a server per POST for either
+generation; ~1 KB structured result with an output schema). Clients of each generation: the SDK's default
+(2025-11-25 \`initialize\`, served statelessly) and one pinned to 2026-07-28. Each server first takes ${WARM_UP_SECONDS} s of untimed calls per kind. ${jobs} jobs per store recorded through real calls; the sandbox clock held after the first finished, so
 the running reads cycle over 99 unfinished jobs with \`POLYMODAL_POLL_INTERVAL_MS=${POLL_INTERVAL_MS}\`. ${rounds} rounds;
-in each, for 1 then 20 closed-loop SDK clients, ${seconds} s of the floor then ${seconds} s of each call and store.
+in each, for each generation (${protocols.join(', ')}) and 1 then 20 closed-loop SDK clients, ${seconds} s of the floor
+then ${seconds} s of each call and store.
 Server CPU is the process's utime + stime over the run (10 ms ticks) divided by its calls; ratios are to
-the floor of the same round and client count (per round in parentheses; bold: median). Load average
+the floor of the same round, generation and client count (per round in parentheses; bold: median). Load average
 (1/5/15 min) before ${loadBefore.map((value) => value.toFixed(1)).join('/')}, after ${loadAfter.map((value) => value.toFixed(1)).join('/')}; clients, sandbox and PostgreSQL share the 2 cores.
 
-| Call | Store | Clients | CPU/call (µs) | CPU / floor | Calls/s | Calls/s / floor | Target met (CPU ≤ ${CPU_TARGETS.list_jobs}×, running ≤ ${CPU_TARGETS.get_meeting_running}×; 20 clients: calls/s ≥ ${THROUGHPUT_TARGET}×) | Wrong answers or errors |
-|---|---|---:|---:|---:|---:|---:|---|---:|
+| Call | Store | Protocol | Clients | CPU/call (µs) | CPU / floor | Calls/s | Calls/s / floor | Target met (CPU ≤ ${CPU_TARGETS.list_jobs}×, running ≤ ${CPU_TARGETS.get_meeting_running}×; 20 clients: calls/s ≥ ${THROUGHPUT_TARGET}×) | Wrong answers or errors |
+|---|---|---|---:|---:|---:|---:|---:|---|---:|
 ${[...floorRows, ...rows].join('\n')}
 
 Targets met: ${verdicts.filter(Boolean).length} of ${verdicts.length}.
@@ -452,9 +515,9 @@ the whole per call (whatever the server does); and one server process, its work 
 thread, at most 1 s of its own CPU per second over its CPU per call (for the floor: that bound over its own
 calls/s, how close it runs to it).
 
-| Call | Store | Server | Platform | Clients | Whole | Whole / floor's | Bound by 2 cores / floor | Bound by the server's thread / floor | Measured calls/s / floor |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
-${machineRows(runs).join('\n')}
+| Call | Store | Protocol | Server | Platform | Clients | Whole | Whole / floor's | Bound by 2 cores / floor | Bound by the server's thread / floor | Measured calls/s / floor |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+${machineRows(runs, protocols).join('\n')}
 ${failures.length > 0 ? `\nFailures:\n${failures.map((text) => `- ${text}`).join('\n')}\n` : ''}`;
 }
 

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import readline from 'node:readline';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/client';
 
 const STARTUP_TIMEOUT_MS = 30_000;
 /** The runner lets requests under way finish for up to 10 s on SIGTERM; after that the process is killed. */

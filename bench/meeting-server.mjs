@@ -1,7 +1,8 @@
 // The built meeting MCP server (bin polymodal-mcp-meeting) spawned over stdio, as a host spawns it, with an
 // SDK client to call its tools. `close()` ends the process (stdin closed, then SIGTERM, then SIGKILL).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { binOf } from './sandbox-process.mjs';
 
 export const MEETING_API = '/api/conference-summary/v1';
@@ -32,7 +33,7 @@ export async function startMeetingServer(env) {
   return {
     /** One tool call; answers `{isError, text, structured}` instead of throwing on a tool error. */
     async call(name, args) {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
+      const result = await client.callTool({ name, arguments: args }, { timeout: 60_000 });
       return {
         isError: result.isError === true,
         text: (result.content ?? []).map((part) => part.text ?? '').join('\n'),

@@ -18,7 +18,8 @@
  *     get_meeting, its reads in the sandbox's request log beside the spec minimum ⌈D / interval⌉ + 1, and
  *     the smallest gap between two reads beside the interval (the spec's 5 s scaled by 1/20);
  *  7. tool context (tool-context.mjs): for each server and the combined one, spawn → initialize beside the
- *     one-tool floor, RSS after tools/list, model-visible bytes per tool and the warm tools/list round trip.
+ *     one-tool floor, RSS after tools/list, model-visible bytes per tool and the warm tools/list round trip
+ *     (from a 2025-11-25 client and from one pinned to 2026-07-28).
  *  8. abandoned HTTP clients (abandoned-clients.mjs, issue 12): a meeting server over Streamable HTTP, 10,000
  *     clients that initialize, list the tools and vanish without DELETE (50 at a time; a few real SDK
  *     clients too): the server's RSS at start, after them and after a quiet period, beside start + 50 MiB,
@@ -30,8 +31,9 @@
  *     resuming a finished job (0 uploads), from 1 and from 20 clients, beside the 5 ms p50 goal.
  * 11. hosted (hosted.mjs, issue 24): server CPU per call and calls/s of list_jobs (100 jobs), get_meeting of a
  *     finished job and of a running one (a real status read), file store and PostgreSQL, from 1 and 20 SDK
- *     clients over stateless HTTP, in rounds alternated with a bare one-tool server on the same SDK (the
- *     floor): medians and per-round ratios to the floor, beside the issue's targets.
+ *     clients of each protocol generation (2025-11-25, and pinned to 2026-07-28) over stateless HTTP, in
+ *     rounds alternated with a bare one-tool `createMcpHandler` server on the same SDK (the floor): medians and
+ *     per-round ratios to the floor, beside the issue's targets.
  * 12. views (views.mjs): each MCP Apps view's built HTML (bytes, gzip) and its first render in headless
  *     Chromium through the view tests' host, a real result of its tool (the combined server over stdio)
  *     mounted BENCH_VIEWS_RUNS times (default 7), each in a fresh host, alternated with a minimal ext-apps
@@ -47,8 +49,8 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { abandonedClientsReport, measureAbandonedClients } from './abandoned-clients.mjs';
 import { duplicatePayReport, measureDuplicatePay } from './duplicate-pay.mjs';
 import { hostedReport, measureHosted } from './hosted.mjs';

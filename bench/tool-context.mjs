@@ -2,8 +2,9 @@
 // What a host pays for each Polymodal server before the model does anything (issue 14): spawn → initialize
 // beside the one-tool floor (alternated, so machine noise hits both alike), resident memory after the first
 // `tools/list`, the bytes every tool puts into the model's context on every turn, and the warm `tools/list`
-// round trip. Each server is spawned over stdio against a sandbox in a separate process; nothing leaves
-// loopback and the number of spawns and calls is fixed. Imported by run.mjs; run alone,
+// round trip, from a 2025-11-25 client and from one pinned to 2026-07-28 (each server answers both, as
+// `serveStdio` serves them). Each server is spawned over stdio against a sandbox in a separate process; nothing
+// leaves loopback and the number of spawns and calls is fixed. Imported by run.mjs; run alone,
 // `node tool-context.mjs` prints its section of the report.
 //
 // The floor is bundled in the same run, with the esbuild the servers' bins are built with (tsup's), into one
@@ -13,8 +14,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { z } from 'zod';
 import { processCpuSeconds, residentMib } from './proc-stats.mjs';
 import { startSandboxProcess } from './sandbox-process.mjs';
@@ -26,6 +27,8 @@ const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
 const WARM_CALLS = 50;
 /** Calls in a row whose server CPU is read (the clock ticks every 10 ms: 500 calls resolve 0.02 ms). */
 const SERVER_CPU_CALLS = 500;
+/** A client of the 2026-07-28 protocol generation (the default client opens with 2025-11-25 `initialize`). */
+export const MODERN_CLIENT = { versionNegotiation: { mode: { pin: '2026-07-28' } } };
 
 /** The issue's targets, printed beside the figures. */
 export const TARGETS = {
@@ -57,7 +60,8 @@ const SERVERS = [
 
 /**
  * one-tool-server.mjs with the SDK and zod bundled into one ESM file in `directory`: the issue's floor, a
- * one-tool server as small as this SDK allows. Returns the file's path.
+ * one-tool server as small as this SDK allows, serving both protocol generations (`serveStdio`) as the bins
+ * do. Returns the file's path.
  */
 export async function buildOneToolFloor(directory) {
   const outfile = path.join(directory, 'one-tool-server.bundled.mjs');
@@ -84,16 +88,46 @@ const utf8Bytes = (text) => Buffer.byteLength(text, 'utf8');
 const ANY_RESULT = z.object({ tools: z.array(z.unknown()) }).passthrough();
 const listTools = (client) => client.request({ method: 'tools/list' }, ANY_RESULT);
 
-async function connect(bin, env) {
+async function connect(bin, env, clientOptions) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin],
     env,
     stderr: 'ignore',
   });
-  const client = new Client({ name: 'bench', version: '0.0.0' });
+  const client = new Client({ name: 'bench', version: '0.0.0' }, clientOptions);
   await client.connect(transport);
   return { client, transport };
+}
+
+/** The server's CPU per `call()` in ms, over SERVER_CPU_CALLS calls in a row. */
+async function serverCpuMs(pid, call) {
+  const before = await processCpuSeconds(pid);
+  for (let index = 0; index < SERVER_CPU_CALLS; index++) await call();
+  return (((await processCpuSeconds(pid)) - before) * 1000) / SERVER_CPU_CALLS;
+}
+
+/**
+ * A warm `tools/list` from a 2026-07-28 client, on a server spawned for it: the server's CPU per call and the
+ * round trip (median of WARM_CALLS after the first). The generation has no `ping` to set beside it.
+ */
+async function measureModernList(bin, env) {
+  const { client, transport } = await connect(bin, env, MODERN_CLIENT);
+  try {
+    await listTools(client);
+    const warm = [];
+    for (let call = 0; call < WARM_CALLS; call++) {
+      const started = performance.now();
+      await listTools(client);
+      warm.push(performance.now() - started);
+    }
+    return {
+      modernListCpuMs: await serverCpuMs(transport.pid, () => listTools(client)),
+      modernWarmMs: median(warm),
+    };
+  } finally {
+    await client.close();
+  }
 }
 
 /** One spawn: the time to the initialize answer, then the RSS right after a first tools/list. */
@@ -151,13 +185,8 @@ async function measureSession(bin, env, sandbox, { invalidCalls }) {
     }
     // The server's own cost of an answer (the target is server side): its CPU over many calls in a row,
     // beside as many pings (reading a request and writing an answer at all).
-    const serverCpuMs = async (call) => {
-      const before = await processCpuSeconds(transport.pid);
-      for (let index = 0; index < SERVER_CPU_CALLS; index++) await call();
-      return (((await processCpuSeconds(transport.pid)) - before) * 1000) / SERVER_CPU_CALLS;
-    };
-    const listCpuMs = await serverCpuMs(() => listTools(client));
-    const pingCpuMs = await serverCpuMs(() => client.ping());
+    const listCpuMs = await serverCpuMs(transport.pid, () => listTools(client));
+    const pingCpuMs = await serverCpuMs(transport.pid, () => client.ping());
     const tools = first.tools.map((tool) => ({
       name: tool.name,
       // What a host puts into the model's context for the tool: its name, description and input schema.
@@ -223,6 +252,7 @@ export async function measureToolContext() {
     for (const server of [floor, ...servers]) {
       // The floor's one tool takes no arguments.
       const session = await measureSession(server.bin, env, sandbox, { invalidCalls: server !== floor });
+      const modern = await measureModernList(server.bin, env);
       const spawns = startup.get(server.label);
       const startupMs = median(spawns.map((spawn) => spawn.elapsed));
       // RSS right after the first tools/list moves by about 3 MiB from spawn to spawn (whether V8 has
@@ -231,6 +261,7 @@ export async function measureToolContext() {
       rows.push({
         ...server,
         ...session,
+        ...modern,
         ...(rss.length === 0
           ? {}
           : { rssMib: median(rss), rssMinMib: Math.min(...rss), rssMaxMib: Math.max(...rss) }),
@@ -270,6 +301,7 @@ export function toolContextReport({ rows, floorLabel, runs, floorSpawns }) {
         : `${row.listBytesPerTool.toFixed(0)}${mark(row.listBytesPerTool, TARGETS.listBytesPerTool)}`,
       row.firstMs.toFixed(1),
       `${row.listCpuMs.toFixed(2)}${mark(row.listCpuMs, TARGETS.warmListMs)} (ping ${row.pingCpuMs.toFixed(2)}); ${row.warmMs.toFixed(2)} (ping ${row.pingMs.toFixed(2)})`,
+      `${row.modernListCpuMs.toFixed(2)}${mark(row.modernListCpuMs, TARGETS.warmListMs)}; ${row.modernWarmMs.toFixed(2)}`,
       row.invalidMs === undefined
         ? 'n/a'
         : `${row.invalidMs.toFixed(1)}${mark(row.invalidMs, TARGETS.invalidCallMs)} (\`${row.invalidTool}\`, ${row.invalidRequests} requests${row.invalidRequests === 0 ? '' : ' ✗'})`,
@@ -292,13 +324,14 @@ model-visible bytes per tool are the UTF-8 bytes of name + description + JSON of
 call over ${SERVER_CPU_CALLS} calls in a row (the target: server side), beside its CPU per \`ping\` (reading a request and
 writing an answer at all), then the round trip at the client, the median of ${WARM_CALLS} calls after the first, over
 stdio (not validated by the client), beside a \`ping\` round trip (the list's own JSON, 15–40 KB, adds its
-transfer and the client's parse);
+transfer and the client's parse), from a 2025-11-25 client; the same from a client pinned to 2026-07-28 (a spawn
+of its own; that generation has no \`ping\`);
 the invalid-arguments call is the median of ${INVALID_CALLS} calls (after one) of the server's first tool with
 required arguments, given none, with the requests the sandbox logged meanwhile (target 0).
 ✗ marks a figure over the issue 14 target.
 
-| Server | Tools | Spawn → initialize (ms) | / floor (≤ ${TARGETS.startupRatio}) | RSS after tools/list (MiB, ≤ ${TARGETS.rssMib}) | Model-visible B per tool, average (≤ ${TARGETS.averageToolBytes}) | Largest tool (B, ≤ ${TARGETS.maximumToolBytes}) | Whole tools/list B per tool (≤ ${TARGETS.listBytesPerTool}) | First tools/list (ms) | Warm tools/list (ms): server CPU (≤ ${TARGETS.warmListMs}; ping's); round trip (ping's) | Invalid-arguments call (ms, ≤ ${TARGETS.invalidCallMs}; requests) |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| Server | Tools | Spawn → initialize (ms) | / floor (≤ ${TARGETS.startupRatio}) | RSS after tools/list (MiB, ≤ ${TARGETS.rssMib}) | Model-visible B per tool, average (≤ ${TARGETS.averageToolBytes}) | Largest tool (B, ≤ ${TARGETS.maximumToolBytes}) | Whole tools/list B per tool (≤ ${TARGETS.listBytesPerTool}) | First tools/list (ms) | Warm tools/list, 2025-11-25 (ms): server CPU (≤ ${TARGETS.warmListMs}; ping's); round trip (ping's) | Warm tools/list, 2026-07-28 (ms): server CPU (≤ ${TARGETS.warmListMs}); round trip | Invalid-arguments call (ms, ≤ ${TARGETS.invalidCallMs}; requests) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${rows.map((row) => `| ${format(row).join(' | ')} |`).join('\n')}
 
 Tools over ${TARGETS.maximumToolBytes} model-visible bytes: ${overall.length === 0 ? 'none' : overall.join(', ')}.

@@ -26,8 +26,8 @@ import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { peakMib, processCpuSeconds, residentMib } from './proc-stats.mjs';
 import { binOf } from './sandbox-process.mjs';
 
@@ -171,7 +171,6 @@ async function runMcp({ baseUrl, apiKey, file, scratch, round, control, pin }) {
     const startedAt = Date.now();
     const result = await client.callTool(
       { name: 'summarize_meeting', arguments: { path: file, waitSeconds: 0 } },
-      undefined,
       { timeout: UPLOAD_LIMIT_MS },
     );
     const seconds = (performance.now() - started) / 1000;

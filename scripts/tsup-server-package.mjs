@@ -195,59 +195,96 @@ const zodEnglishOnly = {
 };
 
 /**
- * esbuild plugin: the SDK server's static import of its Ajv validator (Ajv, ajv-formats and fast-uri, about
- * 190 KiB evaluated at every start) as a class that refuses to be built. Every Polymodal server passes its
- * own validator (mcp-common's LazyJsonSchemaValidator), which imports the SDK's Ajv provider with `import()`
- * before an elicitation is sent, so the SDK's default is never constructed; if it ever were, the call would
- * fail with this message rather than skip a check.
+ * esbuild plugin: the SDK server's default JSON Schema validator (Ajv with ajv-formats and fast-uri, bundled
+ * into the SDK's `ajvProvider-*.mjs`, about 210 KiB evaluated at every start) as a class that refuses to be
+ * built. The SDK reaches it through its `@modelcontextprotocol/server/_shims` module (for Node,
+ * dist/shimsNode.mjs), which also gives the stdio transport `node:process`. Every Polymodal server passes its
+ * own validator (mcp-common's LazyJsonSchemaValidator), which imports the SDK's Ajv provider
+ * (`@modelcontextprotocol/server/validators/ajv`, its own chunk) with `import()` before an elicitation is
+ * sent, so the SDK's default is never constructed; if it ever were, the call would fail with this message
+ * rather than skip a check. The shim is matched exactly: an SDK release that changes what it exports fails
+ * the build here, not a server.
  */
 const sdkAjvOnDemand = {
   name: 'polymodal-sdk-ajv-on-demand',
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) =>
-      /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]index\.js$/.test(args.importer)
-        ? { path: 'sdk-ajv-provider', namespace: 'polymodal-sdk-ajv-on-demand' }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'polymodal-sdk-ajv-on-demand' }, () => ({
-      contents: `export class AjvJsonSchemaValidator {
+    const shim =
+      /^import \{ [A-Za-z_$][\w$]* as AjvJsonSchemaValidator \} from "\.\/ajvProvider-[\w-]+\.mjs";\nimport process from "node:process";\n\nexport \{ AjvJsonSchemaValidator as DefaultJsonSchemaValidator, process \};\s*$/;
+    let replaced = false;
+    build.onLoad(
+      { filter: /[\\/]@modelcontextprotocol[\\/]server[\\/]dist[\\/]shimsNode\.mjs$/ },
+      async (args) => {
+        replaced = true;
+        const contents = await readFile(args.path, 'utf8');
+        if (!shim.test(contents)) {
+          throw new Error(
+            `${args.path}: expected the shim to export only the Ajv DefaultJsonSchemaValidator and process (@modelcontextprotocol/server changed: review scripts/tsup-server-package.mjs)`,
+          );
+        }
+        return {
+          contents: `import process from 'node:process';
+export class DefaultJsonSchemaValidator {
   constructor() {
     throw new Error('This server was bundled without the SDK default JSON Schema validator: pass jsonSchemaValidator (mcp-common LazyJsonSchemaValidator).');
   }
-}`,
-      loader: 'js',
-    }));
+}
+export { process };
+`,
+          loader: 'js',
+        };
+      },
+    );
+    // Should the SDK reach Ajv another way, replacing the shim would change nothing: the bin must then fail to
+    // build rather than load Ajv at every start again.
+    build.onEnd((result) => {
+      if (result.errors.length > 0) return undefined;
+      const atStart = startInputs(result.metafile, build.initialOptions.entryPoints).find((input) =>
+        /[\\/]ajvProvider-[^\\/]*$/.test(input),
+      );
+      const problem = atStart
+        ? `the bin loads the SDK's Ajv (${atStart}) at start`
+        : !replaced
+          ? 'the bin no longer loads @modelcontextprotocol/server/_shims (dist/shimsNode.mjs), which it replaces'
+          : undefined;
+      return problem
+        ? {
+            errors: [
+              { text: `${problem}: review polymodal-sdk-ajv-on-demand in scripts/tsup-server-package.mjs` },
+            ],
+          }
+        : undefined;
+    });
   },
 };
 
 /**
- * esbuild plugin: the SDK's support for zod 3 schemas (zod/v3 and zod-to-json-schema, about 100 KiB parsed
- * and evaluated at every start) as stubs that refuse. The SDK takes that path only for a schema made with zod
- * 3; every schema of these servers is zod 4 (the SDK's `zod/v4-mini` path), and the bin tests list and call
- * the tools of each bundle, so a zod 3 schema would fail there with this message, not in a user's host.
+ * The inputs that the build's entry points load with static imports: what a start evaluates. (esbuild also
+ * names an `entryPoint` for each `import()`'s output, which is loaded only when called.)
  */
-const sdkWithoutZod3 = {
-  name: 'polymodal-sdk-without-zod3',
-  setup(build) {
-    const sdkServer =
-      /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]server[\\/]zod-(?:json-schema-)?compat\.js$/;
-    build.onResolve({ filter: /^(?:zod\/v3|zod-to-json-schema)$/ }, (args) =>
-      sdkServer.test(args.importer)
-        ? { path: args.path, namespace: 'polymodal-sdk-without-zod3' }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'polymodal-sdk-without-zod3' }, (args) => {
-      const refuse = `throw new Error('This server was bundled for zod 4 schemas only (${args.path} is left out).');`;
-      return {
-        contents:
-          args.path === 'zod/v3'
-            ? `export function object() { ${refuse} }`
-            : `export function zodToJsonSchema() { ${refuse} }`,
-        loader: 'js',
-      };
-    });
-  },
-};
+function startInputs(metafile, entryPoints) {
+  const entries = new Set(
+    (Array.isArray(entryPoints) ? entryPoints : Object.values(entryPoints)).map((entry) =>
+      path.resolve(typeof entry === 'string' ? entry : entry.in),
+    ),
+  );
+  const outputs = metafile.outputs;
+  const seen = new Set();
+  const visit = (output) => {
+    if (seen.has(output) || !outputs[output]) return;
+    seen.add(output);
+    for (const imported of outputs[output].imports) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  for (const [output, { entryPoint }] of Object.entries(outputs)) {
+    if (entryPoint && entries.has(path.resolve(entryPoint))) visit(output);
+  }
+  return [...seen].flatMap((output) =>
+    Object.entries(outputs[output].inputs)
+      .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+      .map(([input]) => input),
+  );
+}
 
 /**
  * esbuild plugin: undici's HTTP/2 client (and with it `node:http2`, 7 ms of the first request on Node 20)
@@ -309,7 +346,7 @@ export function serverPackageConfig({ entry = 'src/index.ts', library = 'src/ser
       banner: {
         js: "import { createRequire as __polymodalBinCreateRequire } from 'node:module'; const require = __polymodalBinCreateRequire(import.meta.url);",
       },
-      esbuildPlugins: [workspaceSources, zodEnglishOnly, sdkAjvOnDemand, sdkWithoutZod3, undiciHttp2OnUse],
+      esbuildPlugins: [workspaceSources, zodEnglishOnly, sdkAjvOnDemand, undiciHttp2OnUse],
       esbuildOptions(options) {
         options.chunkNames = 'bin/[name]-[hash]';
         options.legalComments = 'eof';
