@@ -1,7 +1,9 @@
 /**
- * What a server bin loads at start (issue 14: hosts spawn every configured server at launch). Over stdio, a
- * bin must not load the Streamable HTTP side (the SDK's HTTP transport and its server, jose for OAuth
- * tokens, prom-client for /metrics): those sit behind an `import()` taken only with `--http`. Each bin is
+ * What a server bin loads at start (hosts spawn every configured server at launch). Over stdio, a bin must not
+ * load the Streamable HTTP side (the HTTP service with its guards and sessions, the SDK's Node adapter and
+ * the hono server under it, jose for OAuth tokens, prom-client for /metrics): those sit behind an `import()`
+ * taken only with `--http`. (SDK 2.x's main entry, which every server needs for `McpServer`, also defines
+ * its web-standard HTTP handler: that one is one module with the rest of the SDK and is loaded by any start.) Each bin is
  * spawned with a loader hook that records every module file it loads; the files' code is then searched
  * for marks of those packages. The same search over a start with `--http` finds all of them, which shows
  * that the marks are the right ones.
@@ -26,9 +28,14 @@ const BINS = ['mcp', 'mcp-meeting', 'mcp-media', 'mcp-speech'].map((folder) => (
 /** Code only the HTTP side needs: a mark in the code of each, and its package's folder name. */
 const HTTP_ONLY = [
   {
-    name: 'the SDK Streamable HTTP transport',
-    mark: 'StreamableHTTPServerTransport',
-    file: /streamableHttp/,
+    name: 'the HTTP service',
+    mark: 'this server is stateless; send each JSON-RPC message as a POST',
+    file: /[\\/]runners[\\/]run-http-server/,
+  },
+  {
+    name: "the SDK's Node HTTP adapter",
+    mark: 'NodeStreamableHTTPServerTransport',
+    file: /[\\/]@modelcontextprotocol[\\/]node[\\/]|[\\/]@hono[\\/]/,
   },
   { name: 'jose', mark: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED', file: /[\\/]jose[\\/]/ },
   { name: 'prom-client', mark: 'process_cpu_user_seconds_total', file: /[\\/]prom-client[\\/]/ },
