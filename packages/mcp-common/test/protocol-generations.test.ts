@@ -17,6 +17,7 @@ import type { FileAccess } from '@polymodal/core';
 import { createFileAccess } from '@polymodal/core/files';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createLogger } from '../src/logging/create-logger.js';
 import { type RootsSync, syncRoots } from '../src/roots/sync-roots.js';
 import { syncSessionRoots } from '../src/roots/sync-session-roots.js';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
@@ -507,4 +508,39 @@ describe('roots', () => {
     const refused = await plain.callTool({ name: 'read', arguments: { file } });
     expect(refused.isError).toBe(true);
   });
+});
+
+describe('log messages to the client', () => {
+  it.each([
+    ['2025-11-25', 'legacy', 1],
+    ['2026-07-28', 'pin', 0],
+  ] as const)(
+    'over stdio, a %s client (%s) is sent %i log message(s) written outside its requests',
+    async (_generation, mode, count) => {
+      const { stdin, stdout, client: transport } = streamPair();
+      const log = createLogger({ name: 'logs', write: () => {} });
+      const build = factory({ runs: [] });
+      await runStdioServer(
+        () => {
+          const instance = build();
+          log.attach(instance.server);
+          return instance;
+        },
+        { stdin, stdout, exit: () => {}, writeError: () => {} },
+      );
+      stdioServers.push(async () => {
+        stdin.end();
+      });
+      const client = track(clientFor(mode, {}));
+      const received: unknown[] = [];
+      client.setNotificationHandler('notifications/message', (notification) => {
+        received.push(notification.params);
+      });
+      await client.connect(transport);
+      log.info('a record of the server');
+      // A call after the record: its answer comes after anything the record sent.
+      await client.callTool({ name: 'speak', arguments: { text: 'after' } });
+      expect(received).toHaveLength(count);
+    },
+  );
 });

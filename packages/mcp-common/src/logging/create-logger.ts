@@ -1,7 +1,9 @@
 /**
  * Server logs. stdout of a stdio MCP server is the protocol channel, so every line goes to stderr; when a
- * client is connected the same record is also sent as an MCP `notifications/message` so hosts can show it.
- * Every message is redacted before it leaves the process.
+ * 2025-11-25 client is connected the same record is also sent as an MCP `notifications/message` so hosts can
+ * show it. The 2026-07-28 protocol deprecates those messages and sends them only for a request that asks for
+ * a log level: a record written outside such a request goes to stderr only. Every message is redacted
+ * before it leaves the process.
  *
  * Two formats (POLYMODAL_LOG_FORMAT or `--log-format`): `text`, `[name] level: message {data}` for a person
  * reading a terminal (the default over stdio), and `json`, one object per line with `time`, `level`, `name`,
@@ -80,7 +82,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       }
     }
     for (const server of servers) {
-      if (!server.isConnected()) continue;
+      if (!server.isConnected() || isModernConnection(server)) continue;
       // The SDK drops records below the level the client set with logging/setLevel.
       server
         .sendLoggingMessage({
@@ -147,4 +149,10 @@ function safeStringify(value: unknown): string {
   } catch {
     return '"[unserializable]"';
   }
+}
+
+/** Whether the connection speaks 2026-07-28 (or a later generation), where logging is per request. */
+function isModernConnection(server: McpServer): boolean {
+  const version = server.server.getNegotiatedProtocolVersion();
+  return version !== undefined && version >= '2026-07-28';
 }
