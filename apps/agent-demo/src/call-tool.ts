@@ -2,7 +2,7 @@
  * One tool call as the demo makes it: progress forwarded to the reporter, the host-style request timeout
  * reset on progress, and the result reduced to a brief line.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Reporter } from './reporter.js';
 
 export interface ToolOutcome {
@@ -26,19 +26,22 @@ export async function callTool(options: {
   reporter.emit({ type: 'call', server: options.server, tool, arguments: options.arguments });
   const started = performance.now();
   try {
-    const result = await options.client.callTool({ name: tool, arguments: options.arguments }, undefined, {
-      timeout: HOST_TIMEOUT_MS,
-      resetTimeoutOnProgress: true,
-      signal: options.signal,
-      onprogress: (progress) =>
-        reporter.emit({
-          type: 'progress',
-          tool,
-          progress: progress.progress,
-          total: progress.total,
-          message: progress.message,
-        }),
-    });
+    const result = await options.client.callTool(
+      { name: tool, arguments: options.arguments },
+      {
+        timeout: HOST_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        signal: options.signal,
+        onprogress: (progress) =>
+          reporter.emit({
+            type: 'progress',
+            tool,
+            progress: progress.progress,
+            total: progress.total,
+            message: progress.message,
+          }),
+      },
+    );
     const text = (Array.isArray(result.content) ? result.content : [])
       .filter((item): item is { type: 'text'; text: string } => item.type === 'text')
       .map((item) => item.text)
@@ -46,7 +49,7 @@ export async function callTool(options: {
     const outcome: ToolOutcome = {
       ok: result.isError !== true,
       text,
-      structured: result.structuredContent as Record<string, unknown> | undefined,
+      structured: isRecord(result.structuredContent) ? result.structuredContent : undefined,
     };
     reporter.emit({
       type: 'result',
@@ -68,6 +71,11 @@ export async function callTool(options: {
     });
     return { ok: false, text: message, structured: undefined };
   }
+}
+
+/** Structured content may be any JSON value; the Polymodal tools answer objects. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function firstLine(text: string): string {

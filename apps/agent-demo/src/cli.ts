@@ -53,7 +53,7 @@ POLYMODAL_API_KEY set it runs unchanged against that platform and its shared LLM
 Options:
   --scenario NAME      meeting (default), video or flashcards
   --json               one JSON event per line on stdout, as it happens (diagnostics on stderr)
-  --verbose            also show the servers' stderr logs
+  --verbose            also show the servers' stderr logs and the protocol version each negotiated
   --max-steps N        model turns allowed (default 12)
   --llm-base-url URL   any OpenAI-compatible endpoint (…/v1) instead of the platform's shared LLM
                        (https, or http to localhost); or ${LLM_BASE_URL_VARIABLE}
@@ -173,6 +173,12 @@ async function main(): Promise<number> {
       ),
     );
     try {
+      for (const server of servers) {
+        const { name, protocolVersion, era } = server;
+        reporter.emit({ type: 'server', server: name, protocolVersion, era });
+        if (values.verbose)
+          process.stderr.write(mask(`[${name}] connected: MCP ${protocolVersion} (${era})\n`));
+      }
       const tools = await collectMcpTools(servers, reporter);
       const task = scenario ? scenarioTask(scenario, samples) : words;
       reporter.emit({ type: 'task', text: task, tools: tools.length, ...(scenario ? { scenario } : {}) });

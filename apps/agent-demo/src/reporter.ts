@@ -14,6 +14,7 @@ export type ModelSource = 'sandbox' | 'platform' | 'endpoint';
 export type TraceEvent =
   | { type: 'platform'; baseUrl: string; embedded: boolean }
   | { type: 'model'; model: string; source: ModelSource; endpoint?: string }
+  | { type: 'server'; server: string; protocolVersion: string; era: 'modern' | 'legacy' }
   | { type: 'task'; text: string; tools: number; scenario?: string }
   | { type: 'step'; step: number; maxSteps: number }
   | { type: 'message'; text: string }
@@ -109,6 +110,10 @@ export function createConsoleReporter(options: {
           line(
             `Model: ${event.model} (${MODEL_SOURCES[event.source]}${event.endpoint ? ` at ${event.endpoint}` : ''})`,
           );
+          break;
+        case 'server':
+          // Which protocol generation each server speaks is a detail: --json carries it, and --verbose
+          // shows it on stderr beside the servers' logs.
           break;
         case 'task':
           line(`Task (${event.tools} tools available): ${event.text}`);

@@ -81,7 +81,13 @@ describe('pnpm demo on the embedded sandbox', () => {
     // One event per line, numbered in the order they happened, each step announced before its call.
     expect(trace.events.map((candidate) => candidate.seq)).toEqual(trace.events.map((_, index) => index + 1));
     const kinds = trace.events.map((candidate) => candidate.type);
-    expect(kinds.slice(0, 4)).toEqual(['platform', 'model', 'task', 'step']);
+    expect(kinds.slice(0, 7)).toEqual(['platform', 'model', 'server', 'server', 'server', 'task', 'step']);
+    // Each server connection negotiated the 2026-07-28 protocol (server/discover), not 2025's initialize.
+    expect(trace.events.filter((candidate) => candidate.type === 'server')).toEqual(
+      ['meeting', 'media', 'speech'].map((server) =>
+        expect.objectContaining({ server, protocolVersion: '2026-07-28', era: 'modern' }),
+      ),
+    );
     expect(kinds.at(-1)).toBe('files');
     expect(kinds.filter((kind) => kind === 'step').length).toBeGreaterThan(
       kinds.filter((kind) => kind === 'call').length,
@@ -115,6 +121,8 @@ describe('pnpm demo on the embedded sandbox', () => {
     expect(plain.stdout).toContain('Other files');
     expect(plain.stdout).not.toContain('\x1b[');
     expect(plain.stdout).not.toContain('\r');
+    // The negotiated protocol is a detail for --json and --verbose, not the narration.
+    expect(plain.stdout).not.toContain('2026-07-28');
 
     // The same kind of run with FORCE_COLOR: the check above would have seen these escapes.
     const forced = await runDemo(['Say hello.'], { POLYMODAL_OUTPUT_DIR: outputDir, FORCE_COLOR: '1' });
