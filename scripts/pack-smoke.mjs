@@ -4,8 +4,10 @@
  * package (prepack builds it), then for the machine's Node, Node 22 and Node 24: `npm install` of all the
  * tarballs into an empty directory with that Node's own npm (so the workspace packages resolve to the
  * tarballs, never to the registry), the sandbox started from the installed `@polymodal/sandbox` bin, and
- * each server bin (and the combined one) started over stdio as a host would: tools/list, `list_jobs`, and a
- * call that reaches the sandbox (for the meeting tools a real `summarize_meeting` of a generated WAV).
+ * each server bin (and the combined one) started over stdio as a host would, with the MCP SDK 2.x client, in
+ * both protocol generations: on 2026-07-28 (pinned) tools/list, `list_jobs`, and a call that reaches the
+ * sandbox (for the meeting tools a real `summarize_meeting` of a generated WAV); on 2025-11-25 (the
+ * `initialize` handshake) the same tool list and `list_jobs`.
  *
  * Node 22 and 24 come from the npm registry (`node-<platform>-<arch>` with its npm beside it), pinned and
  * kept in a cache directory (POLYMODAL_SMOKE_CACHE, default ~/.cache/polymodal-smoke), so reruns reuse them.
@@ -174,28 +176,48 @@ async function smokeOn(runtime, tarballs, work) {
       const binStart = performance.now();
       const command = path.join(modules, '.bin', process.platform === 'win32' ? `${bin}.cmd` : bin);
       if (!existsSync(command)) throw new Error(`${name}: npm installed no ${bin} bin`);
-      const connection = await connectStdio({
-        command,
-        label,
-        cwd: directory,
-        env: {
-          PATH: env.PATH,
-          ...(process.platform === 'win32' ? { SYSTEMROOT: process.env.SYSTEMROOT ?? '' } : {}),
-          POLYMODAL_BASE_URL: sandbox.url,
-          POLYMODAL_API_KEY: sandbox.apiKey,
-          POLYMODAL_STATE_DIR: path.join(directory, 'state', bin),
-          POLYMODAL_ALLOWED_DIRS: media,
-          POLYMODAL_OUTPUT_DIR: path.join(directory, 'out', bin),
-        },
-      });
+      const connect = (protocol) =>
+        connectStdio({
+          command,
+          label: `${label} (${protocol})`,
+          protocol,
+          cwd: directory,
+          env: {
+            PATH: env.PATH,
+            ...(process.platform === 'win32' ? { SYSTEMROOT: process.env.SYSTEMROOT ?? '' } : {}),
+            POLYMODAL_BASE_URL: sandbox.url,
+            POLYMODAL_API_KEY: sandbox.apiKey,
+            POLYMODAL_STATE_DIR: path.join(directory, 'state', bin),
+            POLYMODAL_ALLOWED_DIRS: media,
+            POLYMODAL_OUTPUT_DIR: path.join(directory, 'out', bin),
+          },
+        });
+      // Both protocol generations: the whole exercise on 2026-07-28 (pinned: no fallback to hide a broken
+      // server/discover), then the 2025-11-25 handshake with the same tools and one call.
+      const modern = await connect('2026-07-28');
+      let outcome;
       try {
-        const outcome = await exerciseServer({ connection, sandbox, label, recording });
-        results.push(
-          `${bin}: ${outcome.tools} tools, list_jobs + ${outcome.reached} (${seconds(binStart)} s)`,
-        );
+        outcome = await exerciseServer({ connection: modern, sandbox, label, recording });
       } finally {
-        await connection.close();
+        await modern.close();
       }
+      const legacy = await connect('legacy');
+      try {
+        if (legacy.protocolVersion !== '2025-11-25') {
+          throw new Error(`${label}: the legacy handshake negotiated ${legacy.protocolVersion}`);
+        }
+        if (legacy.tools.length !== outcome.tools) {
+          throw new Error(
+            `${label}: ${legacy.tools.length} tools on 2025-11-25, ${outcome.tools} on 2026-07-28`,
+          );
+        }
+        await legacy.call('list_jobs', {});
+      } finally {
+        await legacy.close();
+      }
+      results.push(
+        `${bin}: ${outcome.tools} tools; 2026-07-28: list_jobs + ${outcome.reached}; 2025-11-25: list_jobs (${seconds(binStart)} s)`,
+      );
     }
   } finally {
     await sandbox.close();

@@ -252,42 +252,81 @@ export async function startSandboxProcess({ node = process.execPath, cli, env = 
   };
 }
 
-/** The MCP SDK client from the workspace (the same 1.x the servers use), loaded once. */
+/**
+ * The MCP SDK 2.x client (`@modelcontextprotocol/client`, the SDK generation the servers are built on), from
+ * packages/mcp's dependencies or, failing that, the workspace root's; loaded once.
+ */
 let sdk;
 async function loadSdk() {
   if (sdk) return sdk;
-  const directory = path.join(ROOT, 'packages', 'mcp', 'node_modules', '@modelcontextprotocol', 'sdk');
-  if (!existsSync(directory)) {
-    throw new Error(`${directory} is missing: run pnpm install at the repository root first`);
+  const candidates = [
+    path.join(ROOT, 'packages', 'mcp', 'node_modules', '@modelcontextprotocol', 'client'),
+    path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'client'),
+  ];
+  const directory = candidates.find((candidate) => existsSync(path.join(candidate, 'package.json')));
+  if (directory === undefined) {
+    throw new Error(
+      `@modelcontextprotocol/client is missing (looked in ${candidates.join(', ')}): run pnpm install at the repository root first`,
+    );
   }
-  const load = (file) => import(pathToFileURL(path.join(directory, 'dist', 'esm', 'client', file)).href);
-  const [{ Client }, { StdioClientTransport }] = await Promise.all([load('index.js'), load('stdio.js')]);
-  sdk = { Client, StdioClientTransport };
+  const manifest = JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8'));
+  if (!/^2\./.test(manifest.version)) {
+    throw new Error(`${directory} is @modelcontextprotocol/client ${manifest.version}; the scripts need 2.x`);
+  }
+  // The ESM entry of each subpath, from the package's own exports map (".", "./stdio").
+  const load = (subpath) => {
+    const target = manifest.exports?.[subpath];
+    const file = typeof target === 'string' ? target : (target?.import?.default ?? target?.import);
+    if (typeof file !== 'string') throw new Error(`${directory}: no ESM export for ${subpath}`);
+    return import(pathToFileURL(path.join(directory, file)).href);
+  };
+  const [{ Client }, { StdioClientTransport }] = await Promise.all([load('.'), load('./stdio')]);
+  sdk = { Client, StdioClientTransport, version: manifest.version };
   return sdk;
 }
 
 /**
- * Connects to a stdio server the way a host does (command, args, env; stderr kept for the failure message)
- * and returns the client with its tool list. Closing the client ends the server process.
+ * How the client picks the protocol generation: `legacy` (the 2025-11-25 `initialize` handshake, what the
+ * SDK client does by default), `auto` (probes 2026-07-28 with `server/discover` and falls back to
+ * `initialize`, as a current host does), or a version to pin (`2026-07-28`: that one or fail).
  */
-export async function connectStdio({ command, args = [], env, cwd, label }) {
+function versionNegotiation(protocol) {
+  if (protocol === 'legacy' || protocol === 'auto') return { mode: protocol };
+  return { mode: { pin: protocol } };
+}
+
+/**
+ * Connects to a stdio server the way a host does (command, args, env; stderr kept for the failure message)
+ * and returns the client with its tool list and the protocol version it negotiated (`protocol`: see
+ * versionNegotiation; default `auto`, which settles on 2026-07-28 with these servers). Closing the client
+ * ends the server process.
+ */
+export async function connectStdio({ command, args = [], env, cwd, label, protocol = 'auto' }) {
   const { Client, StdioClientTransport } = await loadSdk();
   const transport = new StdioClientTransport({ command, args, env, cwd, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
-  const client = new Client({ name: 'polymodal-smoke', version: '1.0.0' });
+  const client = new Client(
+    { name: 'polymodal-smoke', version: '1.0.0' },
+    { versionNegotiation: versionNegotiation(protocol) },
+  );
   try {
-    await withTimeout(client.connect(transport), 20_000, `${label}: initialize`);
+    await withTimeout(client.connect(transport), 20_000, `${label}: connect (${protocol})`);
+    const protocolVersion = client.getNegotiatedProtocolVersion();
+    if (protocol !== 'legacy' && protocol !== 'auto' && protocolVersion !== protocol) {
+      throw new Error(`${label}: negotiated ${protocolVersion}, not ${protocol}`);
+    }
     const { tools } = await withTimeout(client.listTools(), 10_000, `${label}: tools/list`);
     return {
       client,
       tools,
+      protocolVersion,
       stderr: () => stderr,
       async call(name, args = {}, timeoutMs = 30_000) {
         const result = await withTimeout(
-          client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs }),
+          client.callTool({ name, arguments: args }, { timeout: timeoutMs }),
           timeoutMs + 5_000,
           `${label}: ${name}`,
         );
