@@ -3,7 +3,9 @@
  * JWKS), tokens signed with jose, the real SDK client and the sandbox as the platform. A good token reaches
  * its tenant's jobs; expired, wrong-audience, wrong-issuer, forged and unsigned tokens get 401 with the
  * protected-resource metadata in the challenge; a token without a tenant gets 403 saying why; the RFC 9728
- * document is public; bearer tenant tokens keep working beside OAuth.
+ * document is public; bearer tenant tokens keep working beside OAuth. What a client experiences is checked
+ * for both protocol generations, and a 2026-07-28 client's first request without a token gets the same
+ * challenge as an `initialize`.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,7 +25,8 @@ import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { isAuthenticationConfigured } from '../src/tenants/read-oauth-settings.js';
-import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
+import { connectWithToken, INITIALIZE, JSON_HEADERS, modernRequest, rawRequest } from './support/raw-http.js';
+import { GENERATIONS } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
 const AUDIENCE = 'https://mcp.example.test/mcp';
@@ -143,36 +146,41 @@ describe('HTTP with OAuth access tokens', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it("serves a valid access token its tenant's jobs, and bearer tenant tokens still work beside OAuth", async () => {
-    const { url } = await start();
-    const tokenA = await authorization.sign({ tenant: 'team-a' });
-    const clientA = await connectWithToken(url, tokenA);
-    expect((await clientA.callTool({ name: 'list_jobs', arguments: {} })).structuredContent).toMatchObject({
-      count: 0,
-    });
-    // A job recorded for team-a shows in team-a's list_jobs only.
-    const teamA = built.find((entry) => entry.env.POLYMODAL_STATE_DIR?.endsWith(`${path.sep}team-a`));
-    await teamA?.context.ledger.insert({
-      service: MEETING_SERVICE,
-      fingerprint: 'recording-of-team-a',
-      id: 'job-of-team-a',
-      lastStatus: 'PENDING',
-    });
-    const listedA = await clientA.callTool({ name: 'list_jobs', arguments: {} });
-    expect(listedA.structuredContent).toMatchObject({ count: 1, jobs: [{ jobId: 'job-of-team-a' }] });
-    await clientA.close();
+  describe.each(GENERATIONS)('a %s client', (generation) => {
+    it("serves a valid access token its tenant's jobs, and bearer tenant tokens still work beside OAuth", async () => {
+      const { url } = await start();
+      const tokenA = await authorization.sign({ tenant: 'team-a' });
+      const clientA = await connectWithToken(url, tokenA, 'team-a', generation);
+      expect((await clientA.callTool({ name: 'list_jobs', arguments: {} })).structuredContent).toMatchObject({
+        count: 0,
+      });
+      // A job recorded for team-a shows in team-a's list_jobs only.
+      const teamA = built.find((entry) => entry.env.POLYMODAL_STATE_DIR?.endsWith(`${path.sep}team-a`));
+      await teamA?.context.ledger.insert({
+        service: MEETING_SERVICE,
+        fingerprint: 'recording-of-team-a',
+        id: 'job-of-team-a',
+        lastStatus: 'PENDING',
+      });
+      const listedA = await clientA.callTool({ name: 'list_jobs', arguments: {} });
+      expect(listedA.structuredContent).toMatchObject({ count: 1, jobs: [{ jobId: 'job-of-team-a' }] });
+      await clientA.close();
 
-    const clientB = await connectWithToken(url, BEARER_TOKEN_B);
-    const listedB = await clientB.callTool({ name: 'list_jobs', arguments: {} });
-    expect(listedB.structuredContent).toMatchObject({ count: 0, jobs: [] });
-    await clientB.close();
+      const clientB = await connectWithToken(url, BEARER_TOKEN_B, 'team-b', generation);
+      const listedB = await clientB.callTool({ name: 'list_jobs', arguments: {} });
+      expect(listedB.structuredContent).toMatchObject({ count: 0, jobs: [] });
+      await clientB.close();
 
-    expect(
-      built.map((entry) => [path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''), entry.env.POLYMODAL_API_KEY]),
-    ).toEqual([
-      ['team-a', sandbox.apiKey],
-      ['team-b', sandbox.apiKey2],
-    ]);
+      expect(
+        built.map((entry) => [
+          path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''),
+          entry.env.POLYMODAL_API_KEY,
+        ]),
+      ).toEqual([
+        ['team-a', sandbox.apiKey],
+        ['team-b', sandbox.apiKey2],
+      ]);
+    });
   });
 
   it('refuses expired, wrong-audience, wrong-issuer, forged and unsigned tokens with 401 naming the metadata', async () => {
@@ -237,7 +245,12 @@ describe('HTTP with OAuth access tokens', () => {
       expect(JSON.parse(refused.body).error.message, what).toMatch(reason);
       expect(refused.body, what).not.toContain(token);
     }
-    await expect(connectWithToken(url, cases[0]?.[1] ?? '')).rejects.toThrow(/401|unauthorized/i);
+    for (const generation of GENERATIONS) {
+      await expect(
+        connectWithToken(url, cases[0]?.[1] ?? '', 'expired', generation),
+        generation,
+      ).rejects.toThrow(/401|unauthorized/i);
+    }
 
     const missing = await rawRequest(url, { ...JSON_HEADERS, ...host }, INITIALIZE);
     expect(missing.status).toBe(401);
@@ -245,6 +258,12 @@ describe('HTTP with OAuth access tokens', () => {
       `Bearer realm="polymodal", resource_metadata="${METADATA_URL}"`,
     );
     expect(JSON.parse(missing.body).error.message).toContain(authorization.issuer);
+    // A 2026-07-28 client's first request (server/discover) without a token: the same 401, challenge and body.
+    const discover = modernRequest('server/discover');
+    const missingModern = await rawRequest(url, { ...discover.headers, ...host }, discover.body);
+    expect(missingModern.status).toBe(401);
+    expect(missingModern.headers['www-authenticate']).toBe(missing.headers['www-authenticate']);
+    expect(JSON.parse(missingModern.body)).toEqual(JSON.parse(missing.body));
     // Nobody got in: no tenant context was built.
     expect(built).toEqual([]);
   });
@@ -280,22 +299,30 @@ describe('HTTP with OAuth access tokens', () => {
     expect(built).toEqual([]);
   });
 
-  it('reads the tenant from the configured claim, and serves unlisted tenants with POLYMODAL_API_KEY only when asked to', async () => {
-    const { url } = await start({
-      POLYMODAL_OAUTH_TENANT_CLAIM: 'org_id',
-      POLYMODAL_OAUTH_ANY_TENANT: '1',
-      POLYMODAL_API_KEY: sandbox.apiKey2,
-    });
-    const client = await connectWithToken(
-      url,
-      await authorization.sign({ org_id: 'team-z', tenant: 'team-a' }),
-    );
-    expect((await client.callTool({ name: 'list_jobs', arguments: {} })).isError).toBeFalsy();
-    await client.close();
-    expect(
-      built.map((entry) => [path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''), entry.env.POLYMODAL_API_KEY]),
-    ).toEqual([['team-z', sandbox.apiKey2]]);
-  });
+  it.each(GENERATIONS)(
+    'a %s client: reads the tenant from the configured claim, and serves unlisted tenants with POLYMODAL_API_KEY only when asked to',
+    async (generation) => {
+      const { url } = await start({
+        POLYMODAL_OAUTH_TENANT_CLAIM: 'org_id',
+        POLYMODAL_OAUTH_ANY_TENANT: '1',
+        POLYMODAL_API_KEY: sandbox.apiKey2,
+      });
+      const client = await connectWithToken(
+        url,
+        await authorization.sign({ org_id: 'team-z', tenant: 'team-a' }),
+        'team-z',
+        generation,
+      );
+      expect((await client.callTool({ name: 'list_jobs', arguments: {} })).isError).toBeFalsy();
+      await client.close();
+      expect(
+        built.map((entry) => [
+          path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''),
+          entry.env.POLYMODAL_API_KEY,
+        ]),
+      ).toEqual([['team-z', sandbox.apiKey2]]);
+    },
+  );
 
   it('publishes the RFC 9728 metadata without authentication, at the root and endpoint-suffixed addresses', async () => {
     const { port } = await start();

@@ -2,7 +2,8 @@
  * Operations of the HTTP service over real HTTP, with the real SDK client and the sandbox as the platform:
  * `GET /metrics` counts tool calls by tool and outcome and the platform's 429s, and shows no key, token or
  * tenant; who may read it on the metrics' own listener and on the MCP port (never freely there); request ids echoed in `X-Request-Id` and carried by the JSON log
- * lines; and a shutdown that makes a call waiting on a long job answer with its handle.
+ * lines; and a shutdown that makes a call waiting on a long job answer with its handle. The tool calls and
+ * the drain are checked for clients of both protocol generations.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -22,6 +23,7 @@ import { createTenantAccess, type TenantAccess } from '../src/tenants/create-ten
 import { defineTool } from '../src/tools/define-tool.js';
 import type { ToolContext } from '../src/tools/tool-context.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
+import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
 const TOKEN = 'ops-tenant-token-6b1d20f4';
@@ -162,48 +164,51 @@ describe('the HTTP service: /metrics, request ids, JSON logs, drain', () => {
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     return response.body;
   };
-  const connect = async () => {
-    const client = await connectWithToken(handle!.url, TOKEN, 'ops-client');
+  const connect = async (generation: ProtocolGeneration) => {
+    const client = await connectWithToken(handle!.url, TOKEN, 'ops-client', generation);
     clients.push(client);
     return client;
   };
 
-  it('counts a tool call by tool and outcome and a 429 of the platform, and shows no key, token or tenant', async () => {
-    const before = await readMetrics();
-    const client = await connect();
-    // A 429 (with a short Retry-After), then a 503: the chokepoint waits both out and the third try answers.
-    sandbox.control.setFaults([
-      { match: { path: '/api/llm/v1/models$' }, kind: 'status', status: 429, retryAfter: '0', count: 1 },
-      { match: { path: '/api/llm/v1/models$' }, kind: 'status', status: 503, retryAfter: '0', count: 1 },
-    ]);
-    const ok = await client.callTool({ name: 'list_models', arguments: {} });
-    expect(ok.isError).toBeFalsy();
-    // A 400 is not retried: the call fails.
-    sandbox.control.setFaults([
-      { match: { path: '/api/llm/v1/models$' }, kind: 'status', status: 400, count: 1 },
-    ]);
-    const failed = await client.callTool({ name: 'list_models', arguments: {} });
-    expect(failed.isError).toBe(true);
+  it.each(GENERATIONS)(
+    'a %s client: counts a tool call by tool and outcome and a 429 of the platform, and shows no key, token or tenant',
+    async (generation) => {
+      const before = await readMetrics();
+      const client = await connect(generation);
+      // A 429 (with a short Retry-After), then a 503: the chokepoint waits both out and the third try answers.
+      sandbox.control.setFaults([
+        { match: { path: '/api/llm/v1/models$' }, kind: 'status', status: 429, retryAfter: '0', count: 1 },
+        { match: { path: '/api/llm/v1/models$' }, kind: 'status', status: 503, retryAfter: '0', count: 1 },
+      ]);
+      const ok = await client.callTool({ name: 'list_models', arguments: {} });
+      expect(ok.isError).toBeFalsy();
+      // A 400 is not retried: the call fails.
+      sandbox.control.setFaults([
+        { match: { path: '/api/llm/v1/models$' }, kind: 'status', status: 400, count: 1 },
+      ]);
+      const failed = await client.callTool({ name: 'list_models', arguments: {} });
+      expect(failed.isError).toBe(true);
 
-    const after = await readMetrics();
-    const delta = (name: string, labels: Record<string, string>) =>
-      sample(after, name, labels) - sample(before, name, labels);
-    expect(delta('polymodal_tool_calls_total', { tool: 'list_models', outcome: 'ok' })).toBe(1);
-    expect(delta('polymodal_tool_calls_total', { tool: 'list_models', outcome: 'error' })).toBe(1);
-    expect(delta('polymodal_tool_call_duration_seconds_count', { tool: 'list_models' })).toBe(2);
-    expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '429' })).toBe(1);
-    expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '5xx' })).toBe(1);
-    expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '4xx' })).toBe(1);
-    expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '2xx' })).toBe(1);
-    // prom-client's process metrics are there too.
-    expect(after).toMatch(/^process_cpu_user_seconds_total /m);
-    for (const secret of [sandbox.apiKey, TOKEN, METRICS_TOKEN, 'team-ops']) {
-      expect(after).not.toContain(secret);
-    }
-    for (const secret of [sandbox.apiKey, TOKEN, METRICS_TOKEN]) {
-      expect(lines.join('\n')).not.toContain(secret);
-    }
-  });
+      const after = await readMetrics();
+      const delta = (name: string, labels: Record<string, string>) =>
+        sample(after, name, labels) - sample(before, name, labels);
+      expect(delta('polymodal_tool_calls_total', { tool: 'list_models', outcome: 'ok' })).toBe(1);
+      expect(delta('polymodal_tool_calls_total', { tool: 'list_models', outcome: 'error' })).toBe(1);
+      expect(delta('polymodal_tool_call_duration_seconds_count', { tool: 'list_models' })).toBe(2);
+      expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '429' })).toBe(1);
+      expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '5xx' })).toBe(1);
+      expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '4xx' })).toBe(1);
+      expect(delta('polymodal_platform_responses_total', { service: 'llm', status_class: '2xx' })).toBe(1);
+      // prom-client's process metrics are there too.
+      expect(after).toMatch(/^process_cpu_user_seconds_total /m);
+      for (const secret of [sandbox.apiKey, TOKEN, METRICS_TOKEN, 'team-ops']) {
+        expect(after).not.toContain(secret);
+      }
+      for (const secret of [sandbox.apiKey, TOKEN, METRICS_TOKEN]) {
+        expect(lines.join('\n')).not.toContain(secret);
+      }
+    },
+  );
 
   it('on the MCP port, /metrics needs the metrics token even from loopback (a reverse proxy on this host)', async () => {
     const host = { host: `127.0.0.1:${handle!.port}` };
@@ -326,41 +331,44 @@ describe('the HTTP service: /metrics, request ids, JSON logs, drain', () => {
     );
   });
 
-  it('on close(), a call waiting on a long job answers at once with its handle, counted as pending; new requests are refused', async () => {
-    const before = await readMetrics();
-    const client = await connect();
-    let reported: () => void = () => undefined;
-    const waiting = new Promise<void>((resolve) => {
-      reported = resolve;
-    });
-    // Its progress notification says the call has read the job and is waiting on it.
-    const call = client.callTool(
-      { name: 'wait_on_job', arguments: { jobId: 'job_drain_1' } },
-      {
-        onprogress: () => reported(),
-      },
-    );
-    await waiting;
-    const startedAt = Date.now();
-    const closing = handle!.close();
-    const result = await call;
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
-    expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({
-      jobId: 'job_drain_1',
-      done: false,
-      status: 'RUNNING',
-      progress: 30,
-      next: expect.stringContaining('wait_on_job with jobId=job_drain_1'),
-    });
-    await closing;
-    const after = processMetrics();
-    const text = (await after.render()).body;
-    expect(
-      sample(text, 'polymodal_tool_calls_total', { tool: 'wait_on_job', outcome: 'pending' }) -
-        sample(before, 'polymodal_tool_calls_total', { tool: 'wait_on_job', outcome: 'pending' }),
-    ).toBe(1);
-    await expect(rawRequest(handle!.url, JSON_HEADERS, INITIALIZE)).rejects.toThrow();
-    handle = undefined;
-  });
+  it.each(GENERATIONS)(
+    'a %s client: on close(), a call waiting on a long job answers at once with its handle, counted as pending; new requests are refused',
+    async (generation) => {
+      const before = await readMetrics();
+      const client = await connect(generation);
+      let reported: () => void = () => undefined;
+      const waiting = new Promise<void>((resolve) => {
+        reported = resolve;
+      });
+      // Its progress notification says the call has read the job and is waiting on it.
+      const call = client.callTool(
+        { name: 'wait_on_job', arguments: { jobId: 'job_drain_1' } },
+        {
+          onprogress: () => reported(),
+        },
+      );
+      await waiting;
+      const startedAt = Date.now();
+      const closing = handle!.close();
+      const result = await call;
+      expect(Date.now() - startedAt).toBeLessThan(10_000);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        jobId: 'job_drain_1',
+        done: false,
+        status: 'RUNNING',
+        progress: 30,
+        next: expect.stringContaining('wait_on_job with jobId=job_drain_1'),
+      });
+      await closing;
+      const after = processMetrics();
+      const text = (await after.render()).body;
+      expect(
+        sample(text, 'polymodal_tool_calls_total', { tool: 'wait_on_job', outcome: 'pending' }) -
+          sample(before, 'polymodal_tool_calls_total', { tool: 'wait_on_job', outcome: 'pending' }),
+      ).toBe(1);
+      await expect(rawRequest(handle!.url, JSON_HEADERS, INITIALIZE)).rejects.toThrow();
+      handle = undefined;
+    },
+  );
 });

@@ -1,5 +1,6 @@
 /**
- * MCP roots with the real SDK client: over HTTP sessions the server asks for roots within a tool call, and
+ * MCP roots with the real SDK client: over HTTP the server asks for roots within a tool call (2025-11-25:
+ * a request on the session; 2026-07-28: the call's own multi-round-trip question), and
  * a file inside a client's root becomes readable for that client's calls only, never for another session
  * on the same shared context; over a connection whose server owns its context (stdio's case) roots are
  * read at initialize and on list_changed, as before.
@@ -8,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -18,6 +19,8 @@ import { createPolymodalServer } from '../src/server/create-polymodal-server.js'
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { defineTool } from '../src/tools/define-tool.js';
 import type { ToolContext } from '../src/tools/tool-context.js';
+import { clientOf } from './support/raw-http.js';
+import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
 /** A tool that reads a file the way the servers' tools do: roots first, then the context's file access. */
@@ -56,8 +59,12 @@ const createFileServer: ServerFactory = (request) =>
 
 let fileEnv: NodeJS.ProcessEnv = {};
 
-function rootsClient(name: string, roots: () => { uri: string }[]): Client {
-  const client = new Client({ name, version: '1' }, { capabilities: { roots: { listChanged: true } } });
+function rootsClient(
+  name: string,
+  roots: () => { uri: string }[],
+  generation: ProtocolGeneration = '2025-11-25',
+): Client {
+  const client = clientOf(generation, name, { roots: { listChanged: true } });
   client.setRequestHandler('roots/list', async () => ({ roots: roots() }));
   return client;
 }
@@ -99,40 +106,46 @@ describe('MCP roots', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it("over HTTP sessions, a client's root is readable in its own next call, and never in another session's", async () => {
-    access = await createTenantAccess({ env: fileEnv, name: 'files' });
-    handle = await runHttpServer(createFileServer, { port: 0, access, sessions: true });
-    let rootsOfA = [{ uri: pathToFileURL(path.join(root, 'client-a')).href }];
-    const clientA = rootsClient('a', () => rootsOfA);
-    const clientB = rootsClient('b', () => []);
-    const clientC = new Client({ name: 'c', version: '1' });
-    for (const client of [clientA, clientB, clientC]) {
-      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
-    }
+  it.each(GENERATIONS)(
+    "over HTTP with sessions, a %s client's root is readable in its own next call, and never in another client's",
+    async (generation) => {
+      access = await createTenantAccess({ env: fileEnv, name: 'files' });
+      handle = await runHttpServer(createFileServer, { port: 0, access, sessions: true });
+      let rootsOfA = [{ uri: pathToFileURL(path.join(root, 'client-a')).href }];
+      const clientA = rootsClient('a', () => rootsOfA, generation);
+      const clientB = rootsClient('b', () => [], generation);
+      const clientC = clientOf(generation, 'c');
+      for (const client of [clientA, clientB, clientC]) {
+        await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+      }
 
-    const readByA = await clientA.callTool({ name: 'file_size', arguments: { path: recording } });
-    expect(readByA.isError).toBeFalsy();
-    expect(textOf(readByA)).toBe('12 bytes');
+      const readByA = await clientA.callTool({ name: 'file_size', arguments: { path: recording } });
+      expect(readByA.isError).toBeFalsy();
+      expect(textOf(readByA)).toBe('12 bytes');
 
-    // The same tenant context, another session: A's root grants it nothing.
-    for (const other of [clientB, clientC]) {
-      const refused = await other.callTool({ name: 'file_size', arguments: { path: recording } });
-      expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toMatch(/not readable: no directories are allowed/);
-    }
-    // Nor is the shared context widened outside any call.
-    await expect(access.probeContext()?.files.resolveReadable(recording)).rejects.toThrow(/not readable/);
+      // The same tenant context, another session: A's root grants it nothing.
+      for (const other of [clientB, clientC]) {
+        const refused = await other.callTool({ name: 'file_size', arguments: { path: recording } });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toMatch(/not readable: no directories are allowed/);
+      }
+      // Nor is the shared context widened outside any call.
+      await expect(access.probeContext()?.files.resolveReadable(recording)).rejects.toThrow(/not readable/);
 
-    // A's roots change: its next call asks again and the file is no longer readable.
-    rootsOfA = [];
-    await clientA.sendRootsListChanged();
-    await expect
-      .poll(
-        async () => (await clientA.callTool({ name: 'file_size', arguments: { path: recording } })).isError,
-      )
-      .toBe(true);
-    for (const client of [clientA, clientB, clientC]) await client.close();
-  });
+      // A's roots change: its next call asks again and the file is no longer readable.
+      rootsOfA = [];
+      const readAgain = async () =>
+        (await clientA.callTool({ name: 'file_size', arguments: { path: recording } })).isError;
+      if (generation === '2025-11-25') {
+        await clientA.sendRootsListChanged();
+        await expect.poll(readAgain).toBe(true);
+      } else {
+        // 2026-07-28 has no list_changed: every call asks for the roots of its own request.
+        expect(await readAgain()).toBe(true);
+      }
+      for (const client of [clientA, clientB, clientC]) await client.close();
+    },
+  );
 
   it('with a server that owns its context (stdio), reads roots at initialize and on list_changed', async () => {
     let roots = [{ uri: pathToFileURL(path.join(root, 'client-a')).href }];

@@ -1,6 +1,7 @@
 /**
  * Two clients of one platform key share one speech governor: the built media bin over Streamable HTTP
- * (stateless, one context for the key), two SDK clients calling synthesize_speech at once with 14 parts in
+ * (stateless, one context for the key), two SDK clients, one of each protocol generation (their requests
+ * reach the same context either way), calling synthesize_speech at once with 14 parts in
  * all, against a sandbox whose key allows 3 unfinished tasks, a limit the server is not told. Counted at the
  * sandbox: one round of 429s at most (the first, which teaches the limit) and no error for either client. Two governors (one per client) would each send their own first round.
  */
@@ -9,9 +10,11 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connectHttp } from './support/raw-http.js';
+import { GENERATIONS } from './support/server-harness.js';
 import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
 
 const BIN = path.resolve(
@@ -51,7 +54,7 @@ describe('synthesize_speech from two HTTP clients of one key', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('14 parts from two clients at once, limit 3 unknown to the server: at most one 429 round, no errors', async () => {
+  it('14 parts from two clients (2025-11-25 and 2026-07-28) at once, limit 3 unknown to the server: at most one 429 round, no errors', async () => {
     child = spawn(process.execPath, [BIN, '--http', '--port', '0'], {
       env: {
         PATH: process.env.PATH ?? '',
@@ -70,11 +73,9 @@ describe('synthesize_speech from two HTTP clients of one key', () => {
       stderr += chunk.toString('utf8');
     });
     await vi.waitFor(() => expect(stderr).toMatch(/endpoint at http:\/\/\S+\/mcp/), { timeout: 15_000 });
-    const url = new URL(/endpoint at (http:\/\/\S+\/mcp)/.exec(stderr)?.[1] as string);
-    for (const name of ['first', 'second']) {
-      const client = new Client({ name: `${name}-client`, version: '1' });
-      await client.connect(new StreamableHTTPClientTransport(url));
-      clients.push(client);
+    const url = /endpoint at (http:\/\/\S+\/mcp)/.exec(stderr)?.[1] as string;
+    for (const generation of GENERATIONS) {
+      clients.push(await connectHttp(url, { generation, name: `${generation}-client` }));
     }
 
     const answers = await Promise.all(
@@ -99,9 +100,12 @@ describe('synthesize_speech from two HTTP clients of one key', () => {
         return answer;
       }),
     );
-    for (const answer of answers) {
-      expect(answer.isError, JSON.stringify(answer.content)).toBeFalsy();
-      expect(answer.structuredContent).toMatchObject({ done: true, outcome: 'succeeded' });
+    for (const [index, answer] of answers.entries()) {
+      expect(answer.isError, `${GENERATIONS[index]}: ${JSON.stringify(answer.content)}`).toBeFalsy();
+      expect(answer.structuredContent, GENERATIONS[index]).toMatchObject({
+        done: true,
+        outcome: 'succeeded',
+      });
     }
     const seen = speechSeenBySandbox(sandbox, sandbox.users[0]!.id);
     expect(seen.created).toBe(14);

@@ -1,7 +1,9 @@
 /**
  * Authentication and tenants over real HTTP, with the real SDK client and the sandbox as the platform:
- * 401 without or with a wrong token, 403 for a wrong Host even with a good token, one shared context per
- * tenant (its own directories), reloads of the tenants file, readiness.
+ * 401 without or with a wrong token (for the first request of either protocol generation), 403 for a wrong
+ * Host even with a good token, one shared context per tenant (its own directories), reloads of the tenants
+ * file, sessions beside per-request 2026-07-28 clients, readiness. What a client experiences is checked for
+ * both protocol generations.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,7 +23,8 @@ import {
 import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
-import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
+import { connectWithToken, INITIALIZE, JSON_HEADERS, modernRequest, rawRequest } from './support/raw-http.js';
+import { GENERATIONS } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -143,6 +146,43 @@ describe('HTTP with a tenants file', () => {
     ]);
   });
 
+  it('answers an unauthenticated 2026-07-28 server/discover exactly as an unauthenticated initialize: 401, same challenge and body', async () => {
+    const { url, port } = await start();
+    const host = { host: `127.0.0.1:${port}` };
+    const discover = modernRequest('server/discover');
+    // The request is one the server serves: with a token it is answered.
+    const served = await rawRequest(
+      url,
+      { ...discover.headers, ...host, authorization: `Bearer ${TOKEN_A}` },
+      discover.body,
+    );
+    expect(served.status).toBe(200);
+    expect(served.body).toContain('"supportedVersions":["2026-07-28"]');
+
+    for (const authorization of [undefined, 'Bearer not-a-known-token', `Basic ${TOKEN_A}`]) {
+      const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
+      const legacy = await rawRequest(url, { ...JSON_HEADERS, ...host, ...headers }, INITIALIZE);
+      const modern = await rawRequest(url, { ...discover.headers, ...host, ...headers }, discover.body);
+      expect(modern.status, authorization).toBe(401);
+      expect(modern.headers['www-authenticate'], authorization).toBe(legacy.headers['www-authenticate']);
+      expect(modern.headers['content-type'], authorization).toBe(legacy.headers['content-type']);
+      expect(JSON.parse(modern.body), authorization).toEqual(JSON.parse(legacy.body));
+    }
+    const missing = await rawRequest(url, { ...discover.headers, ...host }, discover.body);
+    expect(missing.headers['www-authenticate']).toBe('Bearer realm="polymodal"');
+    expect(JSON.parse(missing.body)).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: { message: expect.stringMatching(/^unauthorized: send "Authorization: Bearer <token>"/) },
+    });
+
+    await expect(connectWithToken(url, 'not-a-known-token', 'modern', '2026-07-28')).rejects.toThrow(
+      /401|unauthorized/i,
+    );
+    // Only the served discover reached a tenant: team-a's, built by the startup probe already.
+    expect(built.map((entry) => path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''))).toEqual(['team-a']);
+  });
+
   it('answers 403 for a Host that is not allowed, even with a valid token (checked with node:http)', async () => {
     const { url, port } = await start();
     const authorization = `Bearer ${TOKEN_A}`;
@@ -160,74 +200,92 @@ describe('HTTP with a tenants file', () => {
     expect(allowed.status).toBe(200);
   });
 
-  it('serves tools/list and tools/call with a token, every request of a tenant on its one shared context', async () => {
-    const { url } = await start();
-    const seen = new Set<ServerContext>();
-    for (let index = 0; index < 20; index += 1) {
-      for (const token of [TOKEN_A, TOKEN_B]) {
-        const client = await connectWithToken(url, token);
-        const tools = await client.listTools();
-        expect(tools.tools.map((tool) => tool.name)).toEqual(['list_jobs']);
-        const listed = await client.callTool({ name: 'list_jobs', arguments: {} });
-        expect(listed.isError).toBeFalsy();
-        expect(listed.structuredContent).toMatchObject({ count: 0, jobs: [] });
-        await client.close();
+  describe.each(GENERATIONS)('a %s client', (generation) => {
+    it('serves tools/list and tools/call with a token, every request of a tenant on its one shared context', async () => {
+      const { url } = await start();
+      const seen = new Set<ServerContext>();
+      for (let index = 0; index < 20; index += 1) {
+        for (const token of [TOKEN_A, TOKEN_B]) {
+          const client = await connectWithToken(url, token, 'tenant', generation);
+          const tools = await client.listTools();
+          expect(tools.tools.map((tool) => tool.name)).toEqual(['list_jobs']);
+          const listed = await client.callTool({ name: 'list_jobs', arguments: {} });
+          expect(listed.isError).toBeFalsy();
+          expect(listed.structuredContent).toMatchObject({ count: 0, jobs: [] });
+          await client.close();
+        }
       }
-    }
-    for (const entry of built) seen.add(entry.context);
-    // One context per tenant for 40 clients (and the stateless runner keeps no session).
-    expect(built.map((entry) => path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''))).toEqual([
-      'team-a',
-      'team-b',
-    ]);
-    expect(seen.size).toBe(2);
-    expect(handle?.sessions()).toBe(0);
-    // Each tenant has its own platform key, state directory and output directory.
-    const [teamA, teamB] = built as [(typeof built)[number], (typeof built)[number]];
-    expect(teamA.env.POLYMODAL_API_KEY).toBe(sandbox.apiKey);
-    expect(teamB.env.POLYMODAL_API_KEY).toBe(sandbox.apiKey2);
-    expect(teamA.context.files.outputDir).toBe(path.join(root, 'out', 'team-a'));
-    expect(teamB.context.files.outputDir).toBe(path.join(root, 'out', 'team-b'));
-    expect(teamB.env.POLYMODAL_STATE_DIR).toBe(path.join(root, 'state', 'tenants', 'team-b'));
-  });
+      for (const entry of built) seen.add(entry.context);
+      // One context per tenant for 40 clients (and the stateless runner keeps no session).
+      expect(built.map((entry) => path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''))).toEqual([
+        'team-a',
+        'team-b',
+      ]);
+      expect(seen.size).toBe(2);
+      expect(handle?.sessions()).toBe(0);
+      // Each tenant has its own platform key, state directory and output directory.
+      const [teamA, teamB] = built as [(typeof built)[number], (typeof built)[number]];
+      expect(teamA.env.POLYMODAL_API_KEY).toBe(sandbox.apiKey);
+      expect(teamB.env.POLYMODAL_API_KEY).toBe(sandbox.apiKey2);
+      expect(teamA.context.files.outputDir).toBe(path.join(root, 'out', 'team-a'));
+      expect(teamB.context.files.outputDir).toBe(path.join(root, 'out', 'team-b'));
+      expect(teamB.env.POLYMODAL_STATE_DIR).toBe(path.join(root, 'state', 'tenants', 'team-b'));
 
-  it('reloads the tenants file: new tokens work, removed ones get 401 and their context is closed; a bad file keeps the tenants', async () => {
-    const { url } = await start();
-    await (await connectWithToken(url, TOKEN_B)).close();
-    expect(built.map((entry) => path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''))).toEqual([
-      'team-a',
-      'team-b',
-    ]);
-
-    await writeTenants([
-      { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
-      { id: 'team-c', tokenSha256: sha256(TOKEN_C), apiKey: sandbox.apiKey2 },
-    ]);
-    expect(await access?.reload()).toEqual({
-      ok: true,
-      tenants: 2,
-      added: ['team-c'],
-      removed: ['team-b'],
-      changed: [],
+      // A job of team-a is listed for team-a only.
+      await teamA.context.ledger.insert({
+        service: MEETING_SERVICE,
+        fingerprint: 'recording-of-team-a',
+        id: 'job-of-team-a',
+        lastStatus: 'PENDING',
+      });
+      const listJobs = async (token: string) => {
+        const client = await connectWithToken(url, token, 'tenant', generation);
+        const listed = await client.callTool({ name: 'list_jobs', arguments: {} });
+        await client.close();
+        return listed.structuredContent;
+      };
+      expect(await listJobs(TOKEN_A)).toMatchObject({ count: 1, jobs: [{ jobId: 'job-of-team-a' }] });
+      expect(await listJobs(TOKEN_B)).toMatchObject({ count: 0, jobs: [] });
     });
-    expect(built[1]?.closed).toBe(true);
-    expect(built[0]?.closed).toBe(false);
-    await expect(connectWithToken(url, TOKEN_B)).rejects.toThrow(/401|unauthorized/i);
-    const teamC = await connectWithToken(url, TOKEN_C);
-    expect((await teamC.listTools()).tools).toHaveLength(1);
-    await teamC.close();
 
-    await writeFile(tenantsFile, `{"tenants": [{"id": "team-a", "tokenSha256": "${sandbox.apiKey}"`);
-    const failed = await access?.reload();
-    expect(failed).toMatchObject({
-      ok: false,
-      tenants: 2,
-      reason: expect.stringContaining('not valid JSON'),
+    it('reloads the tenants file: new tokens work, removed ones get 401 and their context is closed; a bad file keeps the tenants', async () => {
+      const { url } = await start();
+      await (await connectWithToken(url, TOKEN_B, 'team-b', generation)).close();
+      expect(built.map((entry) => path.basename(entry.env.POLYMODAL_STATE_DIR ?? ''))).toEqual([
+        'team-a',
+        'team-b',
+      ]);
+
+      await writeTenants([
+        { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
+        { id: 'team-c', tokenSha256: sha256(TOKEN_C), apiKey: sandbox.apiKey2 },
+      ]);
+      expect(await access?.reload()).toEqual({
+        ok: true,
+        tenants: 2,
+        added: ['team-c'],
+        removed: ['team-b'],
+        changed: [],
+      });
+      expect(built[1]?.closed).toBe(true);
+      expect(built[0]?.closed).toBe(false);
+      await expect(connectWithToken(url, TOKEN_B, 'team-b', generation)).rejects.toThrow(/401|unauthorized/i);
+      const teamC = await connectWithToken(url, TOKEN_C, 'team-c', generation);
+      expect((await teamC.listTools()).tools).toHaveLength(1);
+      await teamC.close();
+
+      await writeFile(tenantsFile, `{"tenants": [{"id": "team-a", "tokenSha256": "${sandbox.apiKey}"`);
+      const failed = await access?.reload();
+      expect(failed).toMatchObject({
+        ok: false,
+        tenants: 2,
+        reason: expect.stringContaining('not valid JSON'),
+      });
+      expect(JSON.stringify(failed)).not.toContain(sandbox.apiKey);
+      const teamA = await connectWithToken(url, TOKEN_A, 'team-a', generation);
+      expect((await teamA.listTools()).tools).toHaveLength(1);
+      await teamA.close();
     });
-    expect(JSON.stringify(failed)).not.toContain(sandbox.apiKey);
-    const teamA = await connectWithToken(url, TOKEN_A);
-    expect((await teamA.listTools()).tools).toHaveLength(1);
-    await teamA.close();
   });
 
   it("with --sessions, a session answers only its own tenant, and a removed tenant's sessions are closed", async () => {
@@ -295,6 +353,66 @@ describe('HTTP with a tenants file', () => {
     for (const client of teamA.slice(9)) stillA.push(await works(client));
     expect(stillA.filter(Boolean)).toHaveLength(2);
     await Promise.allSettled([teamB, secondB, thirdB, ...teamA].map((client) => client.close()));
+  });
+
+  it('with --sessions, a 2026-07-28 client is served per request beside them: it holds no session, closes none, sees only its tenant, and is refused once its tenant is removed', async () => {
+    const { url, port } = await start({ sessions: { maxSessions: 2, maxSessionsPerTenant: 1 } });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN_A}` } },
+    });
+    const session = new Client({ name: 'session-a', version: '1' });
+    await session.connect(transport);
+    expect(handle?.sessions()).toBe(1);
+    const teamA = built.find((entry) => entry.env.POLYMODAL_STATE_DIR?.endsWith(`${path.sep}team-a`));
+    await teamA?.context.ledger.insert({
+      service: MEETING_SERVICE,
+      fingerprint: 'recording-of-team-a',
+      id: 'job-of-team-a',
+      lastStatus: 'PENDING',
+    });
+
+    // More 2026-07-28 clients of team-a than its session cap: each is served, and the session stays open.
+    const modernA: Client[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const client = await connectWithToken(url, TOKEN_A, `modern-a-${index}`, '2026-07-28');
+      modernA.push(client);
+      const listed = await client.callTool({ name: 'list_jobs', arguments: {} });
+      expect(listed.structuredContent).toMatchObject({ count: 1, jobs: [{ jobId: 'job-of-team-a' }] });
+    }
+    const modernB = await connectWithToken(url, TOKEN_B, 'modern-b', '2026-07-28');
+    expect((await modernB.callTool({ name: 'list_jobs', arguments: {} })).structuredContent).toMatchObject({
+      count: 0,
+      jobs: [],
+    });
+    expect(handle?.sessions()).toBe(1);
+    expect((await session.listTools()).tools).toHaveLength(1);
+
+    // team-b presenting team-a's session id on a 2026-07-28 request does not reach team-a's session.
+    const call = modernRequest('tools/call', { name: 'list_jobs', arguments: {} });
+    const asTeamB = await rawRequest(
+      url,
+      {
+        ...call.headers,
+        host: `127.0.0.1:${port}`,
+        authorization: `Bearer ${TOKEN_B}`,
+        'mcp-session-id': transport.sessionId ?? '',
+        'mcp-name': 'list_jobs',
+      },
+      call.body,
+    );
+    // Served per request on team-b's own context (the header names no session of the 2026-07-28 protocol).
+    expect(asTeamB.status).toBe(200);
+    expect(JSON.parse(asTeamB.body)).toMatchObject({ result: { structuredContent: { count: 0, jobs: [] } } });
+    expect(asTeamB.body).not.toContain('job-of-team-a');
+
+    await writeTenants([{ id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 }]);
+    expect(await access?.reload()).toMatchObject({ ok: true, removed: ['team-a'] });
+    expect(handle?.sessions()).toBe(0);
+    await expect(modernA[0]!.callTool({ name: 'list_jobs', arguments: {} })).rejects.toThrow(
+      /401|unauthorized/i,
+    );
+    expect((await modernB.callTool({ name: 'list_jobs', arguments: {} })).isError).toBeFalsy();
+    await Promise.allSettled([session, modernB, ...modernA].map((client) => client.close()));
   });
 
   it('is ready when the tenants file is loaded and the state directory is writable, and says why not otherwise', async () => {

@@ -1,7 +1,8 @@
 /**
  * The built meeting bin over HTTP, as a team would run it: tenants isolated from each other (jobs,
  * list_jobs, get_meeting), the tenants file reloaded on SIGHUP, a non-loopback bind without a tenants
- * file refused with exit code 2 before listening, --version, and a clean stop on SIGTERM.
+ * file refused with exit code 2 before listening, --version, and a clean stop on SIGTERM. What tenants'
+ * clients experience is checked for both protocol generations.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -9,9 +10,11 @@ import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connectWithToken } from './support/raw-http.js';
+import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 
 const MEETING_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'mcp-meeting');
 const BIN = path.join(MEETING_PACKAGE, 'dist', 'index.js');
@@ -76,14 +79,8 @@ async function startBin(env: NodeJS.ProcessEnv): Promise<RunningBin> {
   return { ...bin, url };
 }
 
-async function connect(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: 'team-client', version: '1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
+function connect(url: string, token: string, generation: ProtocolGeneration): Promise<Client> {
+  return connectWithToken(url, token, 'team-client', generation);
 }
 
 describe('the built meeting bin over HTTP', () => {
@@ -138,79 +135,83 @@ describe('the built meeting bin over HTTP', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it("keeps tenants apart: team B does not see team A's job in list_jobs, and get_meeting on it is a 404", async () => {
-    running = await startBin(env);
-    const recording = path.join(root, 'media', 'standup.wav');
-    await writeMeetingRecording(recording, {
-      script: [
-        { speaker: 'Alice', text: 'We decided to ship the beta on Friday.' },
-        { speaker: 'Bob', text: 'I will write the release notes.' },
-      ],
+  describe.each(GENERATIONS)('a %s client', (generation) => {
+    it("keeps tenants apart: team B does not see team A's job in list_jobs, and get_meeting on it is a 404", async () => {
+      running = await startBin(env);
+      const recording = path.join(root, 'media', 'standup.wav');
+      await writeMeetingRecording(recording, {
+        script: [
+          { speaker: 'Alice', text: 'We decided to ship the beta on Friday.' },
+          { speaker: 'Bob', text: 'I will write the release notes.' },
+        ],
+      });
+      const teamA = await connect(running.url, TOKEN_A, generation);
+      const teamB = await connect(running.url, TOKEN_B, generation);
+      clients.push(teamA, teamB);
+
+      const started = await teamA.callTool({
+        name: 'summarize_meeting',
+        arguments: { path: recording, waitSeconds: 0 },
+      });
+      expect(started.isError, JSON.stringify(started.content)).toBeFalsy();
+      const jobId = (started.structuredContent as { jobId: string }).jobId;
+      expect(jobId).toEqual(expect.any(String));
+
+      const listedA = await teamA.callTool({ name: 'list_jobs', arguments: {} });
+      expect(
+        (listedA.structuredContent as { jobs: { jobId: string }[] }).jobs.map((job) => job.jobId),
+      ).toContain(jobId);
+      const listedB = await teamB.callTool({ name: 'list_jobs', arguments: {} });
+      expect(listedB.structuredContent).toMatchObject({ count: 0, jobs: [] });
+
+      const readByB = await teamB.callTool({ name: 'get_meeting', arguments: { jobId, waitSeconds: 0 } });
+      expect(readByB.isError).toBe(true);
+      const text = (readByB.content as { type: string; text: string }[])[0]?.text ?? '';
+      expect(text).toMatch(/^HTTP 404: job .* is unknown or belongs to another user/);
+
+      // The job is recorded in team A's own state directory, and nowhere else.
+      expect(await filesMentioning(path.join(root, 'state'), jobId)).toEqual([
+        expect.stringMatching(/^tenants\/team-a\/jobs\/entries\/meeting\//),
+      ]);
+      const output = running.stderr();
+      for (const secret of [TOKEN_A, TOKEN_B, sandbox.apiKey, sandbox.apiKey2])
+        expect(output).not.toContain(secret);
     });
-    const teamA = await connect(running.url, TOKEN_A);
-    const teamB = await connect(running.url, TOKEN_B);
-    clients.push(teamA, teamB);
 
-    const started = await teamA.callTool({
-      name: 'summarize_meeting',
-      arguments: { path: recording, waitSeconds: 0 },
+    it('re-reads the tenants file on SIGHUP, and keeps the tenants it has when the new file is bad', async () => {
+      await writeFile(
+        tenantsFile,
+        JSON.stringify({ tenants: [{ id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey }] }),
+      );
+      running = await startBin(env);
+      await expect(connect(running.url, TOKEN_B, generation)).rejects.toThrow(/401|unauthorized/i);
+
+      await writeFile(
+        tenantsFile,
+        JSON.stringify({
+          tenants: [{ id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 }],
+        }),
+      );
+      let mark = running.stderr().length;
+      running.child.kill('SIGHUP');
+      await running.waitForStderr(/tenants file reloaded: 1 tenant\(s\); added team-b; removed team-a/, mark);
+      const teamB = await connect(running.url, TOKEN_B, generation);
+      clients.push(teamB);
+      expect((await teamB.listTools()).tools.map((tool) => tool.name)).toContain('list_jobs');
+      await expect(connect(running.url, TOKEN_A, generation)).rejects.toThrow(/401|unauthorized/i);
+
+      await writeFile(tenantsFile, `{"tenants": [{"id": "team-c", "apiKey": "${sandbox.apiKey}"}]}`);
+      mark = running.stderr().length;
+      running.child.kill('SIGHUP');
+      await running.waitForStderr(
+        /tenants file not reloaded, keeping the 1 tenant\(s\) loaded before: .*tokenSha256/,
+        mark,
+      );
+      expect(running.stderr()).not.toContain(sandbox.apiKey);
+      const again = await connect(running.url, TOKEN_B, generation);
+      clients.push(again);
+      expect((await again.listTools()).tools.length).toBeGreaterThan(0);
     });
-    expect(started.isError, JSON.stringify(started.content)).toBeFalsy();
-    const jobId = (started.structuredContent as { jobId: string }).jobId;
-    expect(jobId).toEqual(expect.any(String));
-
-    const listedA = await teamA.callTool({ name: 'list_jobs', arguments: {} });
-    expect(
-      (listedA.structuredContent as { jobs: { jobId: string }[] }).jobs.map((job) => job.jobId),
-    ).toContain(jobId);
-    const listedB = await teamB.callTool({ name: 'list_jobs', arguments: {} });
-    expect(listedB.structuredContent).toMatchObject({ count: 0, jobs: [] });
-
-    const readByB = await teamB.callTool({ name: 'get_meeting', arguments: { jobId, waitSeconds: 0 } });
-    expect(readByB.isError).toBe(true);
-    const text = (readByB.content as { type: string; text: string }[])[0]?.text ?? '';
-    expect(text).toMatch(/^HTTP 404: job .* is unknown or belongs to another user/);
-
-    // The job is recorded in team A's own state directory, and nowhere else.
-    expect(await filesMentioning(path.join(root, 'state'), jobId)).toEqual([
-      expect.stringMatching(/^tenants\/team-a\/jobs\/entries\/meeting\//),
-    ]);
-    const output = running.stderr();
-    for (const secret of [TOKEN_A, TOKEN_B, sandbox.apiKey, sandbox.apiKey2])
-      expect(output).not.toContain(secret);
-  });
-
-  it('re-reads the tenants file on SIGHUP, and keeps the tenants it has when the new file is bad', async () => {
-    await writeFile(
-      tenantsFile,
-      JSON.stringify({ tenants: [{ id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey }] }),
-    );
-    running = await startBin(env);
-    await expect(connect(running.url, TOKEN_B)).rejects.toThrow(/401|unauthorized/i);
-
-    await writeFile(
-      tenantsFile,
-      JSON.stringify({ tenants: [{ id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 }] }),
-    );
-    let mark = running.stderr().length;
-    running.child.kill('SIGHUP');
-    await running.waitForStderr(/tenants file reloaded: 1 tenant\(s\); added team-b; removed team-a/, mark);
-    const teamB = await connect(running.url, TOKEN_B);
-    clients.push(teamB);
-    expect((await teamB.listTools()).tools.map((tool) => tool.name)).toContain('list_jobs');
-    await expect(connect(running.url, TOKEN_A)).rejects.toThrow(/401|unauthorized/i);
-
-    await writeFile(tenantsFile, `{"tenants": [{"id": "team-c", "apiKey": "${sandbox.apiKey}"}]}`);
-    mark = running.stderr().length;
-    running.child.kill('SIGHUP');
-    await running.waitForStderr(
-      /tenants file not reloaded, keeping the 1 tenant\(s\) loaded before: .*tokenSha256/,
-      mark,
-    );
-    expect(running.stderr()).not.toContain(sandbox.apiKey);
-    const again = await connect(running.url, TOKEN_B);
-    clients.push(again);
-    expect((await again.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it('refuses to listen on 0.0.0.0 without a tenants file: exit code 2 and how to configure it', async () => {
@@ -261,15 +262,24 @@ describe('the built meeting bin over HTTP', () => {
     expect(endpoint?.msg).toMatch(/stateful sessions \(at most 1000, 100 per tenant/);
     const metricsUrl = records().find((record) => record.msg.startsWith('metrics at '))?.url as string;
 
-    const teamA = await connect(endpoint?.url as string, TOKEN_A);
-    clients.push(teamA);
-    expect((await teamA.callTool({ name: 'list_jobs', arguments: {} })).isError).toBeFalsy();
-    await expect(connect(endpoint?.url as string, 'not-a-token')).rejects.toThrow(/401|unauthorized/i);
+    // A 2025-11-25 session and a 2026-07-28 client (served per request beside the sessions).
+    const teamA = await connect(endpoint?.url as string, TOKEN_A, '2025-11-25');
+    const modernA = await connect(endpoint?.url as string, TOKEN_A, '2026-07-28');
+    clients.push(teamA, modernA);
+    for (const client of [teamA, modernA]) {
+      expect((await client.callTool({ name: 'list_jobs', arguments: {} })).isError).toBeFalsy();
+    }
+    for (const generation of GENERATIONS) {
+      await expect(connect(endpoint?.url as string, 'not-a-token', generation), generation).rejects.toThrow(
+        /401|unauthorized/i,
+      );
+    }
     expect((await fetch(metricsUrl)).status).toBe(200);
     const mark = bin.stderr().length;
     bin.child.kill('SIGHUP');
     await bin.waitForStderr(/tenants file reloaded/, mark);
     await teamA.close();
+    await modernA.close();
     bin.child.kill('SIGTERM');
     expect(await bin.exited).toBe(0);
     const all = records();

@@ -3,12 +3,14 @@
  * the built meeting bin over HTTP as separate processes on that database, driven by SDK clients that spread
  * their calls round-robin, as a load balancer without sticky sessions would. What a user notices: identical
  * calls on any replica pay once, and a call repeated after the replica working on it was killed (kill -9)
- * is answered by another one with a single job. Counted at the sandbox (uploads, jobs created).
+ * is answered by another one with a single job. Counted at the sandbox (uploads, jobs created). The
+ * cluster is started once; the calls are made by clients of both protocol generations.
  */
 import path from 'node:path';
 import { writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Cluster, type Replica, startCluster } from './support/cluster.js';
+import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 
 const REPLICAS = 3;
 
@@ -20,8 +22,12 @@ interface SummarizeAnswer {
   text: string;
 }
 
-async function summarize(replica: Replica, recording: string): Promise<SummarizeAnswer> {
-  const result = await replica.client.callTool({
+async function summarize(
+  replica: Replica,
+  generation: ProtocolGeneration,
+  recording: string,
+): Promise<SummarizeAnswer> {
+  const result = await replica.clients[generation].callTool({
     name: 'summarize_meeting',
     arguments: { path: recording, waitSeconds: 0 },
   });
@@ -44,59 +50,82 @@ afterAll(async () => {
 }, 30_000);
 
 describe('3 meeting replicas on one PostgreSQL database', () => {
-  it('20 identical summarize_meeting calls spread round-robin: 1 upload, 1 job, every answer names it', async () => {
-    const { sandbox, root, replicas } = cluster!;
-    const user = sandbox.users[0]!.id;
-    const recording = path.join(root, 'media', 'standup.wav');
-    await writeMeetingRecording(recording, {
-      script: [
-        { speaker: 'Alice', text: 'We decided to ship the beta on Friday.' },
-        { speaker: 'Bob', text: 'I will write the release notes.' },
-      ],
-    });
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => summarize(replicas[index % REPLICAS]!, recording)),
-    );
-    expect(answers.filter((answer) => answer.isError).map((answer) => answer.text)).toEqual([]);
-    const jobIds = new Set(answers.map((answer) => answer.jobId));
-    expect([...jobIds]).toEqual([expect.any(String)]);
-    const counters = sandbox.control.counters();
-    expect(counters.uploads[user]).toBe(1);
-    expect(counters.jobsCreated[user]).toBe(1);
-  });
+  it.each(GENERATIONS)(
+    '20 identical summarize_meeting calls of %s clients spread round-robin: 1 upload, 1 job, every answer names it',
+    async (generation) => {
+      const { sandbox, root, replicas } = cluster!;
+      const user = sandbox.users[0]!.id;
+      const recording = path.join(root, 'media', `standup-${generation}.wav`);
+      await writeMeetingRecording(recording, {
+        script: [
+          { speaker: 'Alice', text: `We decided to ship the beta on Friday (${generation}).` },
+          { speaker: 'Bob', text: 'I will write the release notes.' },
+        ],
+      });
+      const before = sandbox.control.counters();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          summarize(replicas[index % REPLICAS]!, generation, recording),
+        ),
+      );
+      expect(answers.filter((answer) => answer.isError).map((answer) => answer.text)).toEqual([]);
+      const jobIds = new Set(answers.map((answer) => answer.jobId));
+      expect([...jobIds]).toEqual([expect.any(String)]);
+      const after = sandbox.control.counters();
+      expect((after.uploads[user] ?? 0) - (before.uploads[user] ?? 0)).toBe(1);
+      expect((after.jobsCreated[user] ?? 0) - (before.jobsCreated[user] ?? 0)).toBe(1);
+    },
+  );
 
-  it('kill -9 of the replica uploading: the same call on another replica answers with one job', async () => {
+  it('kill -9 of the replica uploading calls of both generations: the same calls on another replica answer with one job each', async () => {
     const { sandbox, root, replicas } = cluster!;
     const user = sandbox.users[0]!.id;
-    const recording = path.join(root, 'media', 'planning.wav');
-    await writeMeetingRecording(recording, {
-      script: [
-        { speaker: 'Carol', text: 'The budget review moves to next Tuesday.' },
-        { speaker: 'Dan', text: 'I will book the room and send the agenda.' },
-      ],
-    });
+    // One recording per generation, each uploaded by a call of that generation on the replica to be killed.
+    const recordings = new Map<ProtocolGeneration, string>();
+    for (const generation of GENERATIONS) {
+      const recording = path.join(root, 'media', `planning-${generation}.wav`);
+      await writeMeetingRecording(recording, {
+        script: [
+          { speaker: 'Carol', text: `The budget review moves to next Tuesday (${generation}).` },
+          { speaker: 'Dan', text: 'I will book the room and send the agenda.' },
+        ],
+      });
+      recordings.set(generation, recording);
+    }
     const before = sandbox.control.counters();
-    // The upload hangs at the platform long enough for its replica to die in the middle of it.
+    // The uploads hang at the platform long enough for their replica to die in the middle of them.
     sandbox.control.setFaults([
-      { match: { method: 'POST', path: '/uploads$' }, kind: 'latency', latencyMs: 20_000, count: 1 },
+      {
+        match: { method: 'POST', path: '/uploads$' },
+        kind: 'latency',
+        latencyMs: 20_000,
+        count: GENERATIONS.length,
+      },
     ]);
     const doomed = replicas[0]!;
-    const cut = summarize(doomed, recording).catch((error: unknown) => error);
-    // The rule is spent once the upload reached the platform: the replica is uploading now.
+    const cut = GENERATIONS.map((generation) =>
+      summarize(doomed, generation, recordings.get(generation)!).catch((error: unknown) => error),
+    );
+    // The rule is spent once both uploads reached the platform: the replica is uploading now.
     await vi.waitFor(() => expect(sandbox.control.faults()).toEqual([]), { timeout: 10_000, interval: 50 });
-    // The client's call is cut off with its server; closing the client ends the call it still waits on.
+    // The clients' calls are cut off with their server; closing a client ends the call it still waits on.
     await cluster!.kill(doomed);
-    expect(await cut).toBeInstanceOf(Error);
+    for (const [at, outcome] of (await Promise.all(cut)).entries()) {
+      expect(outcome, GENERATIONS[at]).toBeInstanceOf(Error);
+    }
 
-    // The claim names a process that is gone; replicas on one host see that and take it over at once, on
-    // other hosts when its 30 s lease lapses.
-    const answer = await summarize(replicas[1]!, recording);
-    expect(answer.isError, answer.text).toBe(false);
-    expect(answer.jobId).toEqual(expect.any(String));
-    const again = await summarize(replicas[2]!, recording);
-    expect(again.jobId).toBe(answer.jobId);
+    // The claims name a process that is gone; replicas on one host see that and take them over at once, on
+    // other hosts when their 30 s lease lapses.
+    for (const generation of GENERATIONS) {
+      const recording = recordings.get(generation)!;
+      const answer = await summarize(replicas[1]!, generation, recording);
+      expect(answer.isError, `${generation}: ${answer.text}`).toBe(false);
+      expect(answer.jobId, generation).toEqual(expect.any(String));
+      const again = await summarize(replicas[2]!, generation, recording);
+      expect(again.jobId, generation).toBe(answer.jobId);
+    }
     const after = sandbox.control.counters();
-    expect((after.jobsCreated[user] ?? 0) - (before.jobsCreated[user] ?? 0)).toBe(1);
-    expect((after.uploads[user] ?? 0) - (before.uploads[user] ?? 0)).toBe(1);
+    expect((after.jobsCreated[user] ?? 0) - (before.jobsCreated[user] ?? 0)).toBe(GENERATIONS.length);
+    expect((after.uploads[user] ?? 0) - (before.uploads[user] ?? 0)).toBe(GENERATIONS.length);
   });
 });

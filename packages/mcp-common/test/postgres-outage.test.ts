@@ -4,12 +4,15 @@
  * uploaded (never pay without a record), `/readyz` fails so a load balancer takes the replicas out, and a
  * read-only call that needs no state still works. After the restart (same data, same port), without
  * restarting the replicas: they are ready again, calls succeed, and a call repeated after the outage
- * answers with the job it started before, paying nothing twice. Counted at the sandbox.
+ * answers with the job it started before, paying nothing twice. Counted at the sandbox. Each outage is
+ * lived through by clients of both protocol generations (the replicas are started, and the database stopped,
+ * once).
  */
 import path from 'node:path';
 import { writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Cluster, type Replica, resultText, startCluster } from './support/cluster.js';
+import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
 
 let cluster: Cluster | undefined;
@@ -24,13 +27,17 @@ afterAll(async () => {
   await cluster?.stop();
 }, 30_000);
 
-async function summarize(replica: Replica, recording: string) {
-  const result = await replica.client.callTool({
+async function summarize(replica: Replica, generation: ProtocolGeneration, recording: string) {
+  const result = await replica.clients[generation].callTool({
     name: 'summarize_meeting',
     arguments: { path: recording, waitSeconds: 0 },
   });
   const structured = result.structuredContent as { jobId?: string } | undefined;
-  return { isError: result.isError === true, jobId: structured?.jobId, text: resultText(result) };
+  return {
+    isError: result.isError === true,
+    jobId: structured?.jobId,
+    text: `${generation}: ${resultText(result)}`,
+  };
 }
 
 async function probe(replica: Replica, route: '/readyz' | '/healthz') {
@@ -43,31 +50,42 @@ describe('PostgreSQL stopped and restarted under 2 running meeting replicas', ()
     const { sandbox, database, root, replicas } = cluster!;
     const [first, second] = [replicas[0]!, replicas[1]!];
     const user = sandbox.users[0]!.id;
-    const before = path.join(root, 'media', 'before.wav');
-    const during = path.join(root, 'media', 'during.wav');
-    await writeMeetingRecording(before, {
-      script: [{ speaker: 'Alice', text: 'We ship the beta on Friday.' }],
-    });
-    await writeMeetingRecording(during, {
-      script: [{ speaker: 'Bob', text: 'The budget review moves to Tuesday.' }],
-    });
-    const started = await summarize(first, before);
-    expect(started.isError, started.text).toBe(false);
-    expect(started.jobId).toEqual(expect.any(String));
-    expect(sandbox.control.counters().uploads[user]).toBe(1);
+    // Recordings of each generation's calls: one summarized before the outage, one tried during it.
+    const before = new Map<ProtocolGeneration, string>();
+    const during = new Map<ProtocolGeneration, string>();
+    for (const generation of GENERATIONS) {
+      before.set(generation, path.join(root, 'media', `before-${generation}.wav`));
+      during.set(generation, path.join(root, 'media', `during-${generation}.wav`));
+      await writeMeetingRecording(before.get(generation)!, {
+        script: [{ speaker: 'Alice', text: `We ship the beta on Friday (${generation}).` }],
+      });
+      await writeMeetingRecording(during.get(generation)!, {
+        script: [{ speaker: 'Bob', text: `The budget review moves to Tuesday (${generation}).` }],
+      });
+    }
+    const started = new Map<ProtocolGeneration, string | undefined>();
+    for (const generation of GENERATIONS) {
+      const answer = await summarize(first, generation, before.get(generation)!);
+      expect(answer.isError, answer.text).toBe(false);
+      expect(answer.jobId, generation).toEqual(expect.any(String));
+      started.set(generation, answer.jobId);
+    }
+    expect(sandbox.control.counters().uploads[user]).toBe(GENERATIONS.length);
 
     await database.stop();
 
-    // A paid call: refused before its upload, with an error that names the database, not its password.
-    const refused = await summarize(second, during);
-    expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/could not record this submission.*so it was not sent/s);
-    expect(refused.text).toMatch(/Could not reach PostgreSQL/);
-    expect(refused.text).not.toContain(database.password);
-    const repeated = await summarize(first, before);
-    expect(repeated.isError).toBe(true);
-    expect(sandbox.control.counters().uploads[user]).toBe(1);
-    expect(sandbox.control.requests({ method: 'POST', path: '/uploads$' })).toHaveLength(1);
+    for (const generation of GENERATIONS) {
+      // A paid call: refused before its upload, with an error that names the database, not its password.
+      const refused = await summarize(second, generation, during.get(generation)!);
+      expect(refused.isError, generation).toBe(true);
+      expect(refused.text).toMatch(/could not record this submission.*so it was not sent/s);
+      expect(refused.text).toMatch(/Could not reach PostgreSQL/);
+      expect(refused.text).not.toContain(database.password);
+      const repeated = await summarize(first, generation, before.get(generation)!);
+      expect(repeated.isError, generation).toBe(true);
+    }
+    expect(sandbox.control.counters().uploads[user]).toBe(GENERATIONS.length);
+    expect(sandbox.control.requests({ method: 'POST', path: '/uploads$' })).toHaveLength(GENERATIONS.length);
 
     for (const replica of replicas) {
       const ready = await probe(replica, '/readyz');
@@ -77,8 +95,10 @@ describe('PostgreSQL stopped and restarted under 2 running meeting replicas', ()
       expect((await probe(replica, '/healthz')).status).toBe(200);
     }
     // A read-only tool that needs no state answers from the platform alone.
-    const listed = await first.client.callTool({ name: 'list_meetings', arguments: {} });
-    expect(listed.isError, resultText(listed)).not.toBe(true);
+    for (const generation of GENERATIONS) {
+      const listed = await first.clients[generation].callTool({ name: 'list_meetings', arguments: {} });
+      expect(listed.isError, `${generation}: ${resultText(listed)}`).not.toBe(true);
+    }
 
     await database.start();
 
@@ -89,18 +109,20 @@ describe('PostgreSQL stopped and restarted under 2 running meeting replicas', ()
       },
       { timeout: 15_000, interval: 200 },
     );
-    const resumed = await summarize(second, before);
-    expect(resumed.isError, resumed.text).toBe(false);
-    expect(resumed.jobId).toBe(started.jobId);
-    const after = await summarize(second, during);
-    expect(after.isError, after.text).toBe(false);
-    expect(after.jobId).toEqual(expect.any(String));
-    expect(after.jobId).not.toBe(started.jobId);
-    const again = await summarize(first, during);
-    expect(again.jobId).toBe(after.jobId);
+    for (const generation of GENERATIONS) {
+      const resumed = await summarize(second, generation, before.get(generation)!);
+      expect(resumed.isError, resumed.text).toBe(false);
+      expect(resumed.jobId, generation).toBe(started.get(generation));
+      const after = await summarize(second, generation, during.get(generation)!);
+      expect(after.isError, after.text).toBe(false);
+      expect(after.jobId, generation).toEqual(expect.any(String));
+      expect(after.jobId, generation).not.toBe(started.get(generation));
+      const again = await summarize(first, generation, during.get(generation)!);
+      expect(again.jobId, generation).toBe(after.jobId);
+    }
     const counters = sandbox.control.counters();
-    expect(counters.uploads[user]).toBe(2);
-    expect(counters.jobsCreated[user]).toBe(2);
+    expect(counters.uploads[user]).toBe(2 * GENERATIONS.length);
+    expect(counters.jobsCreated[user]).toBe(2 * GENERATIONS.length);
   }, 60_000);
 });
 
@@ -118,8 +140,13 @@ describe('PostgreSQL stopped and restarted while 2 media replicas synthesise spe
     await speechCluster?.stop();
   }, 30_000);
 
-  async function synthesize(replica: Replica, text: string, waitSeconds: number) {
-    const result = await replica.client.callTool(
+  async function synthesize(
+    replica: Replica,
+    generation: ProtocolGeneration,
+    text: string,
+    waitSeconds: number,
+  ) {
+    const result = await replica.clients[generation].callTool(
       { name: 'synthesize_speech', arguments: { text, waitSeconds } },
       { timeout: 120_000 },
     );
@@ -131,7 +158,7 @@ describe('PostgreSQL stopped and restarted while 2 media replicas synthesise spe
       done: structured?.done,
       outcome: structured?.outcome,
       parts: structured?.parts ?? [],
-      text: resultText(result),
+      text: `${generation}: ${resultText(result)}`,
     };
   }
 
@@ -143,7 +170,9 @@ describe('PostgreSQL stopped and restarted while 2 media replicas synthesise spe
     const fresh = textOfParts(2, 'standby plan');
     const since = Date.now();
     sandbox.control.holdClock();
-    const started = await synthesize(first, running, 0);
+    // Started by a 2025-11-25 client; refused to both generations during the outage; resumed by a 2026-07-28
+    // client after it, while a 2025-11-25 one starts a new synthesis.
+    const started = await synthesize(first, '2025-11-25', running, 0);
     expect(started.isError, started.text).toBe(false);
     // 3 parts sent and recorded (each read once), 2 waiting for a slot.
     await vi.waitFor(
@@ -158,25 +187,27 @@ describe('PostgreSQL stopped and restarted while 2 media replicas synthesise spe
     await database.stop();
     sandbox.control.releaseClock();
 
-    const refused = await synthesize(second, fresh, 10);
-    expect(refused.isError).toBe(true);
-    // The synthesis is recorded in the ledger before any part takes a slot: the ledger refuses it.
-    expect(refused.text).toMatch(/could not record this submission .*so it was not sent/);
-    expect(refused.text).not.toContain(database.password);
+    for (const generation of GENERATIONS) {
+      const refused = await synthesize(second, generation, fresh, 10);
+      expect(refused.isError, generation).toBe(true);
+      // The synthesis is recorded in the ledger before any part takes a slot: the ledger refuses it.
+      expect(refused.text).toMatch(/could not record this submission .*so it was not sent/);
+      expect(refused.text).not.toContain(database.password);
+    }
     // Nothing sent for the new text, and the running synthesis sent no part it could not record.
     expect(speechSeenBySandbox(sandbox, user, since).created).toBe(3);
 
     await database.start();
 
     const backAt = Date.now();
-    const resumed = await synthesize(second, running, 45);
+    const resumed = await synthesize(second, '2026-07-28', running, 45);
     // Once the database is back the synthesis goes on at once: no slot stays taken for its 30 s lease
     // (a slot given back during the outage is deleted when the database answers; store-postgres tests it).
     expect(Date.now() - backAt).toBeLessThan(15_000);
     expect(resumed.isError, resumed.text).toBe(false);
     expect([resumed.done, resumed.outcome]).toEqual([true, 'succeeded']);
     expect(resumed.parts).toHaveLength(5);
-    const again = await synthesize(first, fresh, 45);
+    const again = await synthesize(first, '2025-11-25', fresh, 45);
     expect([again.isError, again.done, again.outcome], again.text).toEqual([false, true, 'succeeded']);
     const seen = speechSeenBySandbox(sandbox, user, since);
     // 7 parts, 7 paid tasks: the 3 sent before the outage were resumed, not sent again (the first replica's

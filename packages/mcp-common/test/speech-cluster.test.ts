@@ -5,10 +5,12 @@
  * errors and no storm of 429s however the parts are spread, and a replica killed while it holds speech
  * slots costs the others a wait of about one lease (POLYMODAL_SPEECH_LEASE_SECONDS, short here), not
  * forever; the killed replica's call, repeated on another replica, resumes the parts already paid for.
- * Counted at the sandbox (its request log).
+ * Counted at the sandbox (its request log). The cluster is started once; the calls are made by clients of
+ * both protocol generations, mixed (the governor and the ledger are shared whatever a client speaks).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Cluster, type Replica, resultText, startCluster } from './support/cluster.js';
+import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
 
 const REPLICAS = 3;
@@ -37,28 +39,34 @@ interface SpeechAnswer {
   text: string;
 }
 
-async function synthesize(replica: Replica, text: string, waitSeconds: number): Promise<SpeechAnswer> {
-  return speechCall(replica, 'synthesize_speech', { text, waitSeconds });
+/** A client of one protocol generation on one replica. */
+interface Caller {
+  replica: Replica;
+  generation: ProtocolGeneration;
+}
+
+async function synthesize(caller: Caller, text: string, waitSeconds: number): Promise<SpeechAnswer> {
+  return speechCall(caller, 'synthesize_speech', { text, waitSeconds });
 }
 
 /**
  * The answer once the synthesis is over: a call whose wait ran out hands back its job, which get_speech
  * follows on the same replica (on a busy machine 30 parts can take longer than one call may wait).
  */
-async function finished(replica: Replica, answer: SpeechAnswer): Promise<SpeechAnswer> {
+async function finished(caller: Caller, answer: SpeechAnswer): Promise<SpeechAnswer> {
   let current = answer;
   while (!current.isError && current.done === false && current.jobId) {
-    current = await speechCall(replica, 'get_speech', { jobId: current.jobId, waitSeconds: 45 });
+    current = await speechCall(caller, 'get_speech', { jobId: current.jobId, waitSeconds: 45 });
   }
   return current;
 }
 
 async function speechCall(
-  replica: Replica,
+  { replica, generation }: Caller,
   name: 'synthesize_speech' | 'get_speech',
   args: Record<string, unknown>,
 ): Promise<SpeechAnswer> {
-  const result = await replica.client.callTool({ name, arguments: args }, { timeout: 120_000 });
+  const result = await replica.clients[generation].callTool({ name, arguments: args }, { timeout: 120_000 });
   const structured = result.structuredContent as
     | { done?: boolean; outcome?: string; jobId?: string; parts?: { taskId: string; resumed: boolean }[] }
     | undefined;
@@ -68,12 +76,12 @@ async function speechCall(
     outcome: structured?.outcome,
     jobId: structured?.jobId,
     parts: structured?.parts ?? [],
-    text: resultText(result),
+    text: `${generation} on replica ${replica.index}: ${resultText(result)}`,
   };
 }
 
 describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
-  it('30 parts in 6 calls round-robin, limit unknown: never more than 3 unfinished, 0 errors, at most 2 refusals', async () => {
+  it('30 parts in 6 calls round-robin over replicas and generations, limit unknown: never more than 3 unfinished, 0 errors, at most 2 refusals', async () => {
     const { sandbox, replicas } = cluster!;
     const user = sandbox.users[0]!.id;
     const since = Date.now();
@@ -82,10 +90,11 @@ describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
     // the limit. (Unheld, a task that finished at the platform before the 4th POST, but was not read yet,
     // lets the 4th in: 4 unfinished as the replicas see them until a later 429 teaches the limit.)
     sandbox.control.holdClock();
+    // Every replica gets a call of each generation.
     const calls = Promise.all(
       Array.from({ length: 6 }, async (_, index) => {
-        const replica = replicas[index % REPLICAS]!;
-        return finished(replica, await synthesize(replica, textOfParts(5, `meeting ${index + 1}`), 45));
+        const caller = { replica: replicas[index % REPLICAS]!, generation: GENERATIONS[index % 2]! };
+        return finished(caller, await synthesize(caller, textOfParts(5, `meeting ${index + 1}`), 45));
       }),
     );
     try {
@@ -112,15 +121,16 @@ describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
     // of wall time), on 3 server processes and PostgreSQL; a busy machine took longer than 60 s.
   }, 180_000);
 
-  it('kill -9 of the replica holding every slot: the others wait about one lease, and its call resumes elsewhere', async () => {
+  it('kill -9 of the replica holding every slot: the others wait about one lease, and its call resumes elsewhere, on either generation', async () => {
     const { sandbox, replicas } = cluster!;
     const user = sandbox.users[0]!.id;
     const text = textOfParts(5, 'quarterly review');
     const since = Date.now();
     // Held: the parts the doomed replica sends stay unfinished, so it holds the key's 3 slots when it dies.
     sandbox.control.holdClock();
+    // Started by a 2026-07-28 client; resumed by a 2025-11-25 one; repeated by a 2026-07-28 one once done.
     const doomed = replicas[0]!;
-    const started = await synthesize(doomed, text, 0);
+    const started = await synthesize({ replica: doomed, generation: '2026-07-28' }, text, 0);
     expect(started.isError, started.text).toBe(false);
     expect(started.done).toBe(false);
     // A part's task id is recorded before its first read: once the sandbox saw 3 tasks read, all 3 are in
@@ -142,7 +152,8 @@ describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
     // until those leases lapse (2/3 of a lease at the soonest, since they were renewed every third of one).
     // Killed between a status read and its note in the database, the dead replica also leaves that task's
     // read reserved: the survivor waits out the reservation (10 s, core's READ_RESERVATION_MS), not more.
-    const answer = await finished(replicas[1]!, await synthesize(replicas[1]!, text, 45));
+    const survivor = { replica: replicas[1]!, generation: '2025-11-25' } as const;
+    const answer = await finished(survivor, await synthesize(survivor, text, 45));
     const finishedAt = Date.now();
     expect(answer.isError, answer.text).toBe(false);
     expect([answer.done, answer.outcome], answer.text).toEqual([true, 'succeeded']);
@@ -163,5 +174,13 @@ describe('synthesize_speech on 3 media replicas sharing one PostgreSQL', () => {
     }
     expect(finishedAt - killedAt).toBeLessThan(LEASE_SECONDS * 1000 + 20_000);
     expect(seen.peakUnfinished).toBeLessThanOrEqual(3);
+
+    // The same call once more, by a client of the other generation on the third replica: the finished
+    // synthesis, every part resumed, nothing paid again.
+    const again = await synthesize({ replica: replicas[2]!, generation: '2026-07-28' }, text, 45);
+    expect([again.isError, again.done, again.outcome], again.text).toEqual([false, true, 'succeeded']);
+    expect(again.jobId).toBe(started.jobId);
+    expect(again.parts.map((part) => part.taskId)).toEqual(answer.parts.map((part) => part.taskId));
+    expect(speechSeenBySandbox(sandbox, user, since).created).toBe(5);
   }, 120_000);
 });

