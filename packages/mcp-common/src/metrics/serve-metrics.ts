@@ -6,6 +6,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '@polymodal/core/errors';
+import { sendJson } from '../http/json-responses.js';
+import { listen } from '../http/listen.js';
 import type { Logger } from '../logging/create-logger.js';
 import { isLoopbackHost } from '../network/unauthenticated-bind-problem.js';
 import type { PolymodalMetrics } from './create-metrics.js';
@@ -95,13 +97,7 @@ export async function startMetricsListener(options: MetricsListenerOptions): Pro
       else response.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port, host);
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`,
@@ -112,9 +108,4 @@ export async function startMetricsListener(options: MetricsListenerOptions): Pro
         server.closeAllConnections();
       }),
   };
-}
-
-function sendJson(response: http.ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  response.end(JSON.stringify(body));
 }
