@@ -9,9 +9,9 @@ import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
@@ -105,7 +105,11 @@ describe('a speech synthesis across a server restart (built bin, stdio)', () => 
     const second = await spawnBin();
     // As a client follows a handle: get_speech until done (one call is enough unless the machine is slow).
     let result: CallToolResult | undefined;
-    for (let calls = 0; calls < 4 && !(result?.structuredContent as { done?: boolean } | undefined)?.done; calls += 1) {
+    for (
+      let calls = 0;
+      calls < 4 && !(result?.structuredContent as { done?: boolean } | undefined)?.done;
+      calls += 1
+    ) {
       result = await second.call('get_speech', { jobId: handle.jobId, waitSeconds: 45 });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     }

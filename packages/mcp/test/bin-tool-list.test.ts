@@ -6,9 +6,9 @@
  */
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client } from '@modelcontextprotocol/client';
 import type { ListToolsResult } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ServerInstance } from '@polymodal/mcp-common/host';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
