@@ -3,7 +3,9 @@
  * Host/Origin check comes first (DNS rebinding), then the drain (503 while shutting down), then
  * authentication, and only then is the body read, so that nobody unauthenticated makes the server read
  * or parse anything. A request then goes, by the SDK's own classification (`isLegacyRequest`), to a legacy
- * session when sessions are on and it is a 2025-11-25 request, else to the per-request service.
+ * session when sessions are on and it is a 2025-11-25 request, else to the per-request service. Where
+ * nothing depends on the generation (stateless, both generations: the SDK's handler tells them apart), the
+ * request is not classified here, which would build a web `Request` of it once more.
  */
 import { toWebRequest } from '@modelcontextprotocol/node';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
@@ -41,7 +43,9 @@ export function serveMcpEndpoint(options: McpEndpointOptions): Serve {
     if (body === REFUSED) return;
     // 2025-11-25 (no per-request envelope) or 2026-07-28; anything but a POST belongs to a session.
     const legacy =
-      request.method !== 'POST' || (await isLegacyRequest(await toWebRequest(request, body), body));
+      request.method !== 'POST' ||
+      ((sessions !== undefined || perRequest.needsGeneration) &&
+        (await isLegacyRequest(await toWebRequest(request, body), body)));
     if (sessions && legacy) await sessions.serve(request, response, caller, body);
     else await perRequest.serve(request, response, caller, body, legacy);
   };

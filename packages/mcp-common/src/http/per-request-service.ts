@@ -34,6 +34,11 @@ export interface PerRequestServiceOptions {
 }
 
 export interface PerRequestService {
+  /**
+   * Whether `serve` needs to be told a request's generation (when it serves 2025-11-25 only); otherwise the
+   * SDK's handler tells them apart itself.
+   */
+  readonly needsGeneration: boolean;
   /** Serves one request; `legacy` is the SDK's classification (2025-11-25, without an envelope). */
   serve(
     request: http.IncomingMessage,
@@ -75,6 +80,7 @@ export function createPerRequestService(options: PerRequestServiceOptions): PerR
       : undefined;
 
   return {
+    needsGeneration: olderOnly !== undefined || bothGenerations === undefined,
     async serve(request, response, caller, body, legacy) {
       if (request.method !== 'POST') {
         // No session means no GET stream to push on and nothing to DELETE; clients take 405 as "none".

@@ -58,6 +58,7 @@ import {
   type RegisteredResource,
   type Resource,
   type ServerContext,
+  type StandardSchemaWithJSON,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
@@ -161,8 +162,8 @@ export function installTools(server: McpServer, installation: ToolInstallation):
         {
           title: spec.title,
           description,
-          inputSchema: spec.inputSchema,
-          ...(spec.outputSchema ? { outputSchema: spec.outputSchema } : {}),
+          inputSchema: standardSchemaOf(spec.inputSchema),
+          ...(spec.outputSchema ? { outputSchema: standardSchemaOf(spec.outputSchema) } : {}),
           annotations: spec.annotations,
           ...(spec._meta ? { _meta: spec._meta } : {}),
         },
@@ -400,6 +401,38 @@ interface ListedTool {
   description: string;
   icons: readonly Icon[];
 }
+
+/**
+ * A tool's schema object as the SDK takes it (Standard Schema with its JSON Schema), with each JSON Schema it
+ * asks for converted once per process. The SDK converts a tool's schemas for each server it builds (the
+ * input's to check `Mcp-Param-*` headers, the output's to shape a result), and over HTTP a server is built
+ * for every request: zod's conversion cost more than the rest of a `list_jobs` call. Validation is zod's own.
+ */
+function standardSchemaOf(schema: z.ZodObject): ToolSchema {
+  let wrapped = standardSchemas.get(schema);
+  if (wrapped === undefined) {
+    const standard = schema['~standard'];
+    const converted = new Map<string, Record<string, unknown>>();
+    const once =
+      (io: 'input' | 'output') =>
+      (options: Parameters<typeof standard.jsonSchema.input>[0]): Record<string, unknown> => {
+        const key = `${io} ${JSON.stringify(options)}`;
+        let json = converted.get(key);
+        if (json === undefined) {
+          json = standard.jsonSchema[io](options);
+          converted.set(key, json);
+        }
+        return json;
+      };
+    wrapped = { '~standard': { ...standard, jsonSchema: { input: once('input'), output: once('output') } } };
+    standardSchemas.set(schema, wrapped);
+  }
+  return wrapped;
+}
+
+const standardSchemas = new WeakMap<z.ZodObject, ToolSchema>();
+
+type ToolSchema = StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
 
 /** Each schema object's JSON Schema, per direction, converted once per process. */
 const converted = { input: new WeakMap<z.ZodObject, Tool['inputSchema']>(), output: new WeakMap() };
