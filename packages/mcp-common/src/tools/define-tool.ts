@@ -19,9 +19,14 @@ import type {
 } from '../protocol/sdk-types.js';
 import type { ToolContext } from './tool-context.js';
 
-/** What a tool may ask of the session it answers in, besides its request's own `extra`. */
+/**
+ * What a tool may ask of the session it answers in, besides its request's own `extra`. A question is served
+ * as a multi-round-trip result: the call is answered with the question, and once the user has answered, the
+ * tool runs again from its start and `elicit` returns the answer (see `server/call-questions.ts`). So a tool
+ * asks before it does anything that costs or changes anything.
+ */
 export interface ToolSession {
-  /** Whether the client declared the elicitation capability. */
+  /** Whether the client of the call under way can be asked (it declared elicitation, and can be reached). */
   canElicit(): boolean;
   /** Asks the user through the client (`elicitation/create`, form mode); the answer is checked against the schema. */
   elicit(request: ElicitRequestFormParams, options: { signal: AbortSignal }): Promise<ElicitResult>;
