@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, parseEvents, runDemo } from './run-demo.js';
+import { answerHeadingsOf, assertBuilt, expectedHeadingsOf, parseEvents, runDemo } from './run-demo.js';
 
 let outputDir: string;
 
@@ -75,6 +75,11 @@ describe('pnpm demo on the embedded sandbox', () => {
     const answer = event<{ text: string }>('answer');
     expect(answer.text).toContain('Weekly product sync');
     expect(answer.text).toMatch(/Action items:\n- .+\(Speaker \d/);
+    // Each part labelled by the tool it comes from: the reading's practice and the Thai speech's words, no
+    // flashcards (none were made).
+    expect(answerHeadingsOf(trace.events)).toEqual(expectedHeadingsOf(trace.events));
+    expect(answer.text).toContain('What the student should practise:\n- อ่าน');
+    expect(answer.text).toContain('What the Thai speech says:\n- สวัสดีครับ ประชุมเริ่มตอนเก้าโมง');
     const model = event<{ model: string }>('model');
     expect(model).toMatchObject({ model: 'sandbox-planner-1', source: 'sandbox' });
     expect(event<unknown>('task')).toMatchObject({ scenario: 'meeting' });

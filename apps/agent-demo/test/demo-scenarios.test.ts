@@ -9,7 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, type DemoEvent, parseEvents, runDemo } from './run-demo.js';
+import {
+  answerHeadingsOf,
+  assertBuilt,
+  type DemoEvent,
+  expectedHeadingsOf,
+  parseEvents,
+  runDemo,
+} from './run-demo.js';
 
 let sandbox: Sandbox | undefined;
 let outputDir: string | undefined;
@@ -88,6 +95,7 @@ describe('pnpm demo --scenario video', () => {
 
     const answer = events.find((event) => event.type === 'answer');
     expect(answer?.text).toContain(savedPath);
+    expect(answerHeadingsOf(events)).toEqual(expectedHeadingsOf(events));
     expect(events.find((event) => event.type === 'files')).toMatchObject({ paths: [savedPath] });
     // One job at the platform, and one completion per model turn.
     expect(sandbox?.control.requests({ method: 'POST', path: '/api/modelhub/v1/videos' })).toHaveLength(1);
@@ -126,6 +134,7 @@ describe('pnpm demo --scenario flashcards', () => {
 
     const answer = events.find((event) => event.type === 'answer')?.text as string;
     expect(answer).toContain('First flashcards:');
+    expect(answerHeadingsOf(events)).toEqual(expectedHeadingsOf(events));
     expect(answer).toContain(`- ${finished?.structured.segments[0]?.text}`);
     expect(answer).toContain(finished?.structured.savedPath);
     expect(

@@ -62,3 +62,39 @@ export function parseEvents(stdout: string): DemoEvent[] {
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as DemoEvent);
 }
+
+/** Each part of the final answer whose heading names what it is, and the tools whose results it comes from. */
+const ANSWER_PARTS: readonly { heading: string; tools: readonly string[] }[] = [
+  {
+    heading: 'Action items:',
+    tools: [
+      'summarize_meeting',
+      'get_meeting',
+      'retry_meeting',
+      'resummarize_meeting',
+      'retranslate_meeting',
+    ],
+  },
+  { heading: 'What the student should practise:', tools: ['score_reading', 'get_reading_score'] },
+  { heading: 'What the Thai speech says:', tools: ['transcribe_thai'] },
+  { heading: 'First flashcards:', tools: ['create_flashcards', 'get_flashcards'] },
+];
+
+/**
+ * The headings of the answer against the tools called: a part is there exactly when a tool it comes from
+ * answered without an error (a transcript is never shown as flashcards, a score never goes unlabelled).
+ */
+export function answerHeadingsOf(events: readonly DemoEvent[]): { heading: string; present: boolean }[] {
+  const answer = String(events.find((event) => event.type === 'answer')?.text ?? '');
+  return ANSWER_PARTS.map(({ heading }) => ({ heading, present: answer.includes(`\n${heading}\n`) }));
+}
+
+export function expectedHeadingsOf(events: readonly DemoEvent[]): { heading: string; present: boolean }[] {
+  const answered = new Set(
+    events.filter((event) => event.type === 'result' && event.ok === true).map((event) => String(event.tool)),
+  );
+  return ANSWER_PARTS.map(({ heading, tools }) => ({
+    heading,
+    present: tools.some((tool) => answered.has(tool)),
+  }));
+}

@@ -334,3 +334,38 @@ describe('planner rule: make flashcards', () => {
     );
   });
 });
+
+describe('planner rule: answer', () => {
+  it('labels each part of the answer by the tool that produced it: a Thai transcript is never a flashcard', () => {
+    const task = 'Score the reading at /m/r.wav against ฉันชอบอ่าน and transcribe the Thai speech at /m/t.wav.';
+    const steps: [string, Record<string, unknown>, string][] = [
+      [
+        'score_reading',
+        { studentAudioPath: '/m/r.wav' },
+        structured('2 of 3 words correct; practise: อ่าน.', {
+          done: true,
+          correctWords: 2,
+          referenceWords: 3,
+          feedback: { practise: ['อ่าน'], missingWords: ['อ่าน'], extraWords: [], substitutions: [] },
+        }),
+      ],
+      [
+        'transcribe_thai',
+        { audioPath: '/m/t.wav' },
+        structured('Transcribed 2 segments.', {
+          text: 'สวัสดีครับ ประชุมเริ่มตอนเก้าโมง',
+          segments: [
+            { start: 0, end: 1, text: 'สวัสดีครับ' },
+            { start: 1, end: 3, text: 'ประชุมเริ่มตอนเก้าโมง' },
+          ],
+          complete: true,
+        }),
+      ],
+    ];
+    const answer = planTurn(exchangeLog(task, steps), ['score_reading', 'transcribe_thai']);
+    const text = answer.kind === 'answer' ? answer.text : '';
+    expect(text).toContain('What the student should practise:\n- อ่าน\n- 2 of 3 words read correctly');
+    expect(text).toContain('What the Thai speech says:\n- สวัสดีครับ ประชุมเริ่มตอนเก้าโมง');
+    expect(text).not.toContain('First flashcards:');
+  });
+});

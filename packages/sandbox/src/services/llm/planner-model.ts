@@ -44,9 +44,11 @@
  *  Rules 6 and 7 start with `waitSeconds: 0`, so the start answers at once with the job's handle and rule 1
  *  follows it (`get_video_job`, `get_flashcards`), where the wait and its progress are shown. A task that
  *  asks for flashcards takes a meeting recording (rule 2) only after the word "meeting".
- *  8. Otherwise answer: what each tool reported (first line), the summary's decisions, action items and open
- *     questions when a meeting result carries them, the first flashcards with their translations, and the
- *     files written.
+ *  8. Otherwise answer: what each tool reported (first line), then each part under a heading that says what
+ *     it is, taken from the tool that produced it: the summary's decisions, action items and open questions
+ *     (a meeting tool's result), what the student should practise (a reading score's), what the Thai speech
+ *     says (`transcribe_thai`'s), the first flashcards with their translations (a flashcards tool's), and
+ *     the files written.
  * Without tools it answers plain text that says what it is and echoes the request briefly.
  */
 
@@ -447,6 +449,15 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
+/** The tools whose results carry a meeting's summary. */
+const MEETING_TOOLS = [
+  'summarize_meeting',
+  'get_meeting',
+  'retry_meeting',
+  'resummarize_meeting',
+  'retranslate_meeting',
+];
+
 function composeAnswer(exchanges: readonly ToolExchange[]): string {
   if (exchanges.length === 0) return 'There was nothing to do with the tools on offer for this task.';
   const lines = ['Done. What the tools reported:'];
@@ -454,7 +465,12 @@ function composeAnswer(exchanges: readonly ToolExchange[]): string {
     const first = exchange.text.split('\n').find((line) => line.trim() !== '') ?? '(no text)';
     lines.push(`- ${exchange.name}: ${first.replace(/^ERROR from [a-z_]+: /, 'failed: ')}`);
   }
-  const meeting = [...exchanges].reverse().find((exchange) => exchange.result?.summary)?.result;
+  /** The result of the last call of one of `tools` that has what `has` looks for. */
+  const latestOf = (tools: readonly string[], has: (result: Record<string, unknown>) => boolean) =>
+    [...exchanges]
+      .reverse()
+      .find((exchange) => tools.includes(exchange.name) && exchange.result && has(exchange.result))?.result;
+  const meeting = latestOf(MEETING_TOOLS, (result) => typeof result.summary === 'object');
   const summary = meeting?.summary as Record<string, unknown> | undefined;
   if (summary) {
     const section = (title: string, items: unknown) => {
@@ -472,7 +488,23 @@ function composeAnswer(exchanges: readonly ToolExchange[]): string {
     section('Action items', summary.actionItems);
     section('Open questions', summary.openQuestions);
   }
-  const cards = [...exchanges].reverse().find((exchange) => Array.isArray(exchange.result?.segments))?.result;
+  const reading = latestOf(['score_reading', 'get_reading_score'], (result) => result.done === true);
+  if (reading && typeof reading.referenceWords === 'number') {
+    const practise = ((reading.feedback as { practise?: unknown } | undefined)?.practise ?? []) as unknown[];
+    lines.push(
+      '',
+      'What the student should practise:',
+      practise.length > 0
+        ? `- ${practise.map(String).join(', ')}`
+        : '- nothing: every word was read as written',
+      `- ${String(reading.correctWords)} of ${String(reading.referenceWords)} words read correctly`,
+    );
+  }
+  const speech = latestOf(['transcribe_thai'], (result) => typeof result.text === 'string');
+  if (speech && String(speech.text).trim() !== '') {
+    lines.push('', 'What the Thai speech says:', `- ${String(speech.text).trim()}`);
+  }
+  const cards = latestOf(['create_flashcards', 'get_flashcards'], (result) => Array.isArray(result.segments));
   const segments = (cards?.segments ?? []) as { text?: unknown; translation?: unknown }[];
   if (segments.length > 0) {
     lines.push('', 'First flashcards:');
