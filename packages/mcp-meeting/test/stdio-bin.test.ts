@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -147,4 +147,16 @@ describe('the built bin over stdio', () => {
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
   }, 30_000);
+
+  it('refuses a POLYMODAL_PROTOCOL it does not know at start, before serving anything (exit 2)', () => {
+    const run = spawnSync(process.execPath, [BIN], {
+      env: { PATH: process.env.PATH ?? '', POLYMODAL_PROTOCOL: '2026-07-28' },
+      input: '',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain('POLYMODAL_PROTOCOL must be "all"');
+  });
 });
