@@ -20,13 +20,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serverEnv, startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
 import { startViewHost } from '../../mcp-common/test/support/view-host.js';
 import {
-  listedTool,
   RENDERS_VIEWS,
   readView,
   saveScreenshot,
   VIEW_MIME_TYPE,
 } from '../../mcp-common/test/support/view-session.js';
 import { SHORT_SCRIPT } from './harness.js';
+import { mountViewerOnScript } from './mount-viewer.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUILT_VIEW = path.join(PACKAGE, 'dist', 'views', 'meeting-viewer.html');
@@ -99,18 +99,7 @@ describe('the meeting viewer from a stateless HTTP deployment, on 2026-07-28, PO
 
     const host = await startViewHost(client);
     cleanups.push(() => host.close());
-    const frame = await host.mount({
-      html: view.html,
-      csp: view.csp,
-      hostContext: { theme: 'light', toolInfo: { tool: await listedTool(client, 'summarize_meeting') } },
-      input,
-      result,
-      timeoutMs: 60_000,
-    });
-    await frame.waitForSelector('#segments li', { timeout: 60_000 });
-    const texts = await frame.$$eval('#segments li .text', (nodes) => nodes.map((node) => node.textContent));
-    expect(texts).toEqual(SHORT_SCRIPT.map((line) => line.text));
-    expect(await frame.$$eval('#speakers .name', (nodes) => nodes.length)).toBe(3);
+    await mountViewerOnScript(host, client, { view, theme: 'light', input, result });
     // The view's own call of an app-only tool went through this client, its request declaring the extension.
     expect(await host.bridgeEvents()).toContain('tools/call meeting_view_page');
     await saveScreenshot(host, 'meeting-viewer-2026');

@@ -29,6 +29,7 @@ import {
   saveScreenshot,
 } from '../../mcp-common/test/support/view-session.js';
 import { SHORT_SCRIPT } from './harness.js';
+import { mountViewerOnScript } from './mount-viewer.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');
@@ -305,18 +306,7 @@ describe('the meeting viewer over HTTP, for a tenant', () => {
     const view = await readView(client, VIEW_URI);
     const host = await startViewHost(client);
     cleanups.push(() => host.close());
-    const frame = await host.mount({
-      html: view.html,
-      csp: view.csp,
-      hostContext: { theme: 'dark', toolInfo: { tool: await listedTool(client, 'summarize_meeting') } },
-      input,
-      result,
-      timeoutMs: 60_000,
-    });
-    await frame.waitForSelector('#segments li', { timeout: 60_000 });
-    const texts = await frame.$$eval('#segments li .text', (nodes) => nodes.map((node) => node.textContent));
-    expect(texts).toEqual(SHORT_SCRIPT.map((line) => line.text));
-    expect(await frame.$$eval('#speakers .name', (nodes) => nodes.length)).toBe(3);
+    const frame = await mountViewerOnScript(host, client, { view, theme: 'dark', input, result });
     // A remote tenant's view offers no "play from here": the recording is not sent off the server's machine.
     expect(await frame.$$eval('#segments button.play', (nodes) => nodes.length)).toBe(0);
     expect(await frame.$$eval('#segments time', (nodes) => nodes.length)).toBe(SHORT_SCRIPT.length);
