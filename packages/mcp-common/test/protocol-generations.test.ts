@@ -29,6 +29,7 @@ import type { ToolContext } from '../src/tools/tool-context.js';
 import type { ViewsPolicy } from '../src/views/views-policy.js';
 import { INITIALIZE, rawRequest } from './support/raw-http.js';
 import { modernClient } from './support/server-harness.js';
+import { serverWithTools } from './support/test-tools.js';
 
 const RENDERS_VIEWS = {
   extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
@@ -95,25 +96,17 @@ const tools = [
 
 /** A server of the three tools, as every Polymodal server is built (`createSdkServer`, `installTools`). */
 function factory(deps: { runs: string[] }, views: ViewsPolicy = 'auto') {
-  return (): ServerInstance => {
-    const server = createSdkServer({
+  return (): ServerInstance => ({
+    server: serverWithTools({
       name: 'generations',
-      title: 'Generations',
       version: '1.2.3',
       instructions: 'Call speak, then clone.',
-    });
-    installTools(server, {
-      server: { name: 'generations', version: '1.2.3' },
       groups: [toolGroup({ tools, toolContext: () => deps })],
-      common: { toolDeadlineSeconds: 50 } as ToolContext,
-      keep: () => true,
-      metrics: { toolCall: () => undefined },
-      loadPlatformClient: () => Promise.resolve(),
       files: createFileAccess({ allowedDirs: [], outputDir: OUTPUTS }),
       views,
-    });
-    return { server, cleanup: () => Promise.resolve() };
-  };
+    }),
+    cleanup: () => Promise.resolve(),
+  });
 }
 
 /** What a client was told about the server, whichever generation told it. */
@@ -441,6 +434,7 @@ describe('roots', () => {
   /** A server whose only readable directories are the client's roots: its own (stdio) or per request (HTTP). */
   function readingServer(shared: FileAccess | undefined) {
     return (): ServerInstance => {
+      // The roots follow the server, and the tool reads through them: so the server comes first.
       const server = createSdkServer({ name: 'roots', title: 'Roots', version: '1', instructions: '' });
       const files = shared ?? createFileAccess({ allowedDirs: [], outputDir: OUTPUTS });
       const roots = shared ? syncSessionRoots(server, files) : syncRoots(server, files);

@@ -3,7 +3,12 @@ import os from 'node:os';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createFileAccess } from '@polymodal/core/files';
 import type { JobLedger } from '@polymodal/core/ledger';
-import { createSdkServer, installTools } from '../../src/server/sdk-server.js';
+import {
+  createSdkServer,
+  installTools,
+  type McpServer,
+  type ToolInstallation,
+} from '../../src/server/sdk-server.js';
 import { sameContext, type ToolDefinition, toolGroup } from '../../src/tools/define-tool.js';
 import type { ToolContext } from '../../src/tools/tool-context.js';
 
@@ -16,15 +21,8 @@ export function testTools(...tools: ToolDefinition<ToolContext>[]) {
  * server uses it, without a server context.
  */
 export async function connectTools<D>(tools: readonly ToolDefinition<D>[], deps: D): Promise<Client> {
-  const server = createSdkServer({ name: 'test', title: 'Test', version: '1.0.0', instructions: '' });
-  installTools(server, {
-    server: { name: 'test', version: '1.0.0' },
+  const server = serverWithTools({
     groups: [toolGroup({ tools, toolContext: () => deps })],
-    // Nothing reads the common context here: the group's tools get `deps`.
-    common: { toolDeadlineSeconds: 50 } as ToolContext,
-    keep: () => true,
-    metrics: { toolCall: () => undefined },
-    loadPlatformClient: () => Promise.resolve(),
     files: createFileAccess({ allowedDirs: [], outputDir: os.tmpdir() }),
   });
   const client = new Client({ name: 'test-client', version: '1.0.0' });
@@ -32,6 +30,37 @@ export async function connectTools<D>(tools: readonly ToolDefinition<D>[], deps:
   await server.connect(serverSide);
   await client.connect(clientSide);
   return client;
+}
+
+/**
+ * A server with `groups` installed as every server installs its tools, without a server context: the
+ * groups' tools get their own dependencies; calls are neither counted nor preceded by a platform client.
+ */
+export function serverWithTools(options: {
+  groups: ToolInstallation['groups'];
+  files: ToolInstallation['files'];
+  name?: string;
+  version?: string;
+  instructions?: string;
+  within?: ToolInstallation['within'];
+  views?: ToolInstallation['views'];
+}): McpServer {
+  const name = options.name ?? 'test';
+  const version = options.version ?? '1.0.0';
+  const server = createSdkServer({ name, title: name, version, instructions: options.instructions ?? '' });
+  installTools(server, {
+    server: { name, version },
+    groups: options.groups,
+    // Nothing reads the common context here: the groups' tools get their own dependencies.
+    common: { toolDeadlineSeconds: 50 } as ToolContext,
+    ...(options.within ? { within: options.within } : {}),
+    keep: () => true,
+    metrics: { toolCall: () => undefined },
+    loadPlatformClient: () => Promise.resolve(),
+    files: options.files,
+    ...(options.views ? { views: options.views } : {}),
+  });
+  return server;
 }
 
 /** The common context as far as `list_jobs` reads it: a ledger, no secrets, no hidden directories. */
