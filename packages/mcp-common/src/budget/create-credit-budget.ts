@@ -118,138 +118,152 @@ export function createCreditBudget(options: CreditBudgetOptions): CreditBudget {
   return budget;
 }
 
+/** One budget's settings and the queue its check-and-reserve steps wait in. */
+interface BudgetState {
+  readonly options: CreditBudgetOptions;
+  readonly now: () => number;
+  queue: Promise<unknown>;
+}
+
 function buildCreditBudget(options: CreditBudgetOptions): CreditBudget {
-  const { ledger } = options;
-  const now = options.now ?? Date.now;
-  let queue: Promise<unknown> = Promise.resolve();
-
-  /** Runs `task` after every earlier check-and-reserve of this budget. */
-  function serialize<T>(task: () => Promise<T>): Promise<T> {
-    const next = queue.then(task, task);
-    queue = next.catch(() => undefined);
-    return next;
-  }
-
-  async function countDay(day: string, except?: LedgerEntry, listed?: readonly LedgerEntry[]) {
-    // An entry counts on the day of its reservation, or of its creation: it was written that day or later,
-    // so only entries written since then are read (a day earlier, for writers whose clocks disagree).
-    const entries =
-      listed ?? (await ledger.list({ updatedSince: new Date(Date.parse(day) - DAY_MS).toISOString() }));
-    let spent = 0;
-    let reserved = 0;
-    for (const entry of entries) {
-      if (except && entry.service === except.service && entry.fingerprint === except.fingerprint) continue;
-      for (const credits of [entryCredits(entry), pendingCredits(entry)]) {
-        if (credits?.day !== day) continue;
-        spent += credits.charged;
-        reserved += credits.reserved;
-      }
-    }
-    return { spent, reserved };
-  }
-
-  /** Throws BudgetExceededError when `estimate` does not fit in what is left of `day`. */
-  async function check(
-    day: string,
-    estimate: CreditEstimate,
-    counting: { except: LedgerEntry | undefined; earlier: number; what: string | undefined },
-  ): Promise<void> {
-    const limit = options.limit();
-    if (limit === undefined) return;
-    const counted = await countDay(day, counting.except);
-    const spent = counted.spent + counted.reserved + counting.earlier;
-    if (spent + estimate.credits <= limit.creditsPerDay) return;
-    throw new BudgetExceededError(
-      {
-        creditsPerDay: limit.creditsPerDay,
-        spent,
-        cost: estimate.credits,
-        basis: estimate.basis,
-        day,
-        tenant: options.tenant,
-        setting: limit.setting,
-      },
-      counting.what,
-    );
-  }
-
+  const state: BudgetState = { options, now: options.now ?? Date.now, queue: Promise.resolve() };
   return {
     limit: options.limit,
-    admitRestart(restart) {
-      return serialize(async () => {
-        const entry = await ledger.findById(restart.service, restart.jobId);
-        const day = utcDay(now());
-        // The entry's own job counts nothing while it is FAILED or CANCELLED; what it was charged today
-        // (only a replaced earlier job can have been) still counts.
-        const previous = entry ? entryCredits(entry) : undefined;
-        const earlier = previous && previous.day === day ? previous.charged : 0;
-        await check(day, restart.estimate, { except: entry, earlier, what: restart.what });
-        if (!entry) return { undo: async () => undefined };
-        const reservation: CreditReservation = {
-          day,
-          credits: restart.estimate.credits,
-          basis: restart.estimate.basis,
-          ...(earlier > 0 ? { earlier } : {}),
-        };
-        await ledger.updateById(restart.service, restart.jobId, {
-          lastStatus: RESTART_REQUESTED,
-          request: { ...entry.request, [RESERVATION_FIELD]: reservation },
-        });
-        return {
-          async undo() {
-            await ledger.updateById(restart.service, restart.jobId, {
-              lastStatus: entry.lastStatus,
-              request: entry.request,
-            });
-          },
-        };
+    admitRestart: (restart) => serialize(state, () => admitRestart(state, restart)),
+    admit: (admission) => serialize(state, () => admit(state, admission)),
+    today: (entries) => creditsToday(state, entries),
+  };
+}
+
+/** Runs `task` after every earlier check-and-reserve of this budget. */
+function serialize<T>(state: BudgetState, task: () => Promise<T>): Promise<T> {
+  const next = state.queue.then(task, task);
+  state.queue = next.catch(() => undefined);
+  return next;
+}
+
+async function countDay(
+  state: BudgetState,
+  day: string,
+  counting: { except?: LedgerEntry | undefined; listed?: readonly LedgerEntry[] | undefined } = {},
+) {
+  // An entry counts on the day of its reservation, or of its creation: it was written that day or later,
+  // so only entries written since then are read (a day earlier, for writers whose clocks disagree).
+  const { except } = counting;
+  const entries =
+    counting.listed ??
+    (await state.options.ledger.list({ updatedSince: new Date(Date.parse(day) - DAY_MS).toISOString() }));
+  let spent = 0;
+  let reserved = 0;
+  for (const entry of entries) {
+    if (except && entry.service === except.service && entry.fingerprint === except.fingerprint) continue;
+    for (const credits of [entryCredits(entry), pendingCredits(entry)]) {
+      if (credits?.day !== day) continue;
+      spent += credits.charged;
+      reserved += credits.reserved;
+    }
+  }
+  return { spent, reserved };
+}
+
+/** Throws BudgetExceededError when `estimate` does not fit in what is left of `day`. */
+async function check(
+  state: BudgetState,
+  day: string,
+  estimate: CreditEstimate,
+  counting: { except: LedgerEntry | undefined; earlier: number; what: string | undefined },
+): Promise<void> {
+  const limit = state.options.limit();
+  if (limit === undefined) return;
+  const counted = await countDay(state, day, { except: counting.except });
+  const spent = counted.spent + counted.reserved + counting.earlier;
+  if (spent + estimate.credits <= limit.creditsPerDay) return;
+  throw new BudgetExceededError(
+    {
+      creditsPerDay: limit.creditsPerDay,
+      spent,
+      cost: estimate.credits,
+      basis: estimate.basis,
+      day,
+      tenant: state.options.tenant,
+      setting: limit.setting,
+    },
+    counting.what,
+  );
+}
+
+async function admitRestart(state: BudgetState, restart: CreditRestart): Promise<{ undo(): Promise<void> }> {
+  const { ledger } = state.options;
+  const entry = await ledger.findById(restart.service, restart.jobId);
+  const day = utcDay(state.now());
+  // The entry's own job counts nothing while it is FAILED or CANCELLED; what it was charged today
+  // (only a replaced earlier job can have been) still counts.
+  const previous = entry ? entryCredits(entry) : undefined;
+  const earlier = previous && previous.day === day ? previous.charged : 0;
+  await check(state, day, restart.estimate, { except: entry, earlier, what: restart.what });
+  if (!entry) return { undo: async () => undefined };
+  const reservation: CreditReservation = {
+    day,
+    credits: restart.estimate.credits,
+    basis: restart.estimate.basis,
+    ...(earlier > 0 ? { earlier } : {}),
+  };
+  await ledger.updateById(restart.service, restart.jobId, {
+    lastStatus: RESTART_REQUESTED,
+    request: { ...entry.request, [RESERVATION_FIELD]: reservation },
+  });
+  return {
+    async undo() {
+      await ledger.updateById(restart.service, restart.jobId, {
+        lastStatus: entry.lastStatus,
+        request: entry.request,
       });
     },
-    admit(admission) {
-      return serialize(async () => {
-        const { estimate, entry, previous } = admission;
-        // NOT_CREATED proves the earlier attempt sent nothing that could be charged: that one is checked anew.
-        const interrupted =
-          previous && previous.id === null && previous.lastStatus !== NOT_CREATED
-            ? readReservation(previous)
-            : undefined;
-        if (interrupted) {
-          // An earlier attempt of this very submission was admitted and interrupted (it may have uploaded
-          // or even created the job): going on costs nothing new, so it is never refused, and it keeps
-          // counting on the day it was admitted.
-          await admission.save({ request: { ...entry?.request, [RESERVATION_FIELD]: interrupted } });
-          return;
-        }
-        const day = utcDay(now());
-        // The claim replaces an earlier job of the same request (force, or after a failure): what that job
-        // was charged today still counts.
-        const replaced = previous && previous.id !== null ? entryCredits(previous) : undefined;
-        const earlier = replaced && replaced.day === day ? replaced.charged + replaced.reserved : undefined;
-        await check(day, estimate, { except: entry, earlier: earlier ?? 0, what: admission.what });
-        const reservation: CreditReservation = {
-          day,
-          credits: estimate.credits,
-          basis: estimate.basis,
-          ...(earlier ? { earlier } : {}),
-        };
-        await admission.save({ request: { ...entry?.request, [RESERVATION_FIELD]: reservation } });
-      });
-    },
-    async today(entries) {
-      const day = utcDay(now());
-      const { spent, reserved } = await countDay(day, undefined, entries);
-      const limit = options.limit();
-      return {
-        day,
-        spent,
-        reserved,
-        ...(limit === undefined
-          ? {}
-          : {
-              creditsPerDay: limit.creditsPerDay,
-              remaining: Math.max(0, limit.creditsPerDay - spent - reserved),
-            }),
-      };
-    },
+  };
+}
+
+async function admit(state: BudgetState, admission: CreditAdmission): Promise<void> {
+  const { estimate, entry, previous } = admission;
+  // NOT_CREATED proves the earlier attempt sent nothing that could be charged: that one is checked anew.
+  const interrupted =
+    previous && previous.id === null && previous.lastStatus !== NOT_CREATED
+      ? readReservation(previous)
+      : undefined;
+  if (interrupted) {
+    // An earlier attempt of this very submission was admitted and interrupted (it may have uploaded
+    // or even created the job): going on costs nothing new, so it is never refused, and it keeps
+    // counting on the day it was admitted.
+    await admission.save({ request: { ...entry?.request, [RESERVATION_FIELD]: interrupted } });
+    return;
+  }
+  const day = utcDay(state.now());
+  // The claim replaces an earlier job of the same request (force, or after a failure): what that job
+  // was charged today still counts.
+  const replaced = previous && previous.id !== null ? entryCredits(previous) : undefined;
+  const earlier = replaced && replaced.day === day ? replaced.charged + replaced.reserved : undefined;
+  await check(state, day, estimate, { except: entry, earlier: earlier ?? 0, what: admission.what });
+  const reservation: CreditReservation = {
+    day,
+    credits: estimate.credits,
+    basis: estimate.basis,
+    ...(earlier ? { earlier } : {}),
+  };
+  await admission.save({ request: { ...entry?.request, [RESERVATION_FIELD]: reservation } });
+}
+
+async function creditsToday(state: BudgetState, listed?: readonly LedgerEntry[]): Promise<CreditsToday> {
+  const day = utcDay(state.now());
+  const { spent, reserved } = await countDay(state, day, { listed });
+  const limit = state.options.limit();
+  return {
+    day,
+    spent,
+    reserved,
+    ...(limit === undefined
+      ? {}
+      : {
+          creditsPerDay: limit.creditsPerDay,
+          remaining: Math.max(0, limit.creditsPerDay - spent - reserved),
+        }),
   };
 }

@@ -17,35 +17,22 @@
  * because the real platform asks for its own intervals).
  */
 
-import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileAccess, Polymodal } from '@polymodal/core';
-import { defaultStateDir, resolveConfig } from '@polymodal/core/config';
-import { ConfigError } from '@polymodal/core/errors';
+import { resolveConfig } from '@polymodal/core/config';
 import { createFileAccess } from '@polymodal/core/files';
 import type { HttpClientOptions } from '@polymodal/core/http';
-import { createJobLedger, type JobLedger } from '@polymodal/core/ledger';
-import { classifyAddress } from '@polymodal/core/net';
-import { DATABASE_URL_VARIABLE, describeDatabaseUrl } from '@polymodal/store-postgres/describe-database-url';
+import type { JobLedger } from '@polymodal/core/ledger';
 import { type CreditBudget, createCreditBudget } from '../budget/create-credit-budget.js';
 import { CREDITS_PER_DAY_VARIABLE, readCreditsPerDay } from '../budget/read-credits-per-day.js';
-import { TOOL_CALL_DEADLINE_SECONDS } from '../deadline/tool-deadline.js';
 import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
 import type { PolymodalMetrics } from '../metrics/create-metrics.js';
 import { processMetricsSink } from '../metrics/process-metrics-sink.js';
-import { acquireSharedPostgresPool } from './acquire-shared-postgres-pool.js';
 import { runBeforeFirstPlatformClient } from './before-first-platform-client.js';
-import { createDeferredJobLedger } from './create-deferred-job-ledger.js';
-import {
-  type ClosableSpeechGovernor,
-  createDeferredSpeechGovernor,
-} from './create-deferred-speech-governor.js';
+import type { Readiness } from './check-writable.js';
+import { readContextSettings } from './context-settings.js';
+import { openStore } from './open-store.js';
 import { scopeJobsToLedger } from './scope-jobs-to-ledger.js';
-
-/** Ways of serving several tenants: each tenant's context must then say whose entries it keeps. */
-const TENANT_VARIABLES = ['POLYMODAL_TENANTS_FILE', 'POLYMODAL_OAUTH_ISSUER'];
-
-export type ContextReadiness = { ok: true } | { ok: false; reason: string };
 
 /**
  * Where the clients of a context run, which decides what their MCP roots and the refusals of paths may do:
@@ -89,7 +76,7 @@ export interface ServerContext {
    * Whether paid work can be recorded now: the state directory writable (file store) or the database
    * answering (PostgreSQL). The reason never holds a path, a URL or a secret; the log has the details.
    */
-  ready(): Promise<ContextReadiness>;
+  ready(): Promise<Readiness>;
   /** Releases the platform client's connections (and the database's, with the PostgreSQL ledger). */
   close(): Promise<void>;
 }
@@ -137,97 +124,120 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     secrets,
     level: parseLogLevel(env.POLYMODAL_LOG_LEVEL) ?? 'info',
   });
+  const addSecret = (secret: string) => {
+    if (secrets.includes(secret)) return;
+    secrets.push(secret);
+    log.addSecret(secret);
+  };
   const config = resolveConfig({ env });
-  if (!secrets.includes(config.apiKey)) {
-    secrets.push(config.apiKey);
-    log.addSecret(config.apiKey);
-  }
-  const concurrentSessions = parsePositiveInteger(
-    env.POLYMODAL_TTS_CONCURRENT_SESSIONS,
-    'POLYMODAL_TTS_CONCURRENT_SESSIONS',
-    "the key policy's concurrentSessions",
-  );
-  const speechLeaseSeconds = parsePositiveInteger(
-    env.POLYMODAL_SPEECH_LEASE_SECONDS,
-    'POLYMODAL_SPEECH_LEASE_SECONDS',
-    'seconds a speech slot of a replica that died stays taken, with POLYMODAL_DATABASE_URL',
-  );
-  const { ledger, speechGovernor, closeStore, checkLedger } = openStore({
+  addSecret(config.apiKey);
+  const settings = readContextSettings(env, config.baseUrl, log);
+  const store = openStore({
     env,
     tenant: options.tenant,
     apiKey: config.apiKey,
-    concurrentSessions,
-    speechLeaseSeconds,
+    ...settings,
     log,
-    addSecret: (secret) => {
-      secrets.push(secret);
-      log.addSecret(secret);
-    },
+    addSecret,
   });
+  const { ledger } = store;
   const clients = options.clients ?? 'stdio';
   // Only a person at this machine is shown the server's directories when a path is refused.
   const files = createFileAccess({ env, revealPaths: clients === 'stdio' });
-  const defaultCreditsPerDay = readCreditsPerDay(env);
-  const budget = createCreditBudget({
-    ledger,
-    tenant: options.tenant,
-    limit: () => {
-      const own = options.creditsPerDay?.();
-      if (own !== undefined) return { creditsPerDay: own, setting: 'budget.creditsPerDay' };
-      return defaultCreditsPerDay === undefined
-        ? undefined
-        : { creditsPerDay: defaultCreditsPerDay, setting: CREDITS_PER_DAY_VARIABLE };
-    },
-    ...(options.clock ? { now: options.clock } : {}),
+  const client = createPlatformClientLoader({
+    build: (createPolymodal) =>
+      createPolymodal({
+        baseUrl: config.baseUrl,
+        apiKey: config.apiKey,
+        env,
+        ledger,
+        files,
+        logger: { warn: (message) => log.warning(message) },
+        // Every tenant's context reports into the one process registry (labels never name the tenant).
+        events: (options.metrics ?? processMetricsSink).events,
+        ...(options.http ? { http: options.http } : {}),
+        ...(settings.pollIntervalMs === undefined
+          ? {}
+          : { pollIntervalMs: settings.pollIntervalMs, mediaPollIntervalMs: settings.pollIntervalMs }),
+        ...(store.speechGovernor
+          ? { speech: { governor: store.speechGovernor } }
+          : settings.concurrentSessions === undefined
+            ? {}
+            : { speech: { concurrentSessions: settings.concurrentSessions } }),
+      }),
+    ...(options.sharedKey ? { scope: { ledger, isShared: options.sharedKey } } : {}),
   });
-  const toolDeadlineSeconds =
-    parsePositiveInteger(
-      env.POLYMODAL_TOOL_DEADLINE_SECONDS,
-      'POLYMODAL_TOOL_DEADLINE_SECONDS',
-      'seconds one tool call may take (hosts cut calls off at about 60 s)',
-    ) ?? TOOL_CALL_DEADLINE_SECONDS;
-  let pollIntervalMs = parsePositiveInteger(
-    env.POLYMODAL_POLL_INTERVAL_MS,
-    'POLYMODAL_POLL_INTERVAL_MS',
-    'milliseconds between two reads of a job (tests against the sandbox only)',
-  );
-  if (pollIntervalMs !== undefined && !isLoopbackUrl(config.baseUrl)) {
-    log.warning(
-      'POLYMODAL_POLL_INTERVAL_MS is ignored: it is for tests against a sandbox on this machine, and the platform asks for its own polling intervals.',
-    );
-    pollIntervalMs = undefined;
-  }
+  return {
+    get polymodal(): Polymodal {
+      return client.built();
+    },
+    loadPolymodal: client.load,
+    files,
+    clients,
+    ledger,
+    secrets,
+    hiddenDirs: () => hiddenDirsOf(files, ledger),
+    log,
+    toolDeadlineSeconds: settings.toolDeadlineSeconds,
+    budget: createCreditBudget({
+      ledger,
+      tenant: options.tenant,
+      limit: budgetLimit(readCreditsPerDay(env), options.creditsPerDay),
+      ...(options.clock ? { now: options.clock } : {}),
+    }),
+    ready: store.checkLedger,
+    // The platform client first (if it was ever built): its tasks give their speech slots back before
+    // the store closes.
+    close: () => client.close(store.closeStore),
+  };
+}
+
+/** The tenant's own daily budget when it has one, else the server's (POLYMODAL_CREDITS_PER_DAY), else none. */
+function budgetLimit(serverDefault: number | undefined, own: (() => number | undefined) | undefined) {
+  return () => {
+    const creditsPerDay = own?.();
+    if (creditsPerDay !== undefined) return { creditsPerDay, setting: 'budget.creditsPerDay' };
+    return serverDefault === undefined
+      ? undefined
+      : { creditsPerDay: serverDefault, setting: CREDITS_PER_DAY_VARIABLE };
+  };
+}
+
+/** Every server directory a refusal must not name to a caller who is not at this machine. */
+function hiddenDirsOf(files: FileAccess, ledger: JobLedger): string[] {
+  if (files.revealsPaths) return [];
+  return [
+    ...new Set([
+      ...files.allowedDirs(),
+      files.outputDir,
+      files.inputsDir,
+      // The file store's directory, which a ledger refusal names (a database is named by URL).
+      ...(path.isAbsolute(ledger.location) ? [ledger.location] : []),
+    ]),
+  ];
+}
+
+type CreatePolymodal = typeof import('@polymodal/core/client').createPolymodal;
+
+/**
+ * The platform client, imported and built on first use, once for every caller; an import that failed is
+ * tried again by the next call. With a shared key, its job reads are scoped to the context's ledger.
+ */
+function createPlatformClientLoader(options: {
+  build: (createPolymodal: CreatePolymodal) => Polymodal;
+  scope?: Parameters<typeof scopeJobsToLedger>[1];
+}) {
   let polymodal: Polymodal | undefined;
   let loading: Promise<Polymodal> | undefined;
   let closed: Promise<void> | undefined;
-  const buildPolymodal = (createPolymodal: typeof import('@polymodal/core/client').createPolymodal) =>
-    createPolymodal({
-      baseUrl: config.baseUrl,
-      apiKey: config.apiKey,
-      env,
-      ledger,
-      files,
-      logger: { warn: (message) => log.warning(message) },
-      // Every tenant's context reports into the one process registry (labels never name the tenant).
-      events: (options.metrics ?? processMetricsSink).events,
-      ...(options.http ? { http: options.http } : {}),
-      ...(pollIntervalMs === undefined ? {} : { pollIntervalMs, mediaPollIntervalMs: pollIntervalMs }),
-      ...(speechGovernor
-        ? { speech: { governor: speechGovernor } }
-        : concurrentSessions === undefined
-          ? {}
-          : { speech: { concurrentSessions } }),
-    });
-  const loadPolymodal = () => {
-    // One import and one client for every caller; an import that failed is tried again by the next call.
+  const load = (): Promise<Polymodal> => {
     runBeforeFirstPlatformClient();
     loading ??= import('@polymodal/core/client').then(
       ({ createPolymodal }) => {
         if (closed) throw new Error('This server context is closed: it builds no platform client any more.');
         if (!polymodal) {
-          const built = buildPolymodal(createPolymodal);
-          const sharedKey = options.sharedKey;
-          polymodal = sharedKey ? scopeJobsToLedger(built, { ledger, isShared: sharedKey }) : built;
+          const built = options.build(createPolymodal);
+          polymodal = options.scope ? scopeJobsToLedger(built, options.scope) : built;
         }
         return polymodal;
       },
@@ -239,7 +249,8 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     return loading;
   };
   return {
-    get polymodal(): Polymodal {
+    load,
+    built(): Polymodal {
       if (!polymodal) {
         throw new Error(
           'The platform client is built on first use: await context.loadPolymodal() before reading context.polymodal (the tool calls of a Polymodal server do).',
@@ -247,30 +258,7 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
       }
       return polymodal;
     },
-    loadPolymodal,
-    files,
-    clients,
-    ledger,
-    secrets,
-    hiddenDirs: () =>
-      files.revealsPaths
-        ? []
-        : [
-            ...new Set([
-              ...files.allowedDirs(),
-              files.outputDir,
-              files.inputsDir,
-              // The file store's directory, which a ledger refusal names (a database is named by URL).
-              ...(path.isAbsolute(ledger.location) ? [ledger.location] : []),
-            ]),
-          ],
-    log,
-    toolDeadlineSeconds,
-    budget,
-    ready: checkLedger,
-    close() {
-      // The platform client first (if it was ever built): its tasks give their speech slots back before
-      // the store closes.
+    close(closeStore: () => Promise<void>): Promise<void> {
       closed ??= (loading ?? Promise.resolve(undefined))
         .then(
           (built) => built?.close(),
@@ -280,132 +268,4 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
       return closed;
     },
   };
-}
-
-interface OpenedStore {
-  ledger: JobLedger;
-  /** With PostgreSQL, the speech governor shared by every replica on the key; otherwise the client's own. */
-  speechGovernor?: ClosableSpeechGovernor;
-  closeStore: () => Promise<void>;
-  checkLedger: () => Promise<ContextReadiness>;
-}
-
-interface StoreOptions {
-  env: NodeJS.ProcessEnv;
-  tenant: string | undefined;
-  apiKey: string;
-  concurrentSessions: number | undefined;
-  /** How long a speech slot lives without renewal; undefined: the governor's default (30 s). */
-  speechLeaseSeconds: number | undefined;
-  log: Logger;
-  addSecret: (secret: string) => void;
-}
-
-/**
- * The file store by default (zero setup); with POLYMODAL_DATABASE_URL the PostgreSQL store and speech
- * governor, checked now (a wrong URL stops the server at start) but loaded on first use, so that servers
- * not using them never load `pg` nor connect. Its password goes to the secrets: no result, error or log
- * line shows it.
- */
-function openStore(options: StoreOptions): OpenedStore {
-  const { env, tenant, log, addSecret } = options;
-  const databaseUrl = env[DATABASE_URL_VARIABLE]?.trim();
-  if (!databaseUrl) {
-    const stateDir = defaultStateDir(env);
-    return {
-      ledger: createJobLedger({ env }),
-      closeStore: async () => {},
-      checkLedger: () => checkWritable(stateDir, log),
-    };
-  }
-  const { location, secrets } = describeDatabaseUrl(databaseUrl);
-  for (const secret of secrets) addSecret(secret);
-  const tenantVariable = TENANT_VARIABLES.find((variable) => env[variable]?.trim());
-  if (tenantVariable && tenant === undefined) {
-    // Fail closed: a context serving tenants that does not say whose entries it keeps would write every
-    // tenant's rows under one name, and list_jobs would show one tenant another's jobs.
-    throw new ConfigError(
-      DATABASE_URL_VARIABLE,
-      `${DATABASE_URL_VARIABLE} with ${tenantVariable}: this server context was built without a tenant, so the ` +
-        'PostgreSQL job ledger cannot keep its entries apart from other tenants. Unset one of them.',
-    );
-  }
-  // Every context on this database (one per tenant) shares the process's one pool.
-  const shared = acquireSharedPostgresPool(databaseUrl);
-  const ledger = createDeferredJobLedger({
-    location,
-    load: async () => {
-      const { createPostgresJobLedger } = await import('@polymodal/store-postgres');
-      return createPostgresJobLedger({ pool: await shared.pool(), tenant: tenant ?? '', env });
-    },
-  });
-  // Slots are counted per platform key across the cluster, whichever tenant or replica takes them.
-  const speechGovernor = createDeferredSpeechGovernor({
-    location,
-    limit: options.concurrentSessions,
-    load: async () => {
-      const { createPostgresSpeechGovernor } = await import('@polymodal/store-postgres');
-      return createPostgresSpeechGovernor({
-        pool: await shared.pool(),
-        apiKey: options.apiKey,
-        ...(options.concurrentSessions === undefined ? {} : { limit: options.concurrentSessions }),
-        ...(options.speechLeaseSeconds === undefined ? {} : { leaseMs: options.speechLeaseSeconds * 1000 }),
-        log: { warn: (message) => log.warning(message) },
-      });
-    },
-  });
-  return {
-    ledger,
-    speechGovernor,
-    closeStore: async () => {
-      await Promise.all([speechGovernor.close(), ledger.close()]);
-      await shared.release();
-    },
-    async checkLedger() {
-      try {
-        await ledger.ready();
-        return { ok: true };
-      } catch (error) {
-        // The message names the database (password masked); the probe's answer names nothing.
-        log.warning(`not ready: ${error instanceof Error ? error.message : String(error)}`);
-        return { ok: false, reason: 'the job database is unreachable; see the server log' };
-      }
-    },
-  };
-}
-
-/** Whether a file can be created in `dir` (created if missing); the reason never holds the path. */
-async function checkWritable(dir: string, log: Logger): Promise<ContextReadiness> {
-  const probe = path.join(
-    dir,
-    `.ready-${process.pid}-${process.getBuiltinModule('node:crypto').randomUUID()}`,
-  );
-  try {
-    await mkdir(dir, { recursive: true });
-    await writeFile(probe, '');
-    await rm(probe, { force: true });
-    return { ok: true };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    log.warning(`not ready: cannot write in the state directory ${dir} (${code})`);
-    return { ok: false, reason: `the state directory is not writable (${code}); see the server log` };
-  }
-}
-
-function parsePositiveInteger(
-  value: string | undefined,
-  variable: string,
-  meaning: string,
-): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) {
-    throw new ConfigError(variable, `${variable} must be a whole number of at least 1 (${meaning}).`);
-  }
-  return parsed;
-}
-
-function isLoopbackUrl(baseUrl: string): boolean {
-  const host = new URL(baseUrl).hostname;
-  return host === 'localhost' || classifyAddress(host)?.range === 'loopback';
 }

@@ -34,11 +34,15 @@ import { type Route, routeRequests } from '../http/route-table.js';
 import { serveInRequestScope } from '../http/serve-in-request-scope.js';
 import { createServerInstances, probeServerFactory } from '../http/server-instances.js';
 import { readSessionLimits } from '../http/session-limits.js';
-import { createShutdownDrain, DEFAULT_SHUTDOWN_GRACE_MS } from '../http/shutdown-drain.js';
+import {
+  createShutdownDrain,
+  DEFAULT_SHUTDOWN_GRACE_MS,
+  type ShutdownDrain,
+} from '../http/shutdown-drain.js';
 import type { Logger } from '../logging/create-logger.js';
 import { type PolymodalMetrics, processMetrics } from '../metrics/create-metrics.js';
 import { DEFAULT_METRICS_HOST } from '../metrics/metrics-access.js';
-import { type MetricsListener, serveMetrics, startMetricsListener } from '../metrics/serve-metrics.js';
+import { serveMetrics, startMetricsListener } from '../metrics/serve-metrics.js';
 import { unauthenticatedBindProblem } from '../network/unauthenticated-bind-problem.js';
 import type { TenantAccess } from '../tenants/create-tenant-access.js';
 import { TENANTS_FILE_VARIABLE } from '../tenants/read-tenants-file.js';
@@ -120,34 +124,96 @@ export async function runHttpServer(
   const endpoint = options.path ?? '/mcp';
   const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const allowed = allowedHosts(host, options.allowedHosts);
-  const sessionLimits = readSessionLimits(options.sessions);
   const problem = unauthenticatedBindProblem(host, access?.authRequired === true);
   if (problem) throw new ConfigError(TENANTS_FILE_VARIABLE, problem);
   if (options.probe !== false) await probeServerFactory(factory, access);
 
   const metrics = options.metrics ?? processMetrics();
-  const instances = createServerInstances(factory, log);
   const drain = createShutdownDrain();
-  const sessions = sessionLimits
-    ? createLegacySessionService({
-        limits: sessionLimits,
-        instances,
-        access,
-        clock: options.now ?? Date.now,
+  const { instances, sessions, perRequest } = mcpServices(factory, { ...options, maxBodyBytes });
+  const routes = endpointRoutes({
+    endpoint,
+    metrics,
+    metricsToken: options.metricsToken,
+    allowed,
+    drain,
+    access,
+    mcp: serveMcpEndpoint({ allowed, drain, access, maxBodyBytes, sessions, perRequest, log }),
+    log,
+  });
+  const notFound = (_request: http.IncomingMessage, response: http.ServerResponse) =>
+    sendJsonRpcError(response, 404, -32601, `not found: the MCP endpoint is ${endpoint}`);
+  const server = http.createServer(
+    serveInRequestScope(routeRequests(routes, notFound), { draining: drain.signal, log }),
+  );
+
+  // Bound first: a metrics port that cannot be served stops the start before the MCP endpoint listens.
+  const metricsListener = options.metricsListener
+    ? await startMetricsListener({
+        port: options.metricsListener.port,
+        host: options.metricsListener.host ?? DEFAULT_METRICS_HOST,
+        metrics,
+        token: options.metricsToken,
+        isAllowedHost: allowedHosts(options.metricsListener.host ?? DEFAULT_METRICS_HOST, allowed.names)
+          .acceptsHost,
         log,
       })
     : undefined;
-  const perRequest = createPerRequestService({
-    instances,
-    access,
-    protocol: options.protocol ?? 'all',
-    sessions: sessions !== undefined,
-    maxBodyBytes,
-    log,
-  });
+  try {
+    await listen(server, options.port, host);
+  } catch (error) {
+    await metricsListener?.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
 
+  return {
+    url: `http://${urlHost}:${port}${endpoint}`,
+    port,
+    metricsUrl: metricsListener?.url,
+    mode: sessions ? 'sessions' : 'stateless',
+    sessions: () => sessions?.size() ?? 0,
+    instances: () => instances.alive(),
+    close: once(async () => {
+      // Before anything else: calls waiting on a long job answer with their handle while the
+      // connections are still open.
+      drain.start();
+      sessions?.stopHousekeeping();
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await drain.waitForRequests(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+      await sessions?.closeAll();
+      server.closeAllConnections();
+      await perRequest.close();
+      await Promise.all([stopped, metricsListener?.close()]);
+    }),
+  };
+}
+
+/** `run` the first time, and the same promise every time after. */
+function once(run: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    running ??= run();
+    return running;
+  };
+}
+
+/** The HTTP listener's routes: metrics, the probes, the protected-resource metadata and the MCP endpoint. */
+function endpointRoutes(options: {
+  endpoint: string;
+  metrics: PolymodalMetrics;
+  metricsToken: string | undefined;
+  allowed: ReturnType<typeof allowedHosts>;
+  drain: ShutdownDrain;
+  access: TenantAccess | undefined;
+  mcp: Route['serve'];
+  log: Logger | undefined;
+}): Route[] {
+  const { endpoint, metrics, allowed, drain, access, log } = options;
   const protectedResource = access?.protectedResource;
-  const routes: Route[] = [
+  return [
     {
       name: 'metrics',
       paths: ['/metrics'],
@@ -167,63 +233,34 @@ export async function runHttpServer(
       serve: (_request, response) => serveReadiness(response, access, drain),
     },
     ...(protectedResource ? [protectedResourceRoute(endpoint, protectedResource)] : []),
-    {
-      name: 'MCP endpoint',
-      paths: [endpoint],
-      serve: serveMcpEndpoint({ allowed, drain, access, maxBodyBytes, sessions, perRequest, log }),
-    },
+    { name: 'MCP endpoint', paths: [endpoint], serve: options.mcp },
   ];
-  const notFound = (_request: http.IncomingMessage, response: http.ServerResponse) =>
-    sendJsonRpcError(response, 404, -32601, `not found: the MCP endpoint is ${endpoint}`);
-  const server = http.createServer(
-    serveInRequestScope(routeRequests(routes, notFound), { draining: drain.signal, log }),
-  );
+}
 
-  // Bound first: a metrics port that cannot be served stops the start before the MCP endpoint listens.
-  let metricsListener: MetricsListener | undefined;
-  if (options.metricsListener) {
-    const metricsHost = options.metricsListener.host ?? DEFAULT_METRICS_HOST;
-    metricsListener = await startMetricsListener({
-      port: options.metricsListener.port,
-      host: metricsHost,
-      metrics,
-      token: options.metricsToken,
-      isAllowedHost: allowedHosts(metricsHost, allowed.names).acceptsHost,
-      log,
-    });
-  }
-  try {
-    await listen(server, options.port, host);
-  } catch (error) {
-    await metricsListener?.close();
-    throw error;
-  }
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${urlHost}:${port}${endpoint}`,
-    port,
-    metricsUrl: metricsListener?.url,
-    mode: sessions ? 'sessions' : 'stateless',
-    sessions: () => sessions?.size() ?? 0,
-    instances: () => instances.alive(),
-    close() {
-      closing ??= (async () => {
-        // Before anything else: calls waiting on a long job answer with their handle while the
-        // connections are still open.
-        drain.start();
-        sessions?.stopHousekeeping();
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        await drain.waitForRequests(options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
-        await sessions?.closeAll();
-        server.closeAllConnections();
-        await perRequest.close();
-        await Promise.all([stopped, metricsListener?.close()]);
-      })();
-      return closing;
-    },
-  };
+/**
+ * What answers the MCP endpoint: server instances built by `factory`, the per-request service (both
+ * protocol generations) and, when sessions are asked for, the 2025-11-25 session table.
+ */
+function mcpServices(factory: ServerFactory, options: RunHttpOptions & { maxBodyBytes: number }) {
+  const { access, log } = options;
+  const sessionLimits = readSessionLimits(options.sessions);
+  const instances = createServerInstances(factory, log);
+  const sessions = sessionLimits
+    ? createLegacySessionService({
+        limits: sessionLimits,
+        instances,
+        access,
+        clock: options.now ?? Date.now,
+        log,
+      })
+    : undefined;
+  const perRequest = createPerRequestService({
+    instances,
+    access,
+    protocol: options.protocol ?? 'all',
+    sessions: sessions !== undefined,
+    maxBodyBytes: options.maxBodyBytes,
+    log,
+  });
+  return { instances, sessions, perRequest };
 }

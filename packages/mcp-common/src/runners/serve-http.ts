@@ -7,7 +7,7 @@
  */
 import { API_KEY_VARIABLE } from '@polymodal/core/config';
 import { ConfigError } from '@polymodal/core/errors';
-import { createLogger, parseLogLevel } from '../logging/create-logger.js';
+import { createLogger, type Logger, parseLogLevel } from '../logging/create-logger.js';
 import { processMetrics } from '../metrics/create-metrics.js';
 import { METRICS_TOKEN_VARIABLE } from '../metrics/metrics-access.js';
 import { unauthenticatedBindProblem } from '../network/unauthenticated-bind-problem.js';
@@ -24,7 +24,7 @@ import { describeStartupError } from './describe-startup-error.js';
 import type { ServerArgs } from './parse-server-args.js';
 import type { ProtocolGenerations } from './protocol-generations.js';
 import type { HttpSettings } from './read-http-settings.js';
-import { runHttpServer } from './run-http-server.js';
+import { type HttpServerHandle, runHttpServer } from './run-http-server.js';
 import type { ServerFactory } from './server-instance.js';
 
 export interface ServeHttpOptions {
@@ -81,75 +81,15 @@ export async function serveHttp({
       ...(settings.metrics ? { metricsListener: settings.metrics } : {}),
     });
     const tenants = access;
-    let reloading: Promise<void> = Promise.resolve();
-    const reload = () => {
-      // One reload at a time, in the order the signals came.
-      reloading = reloading.then(async () => {
-        const result = await tenants.reload();
-        if (result.ok) {
-          const changes = [
-            result.added.length > 0 ? `added ${result.added.join(', ')}` : '',
-            result.removed.length > 0 ? `removed ${result.removed.join(', ')}` : '',
-            result.changed.length > 0 ? `new key for ${result.changed.join(', ')}` : '',
-          ].filter((change) => change !== '');
-          log.info(
-            `tenants file reloaded: ${result.tenants} tenant(s)${changes.length > 0 ? `; ${changes.join('; ')}` : ''}`,
-          );
-        } else {
-          log.warning(
-            `tenants file not reloaded, keeping the ${result.tenants} tenant(s) loaded before: ${result.reason}`,
-          );
-        }
-      });
-    };
-    if (access.mode === 'tenants') process.on('SIGHUP', reload);
-
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) return;
-      stopping = true;
-      log.info(`${signal}: shutting down; calls waiting on jobs answer with their handle`);
+    const reload = tenantsReloader(tenants, log);
+    if (tenants.mode === 'tenants') process.on('SIGHUP', reload);
+    stopOnSignals(() => {
       process.off('SIGHUP', reload);
-      handle
-        .close()
-        .then(() => tenants.close())
-        .then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-    };
-    // `on`, not `once`: the listeners stay until the process exits. A module that hooks signals to clean up
-    // on exit (proper-lockfile's signal-exit, loaded with the first ledger write) kills the process again
-    // with the signal when it finds itself the signal's only listener, which would cut the drain short.
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+      return handle.close().then(() => tenants.close());
+    }, log);
     // Announced only now, with the listeners in place: a supervisor (or a test) that stops the server as
     // soon as it reads the address gets a drain and exit code 0, not Node's default death by the signal.
-    // The address is followed by a space, so that a reader matching `endpoint at (http://\S+)` finds it
-    // in either log format.
-    const serving = describeServing(access, settings, env);
-    const wildcard = ['0.0.0.0', '::', '[::]'].includes(args.host);
-    if (wildcard) {
-      // The Host check refuses the wildcard address itself, so print a name clients can actually use.
-      const hostName = settings.allowedHosts[0] ?? 'localhost';
-      const url = `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${handle.port}/mcp`;
-      announce.info(
-        `MCP Streamable HTTP endpoint at ${url} (listening on every interface; Host names accepted: ` +
-          `${[...settings.allowedHosts, 'localhost', '127.0.0.1', '[::1]'].join(', ')}; add more with ` +
-          `--allowed-host or POLYMODAL_ALLOWED_HOSTS) (${serving})`,
-        { url },
-      );
-    } else {
-      announce.info(`MCP Streamable HTTP endpoint at ${handle.url} (${serving})`, { url: handle.url });
-    }
-    if (handle.metricsUrl) {
-      announce.info(
-        `metrics at ${handle.metricsUrl} (loopback peers without a token, others with ${METRICS_TOKEN_VARIABLE})`,
-        {
-          url: handle.metricsUrl,
-        },
-      );
-    }
+    announceServing({ announce, handle, access: tenants, settings, env, host: args.host });
   } catch (error) {
     announce.error(describeStartupError(error, env));
     await access?.close().catch(() => {});
@@ -184,4 +124,82 @@ function describeServing(access: TenantAccess, settings: HttpSettings, env: Node
   }
   const auth = access.mode === 'tenants' ? methods.join(' and ') : 'no authentication (loopback only)';
   return `${mode}; ${auth}`;
+}
+
+/** Re-reads the tenants file, one reload at a time in the order the signals came, and logs what changed. */
+function tenantsReloader(tenants: TenantAccess, log: Logger): () => void {
+  let reloading: Promise<void> = Promise.resolve();
+  return () => {
+    reloading = reloading.then(async () => {
+      const result = await tenants.reload();
+      if (!result.ok) {
+        log.warning(
+          `tenants file not reloaded, keeping the ${result.tenants} tenant(s) loaded before: ${result.reason}`,
+        );
+        return;
+      }
+      const changes = [
+        result.added.length > 0 ? `added ${result.added.join(', ')}` : '',
+        result.removed.length > 0 ? `removed ${result.removed.join(', ')}` : '',
+        result.changed.length > 0 ? `new key for ${result.changed.join(', ')}` : '',
+      ].filter((change) => change !== '');
+      log.info(
+        `tenants file reloaded: ${result.tenants} tenant(s)${changes.length > 0 ? `; ${changes.join('; ')}` : ''}`,
+      );
+    });
+  };
+}
+
+/** On the first SIGINT or SIGTERM: drains with `shutDown`, then exits 0 (1 when the drain failed). */
+function stopOnSignals(shutDown: () => Promise<void>, log: Logger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: shutting down; calls waiting on jobs answer with their handle`);
+    shutDown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  // `on`, not `once`: the listeners stay until the process exits. A module that hooks signals to clean up
+  // on exit (proper-lockfile's signal-exit, loaded with the first ledger write) kills the process again
+  // with the signal when it finds itself the signal's only listener, which would cut the drain short.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+/**
+ * Where the server listens and how it serves. The address is followed by a space, so that a reader
+ * matching `endpoint at (http://\S+)` finds it in either log format.
+ */
+function announceServing(options: {
+  announce: Logger;
+  handle: HttpServerHandle;
+  access: TenantAccess;
+  settings: HttpSettings;
+  env: NodeJS.ProcessEnv;
+  host: string;
+}): void {
+  const { announce, handle, settings } = options;
+  const serving = describeServing(options.access, settings, options.env);
+  if (['0.0.0.0', '::', '[::]'].includes(options.host)) {
+    // The Host check refuses the wildcard address itself, so print a name clients can actually use.
+    const hostName = settings.allowedHosts[0] ?? 'localhost';
+    const url = `http://${hostName.includes(':') ? `[${hostName}]` : hostName}:${handle.port}/mcp`;
+    announce.info(
+      `MCP Streamable HTTP endpoint at ${url} (listening on every interface; Host names accepted: ` +
+        `${[...settings.allowedHosts, 'localhost', '127.0.0.1', '[::1]'].join(', ')}; add more with ` +
+        `--allowed-host or POLYMODAL_ALLOWED_HOSTS) (${serving})`,
+      { url },
+    );
+  } else {
+    announce.info(`MCP Streamable HTTP endpoint at ${handle.url} (${serving})`, { url: handle.url });
+  }
+  if (handle.metricsUrl) {
+    announce.info(
+      `metrics at ${handle.metricsUrl} (loopback peers without a token, others with ${METRICS_TOKEN_VARIABLE})`,
+      { url: handle.metricsUrl },
+    );
+  }
 }
