@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createPolymodal } from '@polymodal/core';
+import { createPolymodal, type Polymodal } from '@polymodal/core';
 import type { ChatModel } from './agent/chat-types.js';
 import { createEndpointModel } from './agent/endpoint-model.js';
 import { collectMcpTools } from './agent/mcp-tools.js';
@@ -19,6 +19,7 @@ import {
   LLM_API_KEY_VARIABLE,
   LLM_BASE_URL_VARIABLE,
   LLM_MODEL_VARIABLE,
+  type ModelChoice,
   resolveModelChoice,
 } from './model-options.js';
 import { decideOutputStyle } from './output-style.js';
@@ -31,7 +32,7 @@ import {
   type Reporter,
 } from './reporter.js';
 import { isScenarioName, SCENARIOS, type ScenarioName, scenarioTask, writeSamples } from './scenarios.js';
-import { connectServer, serverBin } from './servers.js';
+import { connectServer, type ServerEnv, serverBin } from './servers.js';
 
 const HELP = `Usage: pnpm demo [--scenario meeting|video|flashcards] [--json] [--verbose] [--max-steps N]
                  [--llm-base-url URL --llm-model ID] ["<task in words>"]
@@ -84,7 +85,19 @@ const secrets = new Set<string>(
 );
 const mask = (text: string) => createSecretMask([...secrets])(text);
 
-async function main(): Promise<number> {
+interface DemoOptions {
+  /** Where the run is reported: the console, or one JSON event per line. */
+  reporter: Reporter;
+  verbose: boolean;
+  maxSteps: number;
+  /** The built-in scenario to run, or undefined for the task in `words`. */
+  scenario: ScenarioName | undefined;
+  words: string;
+  choice: ModelChoice;
+}
+
+/** The command line, checked before anything starts: a refused option costs no sandbox and no request. */
+function readOptions(): DemoOptions | 'help' {
   // `pnpm demo -- --json` (the npm habit) hands the script a literal `--`, after which parseArgs would take
   // every option for words of the task: one leading `--` is dropped.
   const argv = process.argv.slice(2);
@@ -103,10 +116,8 @@ async function main(): Promise<number> {
     allowPositionals: true,
   });
   if (values['llm-api-key']) secrets.add(values['llm-api-key']);
-  if (values.help) {
-    process.stdout.write(`${HELP}\n`);
-    return 0;
-  }
+  if (values.help) return 'help';
+  // Before the checks, so that a refused option is reported in the format asked for.
   reporter = values.json
     ? createJsonReporter({ mask })
     : createConsoleReporter({ style: decideOutputStyle(process.stdout, process.env), mask });
@@ -119,85 +130,128 @@ async function main(): Promise<number> {
   if (values.scenario !== undefined && words !== '') {
     throw new Error('Give either --scenario or a task in words, not both.');
   }
-  const scenario: ScenarioName | undefined =
-    words === '' ? ((values.scenario as ScenarioName) ?? 'meeting') : undefined;
-  // Checked before anything starts: a refused endpoint costs no sandbox, no server and no request.
-  const choice = resolveModelChoice(values, process.env);
+  return {
+    reporter,
+    verbose: values.verbose === true,
+    maxSteps,
+    scenario: words === '' ? ((values.scenario as ScenarioName | undefined) ?? 'meeting') : undefined,
+    words,
+    choice: resolveModelChoice(values, process.env),
+  };
+}
 
+async function main(): Promise<number> {
+  const options = readOptions();
+  if (options === 'help') {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   const outputDir = path.resolve(process.env.POLYMODAL_OUTPUT_DIR ?? 'demo-output');
   const mediaDir = path.join(outputDir, 'media');
   await mkdir(mediaDir, { recursive: true });
 
+  const reporting = options.reporter;
   const platform = await openPlatform(process.env);
   secrets.add(platform.apiKey);
   // The embedded sandbox is new on every run, so its job ids are too: keep its job ledger per run.
   const scratch = platform.embedded ? await mkdtemp(path.join(os.tmpdir(), 'polymodal-demo-')) : undefined;
   const stateDir = scratch ?? process.env.POLYMODAL_STATE_DIR;
   const polymodal = createPolymodal({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, ledger: false });
-  let endpointModel: (ChatModel & { close(): Promise<void> }) | undefined;
+  let model: (ChatModel & { close?(): Promise<void> }) | undefined;
   try {
-    reporter.emit({ type: 'platform', baseUrl: platform.baseUrl, embedded: platform.embedded });
-    const { samples, written } = await writeSamples(mediaDir, scenario ?? 'all');
-    let model: ChatModel;
-    let source: ModelSource;
-    if (choice.kind === 'endpoint') {
-      endpointModel = createEndpointModel(choice);
-      model = endpointModel;
-      source = 'endpoint';
-    } else {
-      model = await createPlatformModel(polymodal, choice.model);
-      source = platform.embedded ? 'sandbox' : 'platform';
-    }
-    reporter.emit({
-      type: 'model',
-      model: model.id,
-      source,
-      ...(choice.kind === 'endpoint' ? { endpoint: choice.baseUrl } : {}),
-    });
-
-    const serverEnv = {
+    reporting.emit({ type: 'platform', baseUrl: platform.baseUrl, embedded: platform.embedded });
+    const { samples, written } = await writeSamples(mediaDir, options.scenario ?? 'all');
+    model = await openModel(options.choice, { polymodal, embedded: platform.embedded, reporter: reporting });
+    const servers = await connectServers(options, {
       POLYMODAL_BASE_URL: platform.baseUrl,
       POLYMODAL_API_KEY: platform.apiKey,
       POLYMODAL_ALLOWED_DIRS: mediaDir,
       POLYMODAL_OUTPUT_DIR: outputDir,
       ...(stateDir ? { POLYMODAL_STATE_DIR: stateDir } : {}),
-    };
-    const servers = await Promise.all(
-      SERVERS.map(([name, packageName, binName]) =>
-        connectServer({
-          name,
-          bin: serverBin(packageName, binName),
-          env: serverEnv,
-          onLog: values.verbose ? (line) => process.stderr.write(mask(`[${name}] ${line}\n`)) : undefined,
-        }),
-      ),
-    );
+    });
     try {
-      for (const server of servers) {
-        const { name, protocolVersion, era } = server;
-        reporter.emit({ type: 'server', server: name, protocolVersion, era });
-        if (values.verbose)
-          process.stderr.write(mask(`[${name}] connected: MCP ${protocolVersion} (${era})\n`));
-      }
-      const tools = await collectMcpTools(servers, reporter);
-      const task = scenario ? scenarioTask(scenario, samples) : words;
-      reporter.emit({ type: 'task', text: task, tools: tools.length, ...(scenario ? { scenario } : {}) });
-      const run = await runAgent({ model, tools, task, maxSteps, reporter });
-      reporter.emit({ type: 'answer', text: run.answer });
-      const files = run.toolCalls
-        .map((call) => call.structured?.path ?? call.structured?.savedPath)
-        .filter((value): value is string => typeof value === 'string');
-      reporter.emit({ type: 'files', paths: [...written, ...new Set(files)] });
-      return run.stopped === 'answer' && run.toolCalls.every((call) => call.ok) ? 0 : 1;
+      const task = options.scenario ? scenarioTask(options.scenario, samples) : options.words;
+      return await runTask({ options, model, servers, task, written, reporter: reporting });
     } finally {
       await Promise.all(servers.map((server) => server.close()));
     }
   } finally {
-    await endpointModel?.close();
+    await model?.close?.();
     await polymodal.close();
     await platform.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The model the agent reasons with: the endpoint given, or the platform's shared LLM (the sandbox's planner). */
+async function openModel(
+  choice: ModelChoice,
+  { polymodal, embedded, reporter }: { polymodal: Polymodal; embedded: boolean; reporter: Reporter },
+): Promise<ChatModel & { close?(): Promise<void> }> {
+  const model =
+    choice.kind === 'endpoint'
+      ? createEndpointModel(choice)
+      : await createPlatformModel(polymodal, choice.model);
+  const source: ModelSource = choice.kind === 'endpoint' ? 'endpoint' : embedded ? 'sandbox' : 'platform';
+  reporter.emit({
+    type: 'model',
+    model: model.id,
+    source,
+    ...(choice.kind === 'endpoint' ? { endpoint: choice.baseUrl } : {}),
+  });
+  return model;
+}
+
+/** Spawns the three servers over stdio, as a desktop host does, and reports what each negotiated. */
+async function connectServers(options: DemoOptions, env: ServerEnv) {
+  const servers = await Promise.all(
+    SERVERS.map(([name, packageName, binName]) =>
+      connectServer({
+        name,
+        bin: serverBin(packageName, binName),
+        env,
+        onLog: options.verbose ? (line) => process.stderr.write(mask(`[${name}] ${line}\n`)) : undefined,
+      }),
+    ),
+  );
+  for (const server of servers) {
+    const { name, protocolVersion, era } = server;
+    options.reporter.emit({ type: 'server', server: name, protocolVersion, era });
+    if (options.verbose) process.stderr.write(mask(`[${name}] connected: MCP ${protocolVersion} (${era})\n`));
+  }
+  return servers;
+}
+
+/** Runs the agent on `task` with every server's tools; 0 when it answered and every tool call succeeded. */
+async function runTask(run: {
+  options: DemoOptions;
+  model: ChatModel;
+  servers: Awaited<ReturnType<typeof connectServers>>;
+  task: string;
+  written: readonly string[];
+  reporter: Reporter;
+}): Promise<number> {
+  const { options, reporter } = run;
+  const tools = await collectMcpTools(run.servers, reporter);
+  reporter.emit({
+    type: 'task',
+    text: run.task,
+    tools: tools.length,
+    ...(options.scenario ? { scenario: options.scenario } : {}),
+  });
+  const result = await runAgent({
+    model: run.model,
+    tools,
+    task: run.task,
+    maxSteps: options.maxSteps,
+    reporter,
+  });
+  reporter.emit({ type: 'answer', text: result.answer });
+  const files = result.toolCalls
+    .map((call) => call.structured?.path ?? call.structured?.savedPath)
+    .filter((value): value is string => typeof value === 'string');
+  reporter.emit({ type: 'files', paths: [...run.written, ...new Set(files)] });
+  return result.stopped === 'answer' && result.toolCalls.every((call) => call.ok) ? 0 : 1;
 }
 
 // Output piped into `head` and the like: stop quietly when the reader goes away.

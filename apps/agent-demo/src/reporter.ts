@@ -81,11 +81,7 @@ export function createConsoleReporter(options: {
   const { style } = options;
   const mask = options.mask ?? ((text: string) => text);
   const out = options.write ?? ((text: string) => process.stdout.write(text));
-  const paint = (code: string) => (text: string) => (style.colour ? `\x1b[${code}m${text}\x1b[0m` : text);
-  const dim = paint('2');
-  const bold = paint('1');
-  const green = paint('32');
-  const red = paint('31');
+  const paint = painter(style);
   let lastProgress = '';
   // A progress line drawn in place (redraw mode) and not yet ended.
   let openProgress = false;
@@ -95,84 +91,82 @@ export function createConsoleReporter(options: {
     out(`${openProgress ? ERASE_LINE : ''}${mask(text)}\n`);
     openProgress = false;
   };
+  const progress = (text: string) => {
+    if (text === lastProgress) return;
+    lastProgress = text;
+    if (style.redraw) {
+      out(`${ERASE_LINE}${mask(paint.dim(text))}`);
+      openProgress = true;
+    } else {
+      line(paint.dim(text));
+    }
+  };
 
   return {
     emit(event) {
-      switch (event.type) {
-        case 'platform':
-          line(
-            event.embedded
-              ? `Platform: embedded sandbox at ${event.baseUrl} (simulated; no key, no network)`
-              : `Platform: ${event.baseUrl}`,
-          );
-          break;
-        case 'model':
-          line(
-            `Model: ${event.model} (${MODEL_SOURCES[event.source]}${event.endpoint ? ` at ${event.endpoint}` : ''})`,
-          );
-          break;
-        case 'server':
-          // Which protocol generation each server speaks is a detail: --json carries it, and --verbose
-          // shows it on stderr beside the servers' logs.
-          break;
-        case 'task':
-          line(`Task (${event.tools} tools available): ${event.text}`);
-          break;
-        case 'step':
-          break;
-        case 'message':
-          line(dim(`  model: ${event.text}`));
-          break;
-        case 'call':
-          lastProgress = '';
-          line(
-            `\n${bold('▸')} ${event.server} · ${bold(event.tool)} ${dim(briefArguments(event.arguments))}`,
-          );
-          break;
-        case 'progress': {
-          const percent = event.total
-            ? `${Math.round((event.progress / event.total) * 100)}%`
-            : `${event.progress}`;
-          const text = `  … ${event.message ?? percent}`;
-          if (text === lastProgress) break;
-          lastProgress = text;
-          if (style.redraw) {
-            out(`${ERASE_LINE}${mask(dim(text))}`);
-            openProgress = true;
-          } else {
-            line(dim(text));
-          }
-          break;
-        }
-        case 'result':
-          line(
-            `  ${event.ok ? green('✓') : red('✗')} ${event.brief} ${dim(`(${event.seconds.toFixed(1)} s)`)}`,
-          );
-          break;
-        case 'note':
-          line(dim(`  · ${event.text}`));
-          break;
-        case 'answer':
-          answer = event.text;
-          line(`\n${event.text}`);
-          break;
-        case 'files': {
-          // Files the answer already names are not listed twice.
-          const unnamed = event.paths.filter((file) => !answer.includes(file));
-          if (unnamed.length > 0)
-            line(`\n${bold('Other files')}\n${unnamed.map((file) => `  ${file}`).join('\n')}`);
-          break;
-        }
-        case 'error':
-          // The CLI says it on stderr; stdout stays the run's narration.
-          break;
-      }
+      if (event.type === 'call') lastProgress = '';
+      if (event.type === 'progress') return progress(progressText(event));
+      if (event.type === 'answer') answer = event.text;
+      const text = consoleLine(event, { paint, answer });
+      if (text !== undefined) line(text);
     },
     finish() {
       if (openProgress) out('\n');
       openProgress = false;
     },
   };
+}
+
+type Paint = (text: string) => string;
+
+function painter(style: OutputStyle): { dim: Paint; bold: Paint; green: Paint; red: Paint } {
+  const paint = (code: string) => (text: string) => (style.colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  return { dim: paint('2'), bold: paint('1'), green: paint('32'), red: paint('31') };
+}
+
+function progressText(event: Extract<TraceEvent, { type: 'progress' }>): string {
+  const percent = event.total ? `${Math.round((event.progress / event.total) * 100)}%` : `${event.progress}`;
+  return `  … ${event.message ?? percent}`;
+}
+
+/** The line an event is narrated with on the console, if it has one. */
+function consoleLine(
+  event: TraceEvent,
+  { paint, answer }: { paint: ReturnType<typeof painter>; answer: string },
+): string | undefined {
+  const { dim, bold, green, red } = paint;
+  switch (event.type) {
+    case 'platform':
+      return event.embedded
+        ? `Platform: embedded sandbox at ${event.baseUrl} (simulated; no key, no network)`
+        : `Platform: ${event.baseUrl}`;
+    case 'model':
+      return `Model: ${event.model} (${MODEL_SOURCES[event.source]}${event.endpoint ? ` at ${event.endpoint}` : ''})`;
+    case 'task':
+      return `Task (${event.tools} tools available): ${event.text}`;
+    case 'message':
+      return dim(`  model: ${event.text}`);
+    case 'call':
+      return `\n${bold('▸')} ${event.server} · ${bold(event.tool)} ${dim(briefArguments(event.arguments))}`;
+    case 'result':
+      return `  ${event.ok ? green('✓') : red('✗')} ${event.brief} ${dim(`(${event.seconds.toFixed(1)} s)`)}`;
+    case 'note':
+      return dim(`  · ${event.text}`);
+    case 'answer':
+      return `\n${event.text}`;
+    case 'files': {
+      // Files the answer already names are not listed twice.
+      const unnamed = event.paths.filter((file) => !answer.includes(file));
+      return unnamed.length > 0
+        ? `\n${bold('Other files')}\n${unnamed.map((file) => `  ${file}`).join('\n')}`
+        : undefined;
+    }
+    default:
+      // 'server': which protocol generation each server speaks is a detail: --json carries it, and
+      // --verbose shows it on stderr beside the servers' logs. 'step' draws nothing; 'error': the CLI
+      // says it on stderr, and stdout stays the run's narration.
+      return undefined;
+  }
 }
 
 /**
