@@ -27,8 +27,6 @@ export {
   FLASHCARDS_SERVICE,
   IMAGE_TO_VIDEO_API_PATH,
   IMAGE_TO_VIDEO_SERVICE,
-  jobServicesOf,
-  type McpServerName,
   MEETING_API_PATH,
   MEETING_SERVICE,
   type PlatformService,

@@ -12,6 +12,7 @@ export type { ServerContext } from './context/create-server-context.js';
 export { createToolDeadline, type ToolDeadline } from './deadline/tool-deadline.js';
 export { TOOL_ERROR_META_KEY, type ToolErrorHints, toolError, toolErrorFor } from './errors/tool-error.js';
 export { jobOutputSchema, keepWaitingHint } from './jobs/job-handle.js';
+export { type JobService, jobServicesOf, type McpServerName } from './jobs/job-services.js';
 export { jobsServedBy, type ListJobsToolOptions, listJobsTool } from './jobs/list-jobs-tool.js';
 export {
   createProgressReporter,

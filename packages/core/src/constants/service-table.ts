@@ -1,7 +1,7 @@
 /**
  * The one table of the platform's services: per service its name in the job ledger, the path prefixes of
- * its requests, its label in metrics, how often one of its jobs may be read, and the MCP tool (and server)
- * that continues a wait on one. What used to repeat these facts reads them here: the ledger names and API
+ * its requests, its label in metrics and how often one of its jobs may be read. Platform facts only: which
+ * MCP tool presents a service's jobs is the servers' business (mcp-common's `jobServicesOf`). What used to repeat these facts reads them here: the ledger names and API
  * paths below, `platformServiceOf`, the job resources' intervals. It loads no schema and no client, so an
  * MCP server listing its tools or jobs (`@polymodal/core/constants`) pays for neither.
  */
@@ -15,9 +15,6 @@ export const THAI_ASR_API_PATH = '/api/thai-asr';
 export const READING_SCORE_API_PATH = '/api/reading-score';
 export const LEGACY_READING_SCORE_API_PATH = '/api/low-latency-asr/reading-score';
 
-/** The MCP servers that answer long jobs (the combined server's toolsets bear the same names). */
-export type McpServerName = 'meeting' | 'media' | 'speech';
-
 export interface PlatformService {
   /**
    * The service's name in the job ledger (and `list_jobs`). Several names can share one platform service:
@@ -30,9 +27,6 @@ export interface PlatformService {
   apiPaths: readonly string[];
   /** Least time between two status reads of one job: the spec's (meeting: 5 s), or ours where it is silent. */
   pollIntervalMs?: number;
-  /** The tool that continues the wait on one of its jobs, and the server that offers it. */
-  waitTool?: string;
-  server?: McpServerName;
 }
 
 export const SERVICES = [
@@ -40,33 +34,25 @@ export const SERVICES = [
     name: 'meeting',
     apiPaths: [MEETING_API_PATH],
     pollIntervalMs: 5_000,
-    waitTool: 'get_meeting',
-    server: 'meeting',
   },
   {
     name: 'catalog-video',
     apiPaths: [CATALOG_VIDEO_API_PATH],
     pollIntervalMs: 3_000,
-    waitTool: 'get_video_job',
-    server: 'media',
   },
   {
     name: 'image-to-video',
     apiPaths: [IMAGE_TO_VIDEO_API_PATH],
     pollIntervalMs: 3_000,
-    waitTool: 'get_video_job',
-    server: 'media',
   },
   {
     name: 'flashcards',
     apiPaths: [FLASHCARDS_API_PATH],
     pollIntervalMs: 3_000,
-    waitTool: 'get_flashcards',
-    server: 'media',
   },
   // A text of any length: one job whose entry names its parts (`speech-synthesis` entries) beneath it, so
   // that it is resumed, listed and followed as one job in any process. Run by the server, not polled.
-  { name: 'speech-text', metricsLabel: 'speech', apiPaths: [], waitTool: 'get_speech', server: 'media' },
+  { name: 'speech-text', metricsLabel: 'speech', apiPaths: [] },
   // One platform speech task: a part of at most 200 characters. Read at least 1 s apart, then slower.
   { name: 'speech-synthesis', metricsLabel: 'speech', apiPaths: [TTS_API_PATH], pollIntervalMs: 1_000 },
   { name: 'custom-voice', metricsLabel: 'speech', apiPaths: [] },
@@ -74,8 +60,6 @@ export const SERVICES = [
     name: 'reading-score',
     apiPaths: [READING_SCORE_API_PATH, LEGACY_READING_SCORE_API_PATH],
     pollIntervalMs: 2_000,
-    waitTool: 'get_reading_score',
-    server: 'speech',
   },
   { name: 'llm', apiPaths: [LLM_API_PATH] },
   { name: 'thai-asr', apiPaths: [THAI_ASR_API_PATH] },
@@ -89,12 +73,6 @@ export function serviceOf<N extends ServiceName>(name: N): Extract<Service, { na
 export function serviceOf(name: string): PlatformService | undefined;
 export function serviceOf(name: string): PlatformService | undefined {
   return SERVICES.find((service) => service.name === name);
-}
-
-/** The services whose jobs `server` continues (its `list_jobs` lists them), in the table's order. */
-export function jobServicesOf(server: McpServerName): ServiceName[] {
-  const served = SERVICES.filter((service) => 'server' in service && service.server === server);
-  return served.map((service) => service.name);
 }
 
 // The ledger names by themselves, checked against the table by the compiler; literal types, so that a

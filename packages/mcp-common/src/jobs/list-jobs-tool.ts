@@ -5,12 +5,6 @@
  * of today (UTC) from the same ledger: charged, reserved by jobs not charged yet, and with a daily budget
  * what is left of it — per tenant, since each tenant has a ledger of its own.
  */
-import {
-  jobServicesOf,
-  type McpServerName,
-  type PlatformService,
-  serviceOf,
-} from '@polymodal/core/constants';
 import type { LedgerEntry } from '@polymodal/core/ledger';
 import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
@@ -20,6 +14,7 @@ import { hideServerPaths } from '../errors/hide-server-paths.js';
 import { toolError } from '../errors/tool-error.js';
 import { defineTool, type ToolDefinition } from '../tools/define-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
+import { jobServicesOf, type McpServerName } from './job-services.js';
 
 export interface ListJobsToolOptions {
   /** Ledger services this server owns (e.g. `['meeting']`). */
@@ -69,21 +64,14 @@ const listJobsOutput = z.looseObject({
   credits: z.looseObject({ spent: z.number() }),
 });
 
-/**
- * What `list_jobs` lists for the given servers, from core's service table: their job services, and the
- * tools that continue those jobs (named in its description).
- */
+/** What `list_jobs` lists for the given servers: their job services, and the tools that continue those jobs. */
 export function jobsServedBy(
   servers: readonly McpServerName[],
 ): Required<Pick<ListJobsToolOptions, 'services' | 'getTool'>> {
-  const services = servers.flatMap((server) => jobServicesOf(server));
-  const waitTools = services.map((service) => {
-    const row: PlatformService | undefined = serviceOf(service);
-    return row?.waitTool;
-  });
+  const served = servers.flatMap((server) => jobServicesOf(server));
   return {
-    services,
-    getTool: [...new Set(waitTools.filter((tool) => tool !== undefined))].join(', '),
+    services: served.map((row) => row.service),
+    getTool: [...new Set(served.map((row) => row.waitTool))].join(', '),
   };
 }
 

@@ -3,7 +3,7 @@
  * with one context, the roots and the connection. The per-service `list_jobs` tools are replaced by one
  * that lists the jobs of every service included.
  */
-import type { McpServerName } from '@polymodal/core/constants';
+import type { McpServerName } from '../jobs/job-services.js';
 import { jobsServedBy, listJobsTool } from '../jobs/list-jobs-tool.js';
 import type { Icon } from '../protocol/sdk-types.js';
 import type { ServerInstance } from '../runners/server-instance.js';
@@ -12,7 +12,7 @@ import { createPolymodalServer, type PolymodalServerDeps } from './create-polymo
 
 /** A server included in the combined one. */
 export interface ComposedServer {
-  /** The server's name in core's service table: the shared `list_jobs` shows the jobs of its services. */
+  /** The server's name (`jobServicesOf`): the shared `list_jobs` shows the jobs of its services. */
   name: McpServerName;
   /** The server's tools (its package's tool group). */
   tools: ToolGroup;
