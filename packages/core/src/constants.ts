@@ -32,6 +32,7 @@ export {
   type PlatformService,
   READING_SCORE_SERVICE,
   SERVICES,
+  type ServiceName,
   SPEECH_SYNTHESIS_SERVICE,
   SPEECH_TEXT_SERVICE,
   serviceOf,
