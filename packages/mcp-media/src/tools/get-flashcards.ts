@@ -16,7 +16,8 @@ const getFlashcardsInput = {
 export const getFlashcardsTool = defineTool({
   name: 'get_flashcards',
   title: 'Get video flashcards',
-  description: 'Waits on a create_flashcards job; when done, returns the cards and saves them as JSON. Free.',
+  description:
+    'Waits (waitSeconds, default 40) on a create_flashcards job; when done, returns the cards and saves them as JSON. Free.',
   inputSchema: getFlashcardsInput,
   outputSchema: flashcardsOutcomeShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },

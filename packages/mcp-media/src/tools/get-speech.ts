@@ -23,7 +23,7 @@ export const getSpeechTool = defineTool({
   name: 'get_speech',
   title: 'Get a speech synthesis',
   description:
-    'Waits on a synthesize_speech job, also after a restart (resumes it; paid parts are reused); returns the WAV.',
+    'Waits (waitSeconds, default 40) on a synthesize_speech job, also after a restart (resumes it; paid parts are reused); returns the WAV.',
   inputSchema: getSpeechInput,
   outputSchema: speechOutcomeShape,
   annotations: {

@@ -24,7 +24,7 @@ export const getVideoJobTool = defineTool({
   name: 'get_video_job',
   title: 'Get a video job',
   description:
-    'Waits on a generate_video or image_to_video job; when done, saves the MP4 and links it. Free.',
+    'Waits (waitSeconds, default 40) on a generate_video or image_to_video job; when done, saves the MP4 and links it. Free.',
   inputSchema: getVideoJobInput,
   outputSchema: videoOutcomeShape,
   annotations: {

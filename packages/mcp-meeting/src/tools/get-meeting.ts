@@ -39,7 +39,7 @@ import {
 export const MAX_SEGMENTS_CAP = 200;
 
 // Short on purpose (issue 14): hosts send it to the model on every turn. The detail is in the README's Tools.
-const DESCRIPTION = `Reads a meeting job: status, credits, summary, one page of transcript/translation (next page: segmentRange.from=nextSegment). Free. waitSeconds > 0 waits for a running job; repeat while done=false.`;
+const DESCRIPTION = `Reads a meeting job: status, credits, summary, one page of transcript/translation (next page: segmentRange.from=nextSegment). Free. waitSeconds (default 0, since this tool also pages through finished jobs) waits for a running job; repeat while done=false.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getMeetingInput = {

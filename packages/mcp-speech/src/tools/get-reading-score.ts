@@ -14,7 +14,7 @@ import { READING_SCORE_VIEW } from '../views/reading-score-view.js';
 import { waitForTask } from './score-reading.js';
 import type { SpeechToolDeps } from './speech-tool-deps.js';
 
-const DESCRIPTION = `Reads a queued score_reading job: its state, or the full result once ready. waitSeconds waits (default 0). Free.`;
+const DESCRIPTION = `Reads a queued score_reading job: its state, or the full result once ready. waitSeconds waits (default 0, so the score view's refresh answers at once). Free.`;
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getReadingScoreInput = {
