@@ -35,8 +35,8 @@ export const SPEECH_WAIT_TOOL = 'get_speech';
 const MAX_INLINE_AUDIO_BYTES = 1024 * 1024;
 
 /**
- * The shared long-job output schema (issue 14): the tool's own fields (saved file, sizes, parts, …) are
- * further properties it allows, explained in the README's Tools section rather than in every tools/list.
+ * The shared long-job output schema: the tool's own fields (saved file, sizes, parts, …) are further
+ * properties it allows, explained in the README's Tools section rather than in every tools/list.
  */
 export const speechOutcomeShape = jobOutputSchema;
 
