@@ -52,5 +52,5 @@ export {
   IMAGE_TO_VIDEO_MODELS,
   IMAGE_TO_VIDEO_RESOLUTIONS,
   inputSlots,
-  jobErrorText,
 } from './constants/video-constants.js';
+export { jobErrorText } from './errors/job-error-text.js';

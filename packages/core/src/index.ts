@@ -53,6 +53,8 @@ export type { MeetingClient } from './meeting/create-meeting-client.js';
 export type { ReadingScoreClient } from './reading-score/create-reading-score-client.js';
 export type { AcquireOptions, Slot, SpeechGovernor } from './speech-synthesis/concurrency-governor.js';
 export type { SpeechClient } from './speech-synthesis/create-speech-client.js';
+export type { SpeechTextJobOptions } from './speech-synthesis/text-synthesis-job.js';
+export type { SpeechTextJob, SpeechTextOutcome } from './speech-synthesis/text-synthesis-runs.js';
 export type {
   JobReadEvent,
   JobStartEvent,

@@ -5,7 +5,7 @@
  * and a request refused with a 429 waits for a free slot; a stopped batch sends no further part; long text
  * is split and joined in order. Time is a fake clock that moves only when the client sleeps.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import {
   ConnectionError,
   createFileAccess,
   type SpeechClient,
+  type SpeechTextJob,
   UncertainSubmissionError,
   ValidationError,
 } from '../src/index.js';
@@ -86,6 +87,18 @@ function client(options: { concurrentSessions?: number; ledger?: boolean } = {})
 }
 
 const posts = () => server!.requests.filter((request) => request.method === 'POST');
+
+/** Resolves once a speech-text job has stopped running. */
+function settledJob(job: SpeechTextJob): Promise<void> {
+  return new Promise((resolve) => {
+    if (job.state !== 'running') resolve();
+    const stop = job.onChange(() => {
+      if (job.state === 'running') return;
+      stop();
+      resolve();
+    });
+  });
+}
 
 /**
  * A fake service: every task is ready on its `readsToFinish`-th status read (default the second); PENDING
@@ -403,6 +416,60 @@ describe('speech synthesis client', () => {
     expect(again.parts.map((part) => part.resumed)).toEqual([true, true, false, false, false]);
     expect(posts()).toHaveLength(5);
     expect(again.parts.map((part) => part.text)).toEqual(sentences);
+  });
+
+  it('a speech-text job is one ledger job over its parts: another process answers it from the ledger, and resumes it without paying a part again once its file is gone', async () => {
+    const controller = new AbortController();
+    const fake = fakeService({
+      onPost: (_body, count) => {
+        // The only caller is cancelled while the second part's POST is in flight.
+        if (count === 2) controller.abort(new Error('the caller left'));
+        return 'ok';
+      },
+    });
+    server = await startServer(fake.handler);
+    const sentences = Array.from(
+      { length: 3 },
+      (_, index) =>
+        `Sentence ${index + 1} is long enough ${'to fill most of one part '.repeat(5)}on its own.`,
+    );
+    const request = { text: sentences.join(' ') };
+    const first = client({ concurrentSessions: 1, ledger: true });
+    const job = await first.startTextJob(request, { fileName: 'lesson.wav' });
+    expect(job.id).toMatch(/^speech_[0-9a-f]{20}$/);
+    job.follow(controller.signal);
+    await settledJob(job);
+    expect(job.state).toBe('cancelled');
+    expect(posts()).toHaveLength(2);
+
+    // Cancelled is how another process reads it, until the same request starts it again there: the parts
+    // already sent are reused, only the last one is sent.
+    const second = client({ concurrentSessions: 1, ledger: true });
+    expect((await second.retrieveTextJob(job.id))?.state).toBe('cancelled');
+    const resumed = await second.startTextJob(request, { fileName: 'lesson.wav' });
+    expect(resumed.id).toBe(job.id);
+    await settledJob(resumed!);
+    expect(resumed?.state).toBe('done');
+    expect(resumed?.outcome?.parts.map((part) => part.resumed)).toEqual([true, true, false]);
+    expect(resumed?.outcome?.savedPath).toBe(path.join(await realpath(path.join(dir, 'out')), 'lesson.wav'));
+    expect(posts()).toHaveLength(3);
+
+    // A third process answers the saved synthesis from its record, reading no part again.
+    const reads = server.requests.length;
+    const saved = await client({ ledger: true }).retrieveTextJob(job.id);
+    expect(saved?.state).toBe('done');
+    expect(saved?.outcome?.parts.every((part) => part.resumed)).toBe(true);
+    expect(server.requests).toHaveLength(reads);
+    const entry = await createJobLedger({ dir: path.join(dir, 'jobs') }).findById('speech-text', job.id);
+    expect(entry?.lastStatus).toBe('SUCCESS');
+    expect(entry?.request?.parts).toHaveLength(3);
+
+    // Its file gone, the synthesis runs again from the ledger: every part resumed, nothing paid again.
+    await rm(path.join(dir, 'out', 'lesson.wav'));
+    const rerun = await client({ ledger: true }).retrieveTextJob(job.id);
+    await settledJob(rerun!);
+    expect(rerun?.outcome?.parts.map((part) => part.resumed)).toEqual([true, true, true]);
+    expect(posts()).toHaveLength(3);
   });
 
   it('splits long text at sentence boundaries and joins the WAVs in order', async () => {

@@ -1,6 +1,6 @@
 /**
- * The video services' constants (paths, states, image-to-video's models and options), `jobErrorText` and
- * `inputSlots`, apart from their schemas: code that needs only these does not build the schemas.
+ * The video services' constants (paths, states, image-to-video's models and options) and `inputSlots`,
+ * apart from their schemas: code that needs only these does not build the schemas.
  */
 export const VIDEO_JOB_STATES = ['queued', 'processing', 'done', 'failed', 'canceled'] as const;
 /** States after which a video job does not change any more. */
@@ -17,17 +17,6 @@ export const IMAGE_TO_VIDEO_MODELS = [
 ] as const;
 export const IMAGE_TO_VIDEO_ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
 export const IMAGE_TO_VIDEO_RESOLUTIONS = ['480p', '720p'] as const;
-
-/** The failure reason of a job as text, whatever shape the service used. */
-export function jobErrorText(error: unknown): string | null {
-  if (error === undefined || error === null) return null;
-  if (typeof error === 'string') return error;
-  if (typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') {
-    const { code, message } = error as { code?: unknown; message: string };
-    return typeof code === 'string' ? `${code}: ${message}` : message;
-  }
-  return JSON.stringify(error);
-}
 
 /** The URI parameters of a catalog model that take the given input kind, in catalog order. */
 export function inputSlots<P extends { name: string; format?: string | undefined }>(

@@ -26,7 +26,6 @@ import {
   FLASHCARDS_MAX_VIDEO_SECONDS,
 } from '../constants/flashcards-constants.js';
 import { FLASHCARDS_API_PATH, FLASHCARDS_SERVICE } from '../constants/service-table.js';
-import { jobErrorText } from '../constants/video-constants.js';
 import {
   FlashcardJob,
   type FlashcardLimits,
@@ -34,6 +33,7 @@ import {
   FlashcardStart,
 } from '../contracts/flashcards.js';
 import { describeIssues, listIssues } from '../errors/describe-issues.js';
+import { jobErrorText } from '../errors/job-error-text.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import type { FileAccess } from '../files/create-file-access.js';
 import { openRegularFile } from '../files/open-verified-file.js';

@@ -2,8 +2,9 @@
  * What the two video services share: reading a job, waiting for it and starting one at most once (both
  * on the job engine), and the request checks of media references.
  */
-import { jobErrorText } from '../constants/video-constants.js';
+
 import { VideoJob } from '../contracts/video.js';
+import { jobErrorText } from '../errors/job-error-text.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import { type CallOptions, requestOptionsOf, startCall } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';

@@ -5,8 +5,8 @@
  */
 
 import { FLASHCARD_TERMINAL_STATES } from '../constants/flashcards-constants.js';
-import { jobErrorText } from '../constants/video-constants.js';
 import type { FlashcardJob } from '../contracts/flashcards.js';
+import { jobErrorText } from '../errors/job-error-text.js';
 import { defineJobKind, type JobOutcome } from './job-view.js';
 
 const succeeded = (job: FlashcardJob) =>

@@ -6,8 +6,8 @@
  * caller left); its progress is its parts'. Apart from the client, so that a server shows a job without it.
  */
 
-import { jobErrorText } from '../constants/video-constants.js';
 import type { SpeechTask } from '../contracts/speech-synthesis.js';
+import { jobErrorText } from '../errors/job-error-text.js';
 import { JobFailedError } from '../errors/polymodal-error.js';
 import { defineJobKind, type JobView } from './job-view.js';
 

@@ -4,8 +4,9 @@
  * text. Apart from the job client, so that a tool presenting a job does not load it.
  */
 
-import { jobErrorText, VIDEO_TERMINAL_STATES } from '../constants/video-constants.js';
+import { VIDEO_TERMINAL_STATES } from '../constants/video-constants.js';
 import type { VideoJob } from '../contracts/video.js';
+import { jobErrorText } from '../errors/job-error-text.js';
 import { defineJobKind, type JobOutcome } from './job-view.js';
 
 const OUTCOMES = new Map<string, JobOutcome>([

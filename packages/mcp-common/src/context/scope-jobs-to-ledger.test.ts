@@ -61,6 +61,8 @@ async function setUp(shared: { value: boolean }) {
       'synthesizeText',
       'submit',
       'synthesize',
+      'startTextJob',
+      'retrieveTextJob',
     ]),
     readingScore: recordingClient(calls, 'readingScore', ['task', 'poll', 'wait']),
     llm: { marker: 'llm' },
@@ -178,10 +180,20 @@ describe('scopeJobsToLedger', () => {
       request: { voice: { clone_audio: 'custom_voices/mine.wav' } },
     });
     const theirs = { text: 'Hello.', clone_audio: 'custom_voices/theirs.wav' };
+    // A speech-text job recorded with that voice (e.g. while the key was the tenant's own) would run it again.
+    await ledger.insert({
+      service: 'speech-text',
+      fingerprint: 'fp-text',
+      id: 'speech_theirs',
+      lastStatus: 'ERROR',
+      request: { speech: theirs, fileName: 'speech_theirs.wav' },
+    });
     for (const speak of [
       () => scoped.speech.synthesizeText(theirs),
       () => scoped.speech.submit(theirs),
       () => scoped.speech.synthesize(theirs),
+      () => scoped.speech.startTextJob(theirs),
+      () => scoped.speech.retrieveTextJob('speech_theirs'),
     ]) {
       await expect(speak()).rejects.toThrow(/custom_voices\/theirs\.wav was not registered by this tenant/);
     }
@@ -189,8 +201,11 @@ describe('scopeJobsToLedger', () => {
     await scoped.speech.synthesizeText({ text: 'Hello.', clone_audio: 'custom_voices/mine.wav' });
     await scoped.speech.synthesizeText({ text: 'Hello.', clone_audio: 'https://cdn.example/own.wav' });
     await scoped.speech.synthesizeText({ text: 'Hello.' });
+    // A handle the ledger does not hold reaches the client, which answers it as unknown.
+    await scoped.speech.retrieveTextJob('speech_unknown');
     shared.value = false;
     await scoped.speech.synthesizeText(theirs);
-    expect(calls).toHaveLength(4);
+    await scoped.speech.retrieveTextJob('speech_theirs');
+    expect(calls).toHaveLength(6);
   });
 });

@@ -38,15 +38,18 @@ import {
   MEETING_SERVICE,
   READING_SCORE_SERVICE,
   SPEECH_SYNTHESIS_SERVICE,
+  SPEECH_TEXT_SERVICE,
 } from '@polymodal/core/constants';
 import { NotFoundError, ValidationError } from '@polymodal/core/errors';
 import type { JobLedger } from '@polymodal/core/ledger';
 
 /**
  * `byId`: the first argument is a job id (or a path ending in one); `list`: the account's jobs; `voice`: the
- * first argument is a speech request that may clone a registered voice; `free`: none of these.
+ * first argument is a speech request that may clone a registered voice; `textJob`: the first argument is
+ * the handle of a speech-text job, which may run its recorded request (and clone its voice) again; `free`:
+ * none of these.
  */
-type MethodScope = 'byId' | 'list' | 'voice' | 'free';
+type MethodScope = 'byId' | 'list' | 'voice' | 'textJob' | 'free';
 
 const MEETING_METHODS = {
   upload: 'free',
@@ -94,13 +97,17 @@ const SPEECH_METHODS = {
   // Checks a request, sends nothing.
   validate: 'free',
   submit: 'voice',
-  get: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
   synthesize: 'voice',
   synthesizeText: 'voice',
   // Splits a text into its parts and their fingerprints: no platform request, no job id.
   textParts: 'free',
+  // Runs synthesizeText inside the client, where this proxy does not see it: checked here instead.
+  startTextJob: 'voice',
+  // Reads the client's own ledger, which is the tenant's; a job it resumes runs its recorded request.
+  retrieveTextJob: 'textJob',
   registerVoice: 'free',
   listVoices: 'free',
   stats: 'free',
@@ -133,9 +140,14 @@ export function scopeJobsToLedger(polymodal: Polymodal, options: ScopeJobsOption
         const kind = methods[property as keyof T];
         if (typeof value !== 'function' || kind === undefined || kind === 'free') return value;
         const method = value as (...args: unknown[]) => Promise<unknown>;
-        if (kind === 'voice') {
+        if (kind === 'voice' || kind === 'textJob') {
           return async (...args: unknown[]) => {
-            if (isShared()) await assertOwnVoice(ledger, args[0]);
+            if (isShared()) {
+              await assertOwnVoice(
+                ledger,
+                kind === 'voice' ? args[0] : await recordedSpeech(ledger, args[0]),
+              );
+            }
             return method.apply(target, args);
           };
         }
@@ -216,6 +228,13 @@ async function assertOwnVoice(ledger: JobLedger, request: unknown): Promise<void
     `voice ${clone} was not registered by this tenant (register_voice), so it is not used: the key is shared with other tenants. Nothing was sent.`,
     [{ path: 'voice', message: 'not a voice of this tenant' }],
   );
+}
+
+/** The speech request a speech-text job of the tenant's ledger runs, if it holds that job. */
+async function recordedSpeech(ledger: JobLedger, id: unknown): Promise<unknown> {
+  if (typeof id !== 'string') return undefined;
+  const entry = await ledger.findById(SPEECH_TEXT_SERVICE, id);
+  return (entry?.request as { speech?: unknown } | undefined)?.speech;
 }
 
 /** A job id, or the last segment of a status path (reading score: `/…/task/<id>`). */

@@ -10,7 +10,6 @@ import { z } from 'zod';
 import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import type { MediaToolDeps } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
-import { openSpeechSynthesis } from './speech-synthesis-job.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getSpeechInput = {
@@ -38,7 +37,7 @@ export const getSpeechTool = defineTool({
   view: MEDIA_PLAYER_VIEW,
   handler: (deps: MediaToolDeps) => async (args, extra) => {
     try {
-      const job = await openSpeechSynthesis(deps, args.jobId);
+      const job = await deps.context.polymodal.speech.retrieveTextJob(args.jobId);
       if (!job) {
         throw new ValidationError(
           `No speech synthesis ${args.jobId} is recorded by this installation. Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,

@@ -1,7 +1,7 @@
 /**
  * The media server's tools, in the order `tools/list` shows them.
  */
-import { jobsServedBy, listJobsTool, perContext, toolGroup } from '@polymodal/mcp-common';
+import { jobsServedBy, listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
 import { MEDIA_ICON } from '../icon.js';
 import { createFlashcardsTool } from './create-flashcards.js';
 import { generateVideoTool } from './generate-video.js';
@@ -12,13 +12,9 @@ import { imageToVideoTool } from './image-to-video.js';
 import { listVideoModelsTool } from './list-video-models.js';
 import type { MediaToolDeps } from './media-tool-deps.js';
 import { listVoicesTool, registerVoiceTool } from './register-voice.js';
-import { createSpeechJobs } from './speech-jobs.js';
 import { synthesizeSpeechTool } from './synthesize-speech.js';
 
 export type { MediaToolDeps } from './media-tool-deps.js';
-
-/** Per context, not per server: over HTTP each request has its own server, and get_speech joins work of an earlier one. */
-const speechJobsOf = perContext(createSpeechJobs);
 
 export const mediaTools = toolGroup<MediaToolDeps>({
   icons: [MEDIA_ICON],
@@ -37,5 +33,6 @@ export const mediaTools = toolGroup<MediaToolDeps>({
     // A speech synthesis is listed as one job, its parts (speech-synthesis entries) beneath it.
     listJobsTool({ ...jobsServedBy(['media']), noun: 'media jobs' }),
   ],
-  toolContext: (common) => ({ ...common, speechJobs: speechJobsOf(common.context) }),
+  // A speech synthesis that outlives a call is the platform client's (one per context), not the server's.
+  toolContext: sameContext,
 });

@@ -6,12 +6,8 @@ import path from 'node:path';
 import { type MediaKind, readMediaAsDataUrl } from '@polymodal/core/media';
 import type { ResourceLink } from '@polymodal/mcp-common';
 import { outputLink, type ToolContext } from '@polymodal/mcp-common';
-import type { SpeechJobs } from './speech-jobs.js';
 
-export interface MediaToolDeps extends ToolContext {
-  /** Speech syntheses running in this process (they may outlive one tool call). */
-  speechJobs: SpeechJobs;
-}
+export type MediaToolDeps = ToolContext;
 
 /** An http(s) URL, a same-site `/uploads/...` path or a data URL: handed to the platform as is. */
 export function isRemoteReference(value: string): boolean {

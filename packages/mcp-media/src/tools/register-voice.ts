@@ -28,7 +28,7 @@ const registerVoiceInput = {
   transcript: z.string().optional().describe('What is said.'),
 };
 
-// Terse (issue 14): the voice's id, name, text, model and language pass as further properties.
+// Terse, as tools/list is read by a model: the voice's id, name, text, model and language pass as further properties.
 const registerVoiceOutput = z.looseObject({ cloneAudio: z.string(), resumed: z.boolean() });
 
 const listVoicesInput = {};

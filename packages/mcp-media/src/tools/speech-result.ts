@@ -1,7 +1,6 @@
 /**
- * Waiting for a speech synthesis (a ledger job, see speech-synthesis-job.ts, whose parts run in this server
- * process, see speech-jobs.ts)
- * and answering, through mcp-common's `respondWithJob` like every long-job tool: progress notifications
+ * Waiting for a speech synthesis (core's `speech-text` job, whose parts run in this server process) and
+ * answering, through mcp-common's `respondWithJob` like every long-job tool: progress notifications
  * ("3 of 7 parts done; 2 waiting for a free slot (key limit 3)"), a handle naming get_speech while it runs,
  * the saved WAV when done, and — by the rule every server follows — a failed or cancelled synthesis as
  * `done: true, outcome: "failed" | "cancelled"` with the reason, not as a tool error. Work that could not
@@ -11,7 +10,7 @@
  * only follows the batch until it stops, the call's wait is over, or the call is cancelled.
  */
 
-import type { TextSynthesisProgress } from '@polymodal/core';
+import type { SpeechTextJob, TextSynthesisProgress } from '@polymodal/core';
 import type { PollOutcome } from '@polymodal/core/jobs';
 import {
   describeSpeechProgress,
@@ -29,7 +28,6 @@ import {
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import type { MediaToolDeps } from './media-tool-deps.js';
-import type { SpeechJob } from './speech-jobs.js';
 
 /** The tool that keeps waiting on a synthesis. */
 export const SPEECH_WAIT_TOOL = 'get_speech';
@@ -37,20 +35,23 @@ export const SPEECH_WAIT_TOOL = 'get_speech';
 const MAX_INLINE_AUDIO_BYTES = 1024 * 1024;
 
 /**
- * The shared long-job output schema (issue 14): the tool's own fields (saved file, sizes, parts, …) are
- * further properties it allows, explained in the README's Tools section rather than in every tools/list.
+ * The shared long-job output schema: the tool's own fields (saved file, sizes, parts, …) are further
+ * properties it allows, explained in the README's Tools section rather than in every tools/list.
  */
 export const speechOutcomeShape = jobOutputSchema;
 
 /** Follows a batch until it stops, the deadline comes, or the call is cancelled (which rejects). */
-function followSpeech(job: SpeechJob, request: JobPollRequest<SpeechJob>): Promise<PollOutcome<SpeechJob>> {
-  const outcome = (): PollOutcome<SpeechJob> => ({
+function followSpeech(
+  job: SpeechTextJob,
+  request: JobPollRequest<SpeechTextJob>,
+): Promise<PollOutcome<SpeechTextJob>> {
+  const outcome = (): PollOutcome<SpeechTextJob> => ({
     done: job.state !== 'running',
     value: job,
     reads: 0,
     transientErrors: 0,
   });
-  return new Promise<PollOutcome<SpeechJob>>((resolve, reject) => {
+  return new Promise<PollOutcome<SpeechTextJob>>((resolve, reject) => {
     if (job.state !== 'running') {
       resolve(outcome());
       return;
@@ -58,9 +59,10 @@ function followSpeech(job: SpeechJob, request: JobPollRequest<SpeechJob>): Promi
     // Registered before this call's own abort listener, so a cancellation is counted before it rejects.
     const leave = job.follow(request.signal);
     let timer: NodeJS.Timeout | undefined;
+    let stopListening = () => {};
     const finish = (settle: () => void) => {
       leave();
-      job.listeners.delete(onChange);
+      stopListening();
       request.signal.removeEventListener('abort', onAbort);
       if (timer) clearTimeout(timer);
       settle();
@@ -75,7 +77,7 @@ function followSpeech(job: SpeechJob, request: JobPollRequest<SpeechJob>): Promi
       return;
     }
     request.signal.addEventListener('abort', onAbort, { once: true });
-    job.listeners.add(onChange);
+    stopListening = job.onChange(onChange);
     timer = setTimeout(() => finish(() => resolve(outcome())), Math.max(0, request.deadline - Date.now()));
     void request.onProgress(job);
   });
@@ -83,13 +85,13 @@ function followSpeech(job: SpeechJob, request: JobPollRequest<SpeechJob>): Promi
 
 export async function waitForSpeech(
   deps: MediaToolDeps,
-  options: { job: SpeechJob; waitSeconds: number; extra: WaitExtra; inlineAudio: boolean },
+  options: { job: SpeechTextJob; waitSeconds: number; extra: WaitExtra; inlineAudio: boolean },
 ): Promise<CallToolResult> {
   const { job, extra } = options;
   const governor = deps.context.polymodal.speech.governor;
   const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
   try {
-    return await respondWithJob<SpeechJob>({
+    return await respondWithJob<SpeechTextJob>({
       extra,
       jobId: job.id,
       waitSeconds: options.waitSeconds,
@@ -113,7 +115,7 @@ function partsFields(progress: TextSynthesisProgress) {
   return { partsTotal: progress.parts, partsDone: progress.finished, partsQueued: progress.queued };
 }
 
-function presentSpeech(job: SpeechJob, limit: number | undefined, inlineAudio: boolean): PresentedJob {
+function presentSpeech(job: SpeechTextJob, limit: number | undefined, inlineAudio: boolean): PresentedJob {
   const { message } = describeSpeechProgress(job.progress, limit);
   if (job.state === 'running') {
     return { text: `Speech ${job.id} is still running: ${message}.`, structured: partsFields(job.progress) };

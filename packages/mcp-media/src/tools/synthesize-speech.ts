@@ -1,13 +1,12 @@
 /**
  * synthesize_speech: speech of any length as one WAV file. Text over 200 characters is split at sentence
  * boundaries, the parts are synthesised under the key's concurrency limit and joined in order. The
- * synthesis is a job of the job ledger (speech-synthesis-job.ts): joined, not restarted, by a later call
- * or get_speech, in this process or another one, also after a restart; the call follows it through the
- * long-job contract (speech-result.ts).
+ * synthesis is core's `speech-text` job of the job ledger (`speech.startTextJob`): joined, not restarted, by
+ * a later call or get_speech, in this process or another one, also after a restart; the call follows it
+ * through the long-job contract (speech-result.ts).
  */
 import type { SpeechRequest } from '@polymodal/core';
 import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/constants';
-import { fingerprint } from '@polymodal/core/ledger';
 import {
   createWaitSecondsSchema,
   defineTool,
@@ -18,7 +17,6 @@ import { z } from 'zod';
 import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import { type MediaToolDeps, outputName } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
-import { speechSynthesisId, startSpeechSynthesis } from './speech-synthesis-job.js';
 
 const MAX_TEXT = 20_000;
 
@@ -71,21 +69,13 @@ export const synthesizeSpeechTool = defineTool({
         ...(args.modelAExpression ? { model_a_expression: args.modelAExpression } : {}),
         ...(args.seed === undefined ? {} : { seed: args.seed }),
       };
-      const speech = deps.context.polymodal.speech;
-      // Every part is checked here, before any job exists.
-      speech.validate({ ...request, text: args.text.slice(0, 1) });
-      const identity = fingerprint({ request });
-      const jobId = speechSynthesisId(identity);
-      const job = await startSpeechSynthesis(
-        deps,
-        {
-          id: jobId,
-          fingerprint: identity,
-          speech: request,
-          fileName: outputName(args.fileName, `${jobId}.wav`, '.wav'),
-        },
-        { allowResubmit: args.allowResubmit, signal: extra.signal },
-      );
+      // Every part is checked, and the job recorded, before any part is sent.
+      const job = await deps.context.polymodal.speech.startTextJob(request, {
+        // Without a name, the audio is saved as `<jobId>.wav`.
+        ...(args.fileName ? { fileName: outputName(args.fileName, '', '.wav') } : {}),
+        allowResubmit: args.allowResubmit,
+        signal: extra.signal,
+      });
       return await waitForSpeech(deps, {
         job,
         waitSeconds: args.waitSeconds,
