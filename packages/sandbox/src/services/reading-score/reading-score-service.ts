@@ -8,6 +8,9 @@
  * scoring_options JSON); files over 50 MB → 413; a student recording longer than 20 s answers 202 and its
  * task completes after 2 s + a tenth of the audio length (sandbox clock, scaled by speed); another user's
  * task → 404. The `asr_engine` field wins over `scoring_options.asr_engine`.
+ *
+ * The form is read in reading-form.ts and scored in score-reading.ts; this module holds the routes and the
+ * queue of long recordings.
  */
 import type { KeyScheme } from '../../framework/authenticator.js';
 import { HttpError } from '../../framework/http-error.js';

@@ -3,6 +3,9 @@
  * rule, states PENDING → STARTED → SUCCESS | FAILURE computed from the sandbox clock, real playable WAVs
  * in a synthetic voice, and the per-key limit on unfinished jobs answered with 429 (`activeJobs`,
  * `concurrentLimit`, `retryAfterSeconds`, `Retry-After`, `Cache-Control: no-store`).
+ *
+ * This module holds the routes that create (voices, speech tasks); request rules are in speech-request.ts,
+ * the task state in speech-tasks.ts and the status route in speech-status.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { TTS_API_PATH } from '@polymodal/core/constants';

@@ -9,6 +9,8 @@
  * key's session → the upgrade is refused with 404; limit breaches and protocol mistakes arrive as `error`
  * events (`concurrent_sessions_exceeded` and `daily_audio_limit` then close the socket with 1008;
  * `bad_message`, `not_started`, `already_started`, `bad_audio`, `unknown_type` keep it open).
+ *
+ * This module holds the HTTP routes and the upgrade; one stream's protocol is in recognition-stream.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { WebSocket } from 'ws';
