@@ -26,9 +26,7 @@ function tooLarge(state: FlashcardsState) {
     413,
     'file_too_large',
     `upload too large: the limit is ${state.limits.maxUploadBytes} bytes`,
-    {
-      headers: { connection: 'close' },
-    },
+    { headers: { connection: 'close' } },
   );
 }
 
