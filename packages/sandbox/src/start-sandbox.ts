@@ -79,7 +79,15 @@ const SERVICES: readonly ServiceFactory[] = [
   createFlashcardsService,
 ];
 
-export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+interface StartSettings {
+  speed: number;
+  port: number;
+  host: string;
+  clockMode: 'running' | 'held';
+}
+
+/** The start options with their defaults; out-of-range values are refused before anything starts. */
+function readStartSettings(options: SandboxOptions): StartSettings {
   const speed = options.speed ?? 1;
   if (!Number.isFinite(speed) || speed <= 0) throw new RangeError('speed must be a finite number > 0');
   const port = options.port ?? 0;
@@ -89,6 +97,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const clockMode = options.clock ?? 'running';
   if (clockMode !== 'running' && clockMode !== 'held')
     throw new RangeError("clock must be 'running' or 'held'");
+  return { speed, port, host, clockMode };
+}
+
+/** A fresh directory for this sandbox's files under `parent` (default: the OS temp dir). */
+async function createDataDir(parent: string | undefined): Promise<string> {
+  const parentDir = parent ?? os.tmpdir();
+  await mkdir(parentDir, { recursive: true });
+  return mkdtemp(path.join(parentDir, 'polymodal-sandbox-'));
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const { speed, port, host, clockMode } = readStartSettings(options);
   const config = parseSandboxConfig(options.config ?? {});
   const configuredUsers = resolveUsers(config);
 
@@ -100,10 +120,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let random: Prng = createPrng(config.seed);
   const faults = createFaultEngine({ random: () => random(), counters });
   faults.set(config.faults);
-
-  const parentDir = options.dataDir ?? os.tmpdir();
-  await mkdir(parentDir, { recursive: true });
-  const dataDir = await mkdtemp(path.join(parentDir, 'polymodal-sandbox-'));
+  const dataDir = await createDataDir(options.dataDir);
 
   const services = [...SERVICES, ...(options.services ?? [])].map((factory) =>
     factory({ config, accounts, clock, counters, speed, dataDir }),
@@ -154,6 +171,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const keys = pickKeys(configuredUsers, clock.now());
 
   let closing: Promise<void> | undefined;
+  const close = async () => {
+    await server.close();
+    await Promise.all(services.map((service) => service.close()));
+    await rm(dataDir, { recursive: true, force: true });
+  };
   return {
     url,
     apiKey: keys.primary,
@@ -163,11 +185,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     config,
     control,
     close() {
-      closing ??= (async () => {
-        await server.close();
-        await Promise.all(services.map((service) => service.close()));
-        await rm(dataDir, { recursive: true, force: true });
-      })();
+      closing ??= close();
       return closing;
     },
   };

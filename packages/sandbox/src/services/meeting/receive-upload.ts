@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { HttpError } from '../../framework/http-error.js';
@@ -30,12 +31,10 @@ export interface ReceiveUploadOptions {
   maxBytes: number;
 }
 
-export async function receiveUpload(options: ReceiveUploadOptions): Promise<ReceiveResult> {
-  const { request } = options;
-  let parser: busboy.Busboy;
+function createParser(options: ReceiveUploadOptions): busboy.Busboy {
   try {
-    parser = busboy({
-      headers: request.headers,
+    return busboy({
+      headers: options.request.headers,
       // Form-data file names are UTF-8 (RFC 7578 §4.2; browsers send them so), not busboy's latin1 default.
       defParamCharset: 'utf8',
       limits: { files: 1, fileSize: options.maxBytes, fields: 50, fieldSize: 64 * 1024, parts: 100 },
@@ -46,10 +45,56 @@ export async function receiveUpload(options: ReceiveUploadOptions): Promise<Rece
       `expected multipart/form-data with a file field "${options.field}": ${(error as Error).message}`,
     );
   }
+}
+
+interface WriteFilePartOptions {
+  stream: Readable;
+  info: busboy.FileInfo;
+  filePath: string;
+  /** Called when the part passes the size limit, before the partial file is removed. */
+  onOverflow: () => void;
+}
+
+/**
+ * Writes one file part to disk, hashing it on the way. Resolves with the file, or `'too-large'` once the
+ * partial file of an overflowing part is removed; rejects when writing fails otherwise.
+ */
+function writeFilePart(options: WriteFilePartOptions): Promise<ReceivedFile | 'too-large'> {
+  const { stream, info, filePath } = options;
+  const hash = createHash('sha256');
+  let size = 0;
+  let overflow = false;
+  stream.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    hash.update(chunk);
+  });
+  stream.on('limit', () => {
+    overflow = true;
+    options.onOverflow();
+    stream.destroy(new Error('upload exceeds the size limit'));
+  });
+  return pipeline(stream, createWriteStream(filePath, { flags: 'wx' })).then(
+    () => ({
+      size,
+      sha256: hash.digest(),
+      filename: info.filename || undefined,
+      mimeType: info.mimeType || undefined,
+    }),
+    async (error: unknown) => {
+      await rm(filePath, { force: true });
+      if (overflow) return 'too-large' as const;
+      throw error;
+    },
+  );
+}
+
+export async function receiveUpload(options: ReceiveUploadOptions): Promise<ReceiveResult> {
+  const { request } = options;
+  const parser = createParser(options);
 
   return new Promise<ReceiveResult>((resolve, reject) => {
     let writing: Promise<ReceivedFile | 'too-large'> | undefined;
-    let fileStream: (NodeJS.ReadableStream & { destroy(error?: Error): void }) | undefined;
+    let fileStream: Readable | undefined;
     let settled = false;
     const finish = (outcome: Promise<ReceiveResult>) => {
       if (settled) return;
@@ -68,31 +113,7 @@ export async function receiveUpload(options: ReceiveUploadOptions): Promise<Rece
         return;
       }
       fileStream = stream;
-      const hash = createHash('sha256');
-      let size = 0;
-      let overflow = false;
-      stream.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        hash.update(chunk);
-      });
-      stream.on('limit', () => {
-        overflow = true;
-        stopReading();
-        stream.destroy(new Error('upload exceeds the size limit'));
-      });
-      writing = pipeline(stream, createWriteStream(options.filePath, { flags: 'wx' })).then(
-        () => ({
-          size,
-          sha256: hash.digest(),
-          filename: info.filename || undefined,
-          mimeType: info.mimeType || undefined,
-        }),
-        async (error: unknown) => {
-          await rm(options.filePath, { force: true });
-          if (overflow) return 'too-large' as const;
-          throw error;
-        },
-      );
+      writing = writeFilePart({ stream, info, filePath: options.filePath, onOverflow: stopReading });
       writing
         .then((file) => {
           if (file === 'too-large') finish(Promise.resolve({ kind: 'too-large' }));

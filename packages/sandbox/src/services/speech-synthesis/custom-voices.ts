@@ -13,7 +13,8 @@ import type { RequestContext } from '../../framework/request-context.js';
 import type { PublicMediaEntry } from '../../media/media-config.js';
 import { receiveForm } from '../../media/receive-form.js';
 import { resolveMediaUrl } from '../../media/resolve-media-url.js';
-import { isTruthy, TTS_LANGUAGES, TTS_MODELS, type TtsLanguage, type TtsModel } from './speech-request.js';
+import { isTruthy } from './clone-reference.js';
+import { TTS_LANGUAGES, TTS_MODELS, type TtsLanguage, type TtsModel } from './speech-request.js';
 
 /** Reference recordings: at most 10 MB and 30 s (the platform's limits are not published). */
 export const MAX_REFERENCE_BYTES = 10 * 1024 * 1024;

@@ -18,7 +18,7 @@ import {
 import { HttpError } from '../../framework/http-error.js';
 import type { PublicMediaEntry } from '../../media/media-config.js';
 import { rejectUnknownFields } from '../../media/media-request.js';
-import { lookUpRemote } from '../../media/resolve-media-url.js';
+import { type CloneReference, parseCloneAudio } from './clone-reference.js';
 
 export {
   LEGACY_MODEL,
@@ -60,17 +60,6 @@ export function defaultModelFor(language: TtsLanguage): TtsModel {
   return 'model_b';
 }
 
-export function isTruthy(value: unknown): boolean {
-  if (value === true) return true;
-  if (typeof value === 'number') return value === 1;
-  return typeof value === 'string' && ['true', '1', 'yes', 'on'].includes(value.trim().toLowerCase());
-}
-
-export type CloneReference =
-  | { kind: 'custom'; path: string }
-  | { kind: 'saved'; path: string }
-  | { kind: 'url'; url: string; entry: PublicMediaEntry };
-
 export interface SpeechRequest {
   text: string;
   language: TtsLanguage;
@@ -104,52 +93,11 @@ function withAlias(body: Record<string, unknown>, field: string, alias: string):
   return value ?? legacy;
 }
 
-function parseCloneAudio(
-  value: string,
-  consent: unknown,
-  publicMedia: Record<string, PublicMediaEntry>,
-): CloneReference {
-  const trimmed = value.trim();
-  if (trimmed === '') throw new HttpError(400, 'clone_audio must not be empty');
-  if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed)) {
-    if (!/^https:\/\//i.test(trimmed)) {
-      throw new HttpError(400, 'clone_audio URLs must be public https:// URLs');
-    }
-    if (!isTruthy(consent)) {
-      throw new HttpError(
-        400,
-        'consent is required: clone_audio is a public URL, so confirm with consent=true that the voice owner authorized cloning',
-      );
-    }
-    const entry = lookUpRemote(trimmed, 'clone_audio', publicMedia, { httpsOnly: true });
-    return { kind: 'url', url: trimmed, entry };
-  }
-  const segments = trimmed.replace(/^\//, '').split('/');
-  if (segments.some((segment) => segment === '..' || segment === '') || trimmed.includes('\\')) {
-    throw new HttpError(400, 'clone_audio must be a saved path without empty or ".." segments');
-  }
-  if (trimmed.startsWith('custom_voices/')) return { kind: 'custom', path: trimmed };
-  if (trimmed.startsWith('/') && !trimmed.startsWith('/uploads/')) {
-    throw new HttpError(400, 'clone_audio: absolute saved paths must be /uploads/...');
-  }
-  if (segments.length < 2) {
-    throw new HttpError(
-      400,
-      'clone_audio must be a custom_voices/... path, a saved path (dir/file) or an https:// URL',
-    );
-  }
-  return { kind: 'saved', path: trimmed };
-}
-
 export interface ParseSpeechOptions {
   publicMedia: Record<string, PublicMediaEntry>;
 }
 
-export function parseSpeechRequest(
-  body: Record<string, unknown>,
-  options: ParseSpeechOptions,
-): SpeechRequest {
-  rejectUnknownFields(body, FIELDS);
+function parseText(body: Record<string, unknown>): string {
   const text = body.text;
   if (typeof text !== 'string' || text.trim() === '') {
     throw new HttpError(400, 'text is required: a non-empty string of at most 200 characters');
@@ -161,12 +109,18 @@ export function parseSpeechRequest(
       `text is too long: ${characters} characters; the limit is ${MAX_TEXT_CHARACTERS} (split longer text into sentences)`,
     );
   }
+  return text;
+}
+
+type Voice = Pick<SpeechRequest, 'language' | 'model' | 'requestedModel'>;
+
+/** Language and model; the legacy model name is routed to model_d, which Thai, Malay and Lao require. */
+function parseVoice(body: Record<string, unknown>): Voice {
   const languageValue = body.language ?? 'en';
   if (typeof languageValue !== 'string' || !(TTS_LANGUAGES as readonly string[]).includes(languageValue)) {
     throw new HttpError(400, `language must be one of ${TTS_LANGUAGES.join(', ')}`);
   }
   const language = languageValue as TtsLanguage;
-
   const modelValue = body.model;
   let model: TtsModel;
   let requestedModel: string | undefined;
@@ -189,16 +143,24 @@ export function parseSpeechRequest(
       `language ${language} requires model_d (Thai, Malay and Lao are synthesised by model_d)`,
     );
   }
+  return { language, model, requestedModel };
+}
 
-  let seed: number | undefined;
-  if (body.seed !== undefined && body.seed !== null) {
-    if (typeof body.seed !== 'number' || !Number.isInteger(body.seed)) {
-      throw new HttpError(400, 'seed must be an integer from 0 to 2147483647 (negative or omitted: random)');
-    }
-    if (body.seed > MAX_TTS_SEED) throw new HttpError(400, 'seed must be at most 2147483647');
-    seed = body.seed >= 0 ? body.seed : undefined;
+/** A seed up to MAX_TTS_SEED; negative or omitted means random (undefined). */
+function parseSeed(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new HttpError(400, 'seed must be an integer from 0 to 2147483647 (negative or omitted: random)');
   }
+  if (value > MAX_TTS_SEED) throw new HttpError(400, 'seed must be at most 2147483647');
+  return value >= 0 ? value : undefined;
+}
 
+/** model_a's fields: an expression (Vietnamese only) and a legacy voice sample. */
+function parseModelAFields(
+  body: Record<string, unknown>,
+  { model, language }: Voice,
+): Pick<SpeechRequest, 'expression' | 'legacySample'> {
   const expressionValue = optionalString(body, 'model_a_expression');
   let expression: SpeechRequest['expression'];
   if (expressionValue !== undefined) {
@@ -210,7 +172,6 @@ export function parseSpeechRequest(
     }
     expression = expressionValue as SpeechRequest['expression'];
   }
-
   const legacySample = optionalString(body, 'legacy_sample');
   if (legacySample !== undefined && model !== 'model_a') {
     throw new HttpError(
@@ -218,7 +179,14 @@ export function parseSpeechRequest(
       `legacy_sample is only for model_a; for ${model} send the reference as clone_audio`,
     );
   }
+  return { expression, legacySample };
+}
 
+function parseClone(
+  body: Record<string, unknown>,
+  model: TtsModel,
+  options: ParseSpeechOptions,
+): CloneReference | undefined {
   const cloneValue = withAlias(body, 'clone_audio', 'legacy_clone_audio');
   let clone: CloneReference | undefined;
   if (cloneValue !== undefined) {
@@ -228,48 +196,68 @@ export function parseSpeechRequest(
         'clone_audio is for model_b, model_c and model_d; model_a takes legacy_sample',
       );
     }
-    clone = parseCloneAudio(cloneValue, body.consent, options.publicMedia);
+    clone = parseCloneAudio(cloneValue, { consent: body.consent, publicMedia: options.publicMedia });
   }
   if (body.consent !== undefined && typeof body.consent !== 'boolean' && typeof body.consent !== 'string') {
     throw new HttpError(400, 'consent must be a boolean or a string');
   }
+  return clone;
+}
 
+/** A built-in speaker of model_b or model_c, only without a clone reference. */
+function checkSpeaker(speaker: string | undefined, model: TtsModel, clone: CloneReference | undefined): void {
+  if (speaker === undefined) return;
+  if (model !== 'model_b' && model !== 'model_c') {
+    throw new HttpError(400, 'speaker is only for model_b and model_c');
+  }
+  if (clone)
+    throw new HttpError(400, 'speaker applies only when no clone_audio is supplied; send one of them');
+  const known = BUILT_IN_SPEAKERS[model];
+  if (!(speaker in known)) {
+    throw new HttpError(
+      400,
+      `unknown speaker "${speaker}" for ${model}; built-in speakers: ${Object.keys(known).join(', ')}`,
+    );
+  }
+}
+
+function checkInstruct(
+  instruct: string | undefined,
+  model: TtsModel,
+  clone: CloneReference | undefined,
+): void {
+  if (instruct === undefined) return;
+  if (model === 'model_d' && clone) {
+    throw new HttpError(400, 'instruct must be omitted in model_d clone requests (with clone_audio)');
+  }
+  if (model !== 'model_b' && model !== 'model_d') {
+    throw new HttpError(400, 'instruct is only for model_b and model_d (non-clone) requests');
+  }
+}
+
+/** Checks the request rule by rule in the platform's order: the first broken rule is the 400. */
+export function parseSpeechRequest(
+  body: Record<string, unknown>,
+  options: ParseSpeechOptions,
+): SpeechRequest {
+  rejectUnknownFields(body, FIELDS);
+  const text = parseText(body);
+  const voice = parseVoice(body);
+  const { model } = voice;
+  const seed = parseSeed(body.seed);
+  const { expression, legacySample } = parseModelAFields(body, voice);
+  const clone = parseClone(body, model, options);
   const speaker = optionalString(body, 'speaker');
-  if (speaker !== undefined) {
-    if (model !== 'model_b' && model !== 'model_c') {
-      throw new HttpError(400, 'speaker is only for model_b and model_c');
-    }
-    if (clone)
-      throw new HttpError(400, 'speaker applies only when no clone_audio is supplied; send one of them');
-    const known = BUILT_IN_SPEAKERS[model];
-    if (!(speaker in known)) {
-      throw new HttpError(
-        400,
-        `unknown speaker "${speaker}" for ${model}; built-in speakers: ${Object.keys(known).join(', ')}`,
-      );
-    }
-  }
-
+  checkSpeaker(speaker, model, clone);
   const instruct = optionalString(body, 'instruct');
-  if (instruct !== undefined) {
-    if (model === 'model_d' && clone) {
-      throw new HttpError(400, 'instruct must be omitted in model_d clone requests (with clone_audio)');
-    }
-    if (model !== 'model_b' && model !== 'model_d') {
-      throw new HttpError(400, 'instruct is only for model_b and model_d (non-clone) requests');
-    }
-  }
-
+  checkInstruct(instruct, model, clone);
   const cloneText = withAlias(body, 'clone_text', 'legacy_clone_text');
   if (cloneText !== undefined && !clone) {
     throw new HttpError(400, 'clone_text is the transcript of clone_audio; send it only with clone_audio');
   }
-
   return {
     text,
-    language,
-    model,
-    requestedModel,
+    ...voice,
     seed,
     expression,
     speaker,
