@@ -167,7 +167,7 @@ describe('reading score client', () => {
       () => client.submit({ studentAudio: path.join(dir, 'empty.wav'), referenceText: 'x' }),
       () => client.submit({ studentAudio: dir, referenceText: 'x' }),
       () => client.submit({ studentAudio: student, referenceText: 'x', engine: 'engine_z' as never }),
-      () => client.task('/etc/passwd'),
+      () => client.retrieve('/etc/passwd'),
     ];
     for (const attempt of attempts) await expect(attempt()).rejects.toSatisfy(ValidationError.isInstance);
     expect(server.requests).toHaveLength(0);

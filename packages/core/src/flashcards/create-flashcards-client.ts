@@ -87,7 +87,8 @@ export interface FlashcardsClient {
     options: FlashcardOptions & { source_type?: FlashcardSourceType },
     extra?: FlashcardStartOptions,
   ): Promise<StartedFlashcards>;
-  get(jobId: string, options?: CallOptions): Promise<FlashcardJob>;
+  /** One read of the job (results with absolute clip URLs). */
+  retrieve(jobId: string, options?: CallOptions): Promise<FlashcardJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than every 3 s. */
   poll(jobId: string, options: JobPollOptions<FlashcardJob>): Promise<PollOutcome<FlashcardJob>>;
   /** Polls until ready; a failed or cancelled job → JobFailedError. */
@@ -338,7 +339,7 @@ export function createFlashcardsClient(options: {
   return {
     startFromFile,
     startFromUrl,
-    get: jobs.retrieve,
+    retrieve: jobs.retrieve,
     poll: jobs.poll,
     wait: jobs.wait,
     get limits() {

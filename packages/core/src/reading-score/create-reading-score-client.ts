@@ -106,7 +106,7 @@ export type ReadingScoreSubmission = (
 export interface ReadingScoreClient {
   submit(options: ReadingScoreOptions): Promise<ReadingScoreSubmission>;
   /** One look at a queued task (by its `statusPath` or `taskId`). */
-  task(statusPathOrTaskId: string, options?: CallOptions): Promise<ReadingScoreTask>;
+  retrieve(statusPathOrTaskId: string, options?: CallOptions): Promise<ReadingScoreTask>;
   /** Waits on a queued task until it is ready or `deadline` comes, at most one read per 2 s. */
   poll(
     statusPathOrTaskId: string,
@@ -491,7 +491,7 @@ export function createReadingScoreClient(options: {
 
   return {
     submit,
-    task: tasks.retrieve,
+    retrieve: tasks.retrieve,
     poll: tasks.poll,
     wait,
     async score(scoreOptions) {

@@ -69,14 +69,14 @@ const CATALOG_VIDEO_METHODS = {
   models: 'free',
   validate: 'free',
   submit: 'free',
-  get: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
 } as const satisfies Record<keyof CatalogVideoClient, MethodScope>;
 
 const IMAGE_TO_VIDEO_METHODS = {
   submit: 'free',
-  get: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
 } as const satisfies Record<keyof ImageToVideoClient, MethodScope>;
@@ -84,7 +84,7 @@ const IMAGE_TO_VIDEO_METHODS = {
 const FLASHCARDS_METHODS = {
   startFromFile: 'free',
   startFromUrl: 'free',
-  get: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
   limits: 'free',
@@ -109,7 +109,7 @@ const SPEECH_METHODS = {
 
 const READING_SCORE_METHODS = {
   submit: 'free',
-  task: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
   score: 'free',
