@@ -49,8 +49,8 @@ export type { FlashcardsClient } from './flashcards/create-flashcards-client.js'
 export type { CallOptions } from './http/call-options.js';
 export type { JobPollOptions, JobWaitOptions } from './jobs/job-resource.js';
 export type { LlmClient } from './llm/create-llm-client.js';
-export type { MeetingClient } from './meeting/create-meeting-client.js';
-export type { ReadingScoreClient } from './reading-score/create-reading-score-client.js';
+export type { MeetingClient } from './meeting/meeting-types.js';
+export type { ReadingScoreClient } from './reading-score/reading-score-types.js';
 export type { AcquireOptions, Slot, SpeechGovernor } from './speech-synthesis/concurrency-governor.js';
 export type { SpeechClient } from './speech-synthesis/create-speech-client.js';
 export type {

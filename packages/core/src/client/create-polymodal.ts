@@ -13,11 +13,10 @@ import { createHttpClient, type HttpClientOptions } from '../http/http-client.js
 import { createJobEngine, type JobEngine, type JobEngineLogger } from '../jobs/create-job-engine.js';
 import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
 import { createLlmClient, type LlmClient } from '../llm/create-llm-client.js';
-import { createMeetingClient, type MeetingClient } from '../meeting/create-meeting-client.js';
-import {
-  createReadingScoreClient,
-  type ReadingScoreClient,
-} from '../reading-score/create-reading-score-client.js';
+import { createMeetingClient } from '../meeting/create-meeting-client.js';
+import type { MeetingClient } from '../meeting/meeting-types.js';
+import { createReadingScoreClient } from '../reading-score/create-reading-score-client.js';
+import type { ReadingScoreClient } from '../reading-score/reading-score-types.js';
 import type { SpeechGovernor } from '../speech-synthesis/concurrency-governor.js';
 import { createSpeechClient, type SpeechClient } from '../speech-synthesis/create-speech-client.js';
 import type { PolymodalEvents } from '../telemetry/polymodal-events.js';
