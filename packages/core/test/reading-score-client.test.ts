@@ -15,7 +15,7 @@ import {
   type Polymodal,
   ValidationError,
 } from '../src/index.js';
-import type { ReadingScoreOptions } from '../src/reading-score/create-reading-score-client.js';
+import type { ReadingScoreOptions } from '../src/reading-score/reading-score-types.js';
 import { ftypJunk, mp3, riffWaveJunk } from './helpers/media-files.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
 import { wav } from './helpers/wav.js';
