@@ -45,7 +45,7 @@ export {
   ValidationError,
 } from './errors/polymodal-error.js';
 export { createFileAccess, type FileAccess, type FileAccessOptions } from './files/create-file-access.js';
-export type { FlashcardsClient } from './flashcards/create-flashcards-client.js';
+export type { FlashcardsClient } from './flashcards/flashcards-types.js';
 export type { CallOptions } from './http/call-options.js';
 export type { JobPollOptions, JobWaitOptions } from './jobs/job-resource.js';
 export type { LlmClient } from './llm/create-llm-client.js';
@@ -59,7 +59,7 @@ export type {
   PlatformResponseEvent,
   PolymodalEvents,
 } from './telemetry/polymodal-events.js';
-export type { ThaiAsrClient, TranscribeResult } from './thai-asr/create-thai-asr-client.js';
+export type { ThaiAsrClient, TranscribeResult } from './thai-asr/thai-asr-types.js';
 export type { CatalogVideoClient } from './video/create-catalog-video-client.js';
 export type { ImageToVideoClient } from './video/create-image-to-video-client.js';
 export type { JobOutcome, JobView } from './views/job-view.js';
