@@ -3,7 +3,7 @@
  * `transcribe` runs between `start` and `end`.
  */
 import { paceAudio } from '../audio/pace-audio.js';
-import type { StreamingSession } from '../streaming/create-streaming-session.js';
+import type { StreamingSession } from '../streaming/streaming-session-types.js';
 
 /**
  * Samples in memory, or a decoder started with a signal that ends it (at the caller's abort, and at the

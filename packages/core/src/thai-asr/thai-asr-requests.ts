@@ -9,7 +9,8 @@ import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import { requestOptionsOf, startCall } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import { createStreamingSession, type StreamingSession } from '../streaming/create-streaming-session.js';
+import { createStreamingSession } from '../streaming/create-streaming-session.js';
+import type { StreamingSession } from '../streaming/streaming-session-types.js';
 import type { ThaiAsrCallOptions, ThaiAsrConnectOptions } from './thai-asr-types.js';
 
 export async function readThaiAsrConfig(

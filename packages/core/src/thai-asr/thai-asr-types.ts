@@ -9,7 +9,7 @@ import type {
 import type { FileAccess } from '../files/create-file-access.js';
 import type { CallOptions } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { StreamingSession, StreamingSessionOptions } from '../streaming/create-streaming-session.js';
+import type { StreamingSession, StreamingSessionOptions } from '../streaming/streaming-session-types.js';
 
 /** Per-call options of the HTTP routes: `signal`, `timeout`, `maxRetries`, and an epoch-ms `deadline`. */
 export interface ThaiAsrCallOptions extends CallOptions {
