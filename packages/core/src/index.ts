@@ -45,12 +45,12 @@ export {
   ValidationError,
 } from './errors/polymodal-error.js';
 export { createFileAccess, type FileAccess, type FileAccessOptions } from './files/create-file-access.js';
-export type { FlashcardsClient } from './flashcards/create-flashcards-client.js';
+export type { FlashcardsClient } from './flashcards/flashcards-types.js';
 export type { CallOptions } from './http/call-options.js';
 export type { JobPollOptions, JobWaitOptions } from './jobs/job-resource.js';
 export type { LlmClient } from './llm/create-llm-client.js';
-export type { MeetingClient } from './meeting/create-meeting-client.js';
-export type { ReadingScoreClient } from './reading-score/create-reading-score-client.js';
+export type { MeetingClient } from './meeting/meeting-types.js';
+export type { ReadingScoreClient } from './reading-score/reading-score-types.js';
 export type { AcquireOptions, Slot, SpeechGovernor } from './speech-synthesis/concurrency-governor.js';
 export type { SpeechClient } from './speech-synthesis/create-speech-client.js';
 export type { SpeechTextJobOptions } from './speech-synthesis/text-synthesis-job.js';
@@ -61,7 +61,7 @@ export type {
   PlatformResponseEvent,
   PolymodalEvents,
 } from './telemetry/polymodal-events.js';
-export type { ThaiAsrClient, TranscribeResult } from './thai-asr/create-thai-asr-client.js';
+export type { ThaiAsrClient, TranscribeResult } from './thai-asr/thai-asr-types.js';
 export type { CatalogVideoClient } from './video/create-catalog-video-client.js';
 export type { ImageToVideoClient } from './video/create-image-to-video-client.js';
 export type { JobOutcome, JobView } from './views/job-view.js';

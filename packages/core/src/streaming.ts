@@ -1,2 +1,3 @@
 /** `@polymodal/core/streaming`: the streaming-recognition WebSocket session. */
-export { createStreamingSession, type StreamingSession } from './streaming/create-streaming-session.js';
+export { createStreamingSession } from './streaming/create-streaming-session.js';
+export type { StreamingSession } from './streaming/streaming-session-types.js';

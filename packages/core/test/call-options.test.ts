@@ -49,13 +49,13 @@ const READS: [string, (client: Polymodal, call: CallOptions) => Promise<unknown>
   ['meeting.list', (client, call) => client.meeting.list(call)],
   ['meeting.retrieve', (client, call) => client.meeting.retrieve('job-1', call)],
   ['llm.models', (client, call) => client.llm.models(call)],
-  ['readingScore.task', (client, call) => client.readingScore.task('task-1', call)],
+  ['readingScore.retrieve', (client, call) => client.readingScore.retrieve('task-1', call)],
   ['thaiAsr.config', (client, call) => client.thaiAsr.config(call)],
   ['speech.retrieve', (client, call) => client.speech.retrieve('task-1', call)],
   ['catalogVideo.models', (client, call) => client.catalogVideo.models(call)],
-  ['catalogVideo.get', (client, call) => client.catalogVideo.get('req-1', call)],
-  ['imageToVideo.get', (client, call) => client.imageToVideo.get('req-1', call)],
-  ['flashcards.get', (client, call) => client.flashcards.get('job-1', call)],
+  ['catalogVideo.retrieve', (client, call) => client.catalogVideo.retrieve('req-1', call)],
+  ['imageToVideo.retrieve', (client, call) => client.imageToVideo.retrieve('req-1', call)],
+  ['flashcards.retrieve', (client, call) => client.flashcards.retrieve('job-1', call)],
 ];
 
 describe('per-call options', () => {
@@ -93,7 +93,7 @@ describe('per-call options', () => {
   it('signal aborts a call the server never answers, with the signal reason', async () => {
     answer = 'hang';
     const controller = new AbortController();
-    const outcome = polymodal.flashcards.get('job-1', { signal: controller.signal });
+    const outcome = polymodal.flashcards.retrieve('job-1', { signal: controller.signal });
     controller.abort(new Error('stopped by the caller'));
     await expect(outcome).rejects.toThrow('stopped by the caller');
   });
@@ -138,7 +138,7 @@ describe('per-call options', () => {
       client.llm.chat({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, call),
       client.llm.complete('hi', { model: 'm', ...call }),
       client.readingScore.submit({ studentAudio: 'a.wav', referenceText: 'x', ...call }),
-      client.readingScore.task('t', call),
+      client.readingScore.retrieve('t', call),
       client.readingScore.poll('t', { deadline: 0, ...call }),
       client.readingScore.wait('t', call),
       client.readingScore.score({ studentAudio: 'a.wav', referenceText: 'x', ...call }),
@@ -155,16 +155,16 @@ describe('per-call options', () => {
       client.catalogVideo.models(call),
       client.catalogVideo.validate({ model: 'm', prompt: 'p' } as never, call),
       client.catalogVideo.submit({ model: 'm', prompt: 'p' } as never, call),
-      client.catalogVideo.get('r', call),
+      client.catalogVideo.retrieve('r', call),
       client.catalogVideo.poll('r', { deadline: 0, ...call }),
       client.catalogVideo.wait('r', call),
       client.imageToVideo.submit({ prompt: 'p', image: { url: 'data:' } } as never, call),
-      client.imageToVideo.get('r', call),
+      client.imageToVideo.retrieve('r', call),
       client.imageToVideo.poll('r', { deadline: 0, ...call }),
       client.imageToVideo.wait('r', call),
       client.flashcards.startFromFile('v.mp4', { direction: 'en-th' } as never, call),
       client.flashcards.startFromUrl('https://youtu.be/x', { direction: 'en-th' } as never, call),
-      client.flashcards.get('j', call),
+      client.flashcards.retrieve('j', call),
       client.flashcards.poll('j', { deadline: 0, ...call }),
       client.flashcards.wait('j', call),
     ];

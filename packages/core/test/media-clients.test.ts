@@ -71,7 +71,7 @@ describe('flashcards client', () => {
       }),
     );
     const { flashcards } = open(server.url);
-    const job = await flashcards.get('vf_9');
+    const job = await flashcards.retrieve('vf_9');
     expect(job.result?.media?.original_video_url).toBe(
       `${server.url}/api/video-flashcards/v1/files/original.mp4`,
     );

@@ -15,7 +15,7 @@ import {
   type Polymodal,
   ValidationError,
 } from '../src/index.js';
-import type { ReadingScoreOptions } from '../src/reading-score/create-reading-score-client.js';
+import type { ReadingScoreOptions } from '../src/reading-score/reading-score-types.js';
 import { ftypJunk, mp3, riffWaveJunk } from './helpers/media-files.js';
 import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
 import { wav } from './helpers/wav.js';
@@ -167,7 +167,7 @@ describe('reading score client', () => {
       () => client.submit({ studentAudio: path.join(dir, 'empty.wav'), referenceText: 'x' }),
       () => client.submit({ studentAudio: dir, referenceText: 'x' }),
       () => client.submit({ studentAudio: student, referenceText: 'x', engine: 'engine_z' as never }),
-      () => client.task('/etc/passwd'),
+      () => client.retrieve('/etc/passwd'),
     ];
     for (const attempt of attempts) await expect(attempt()).rejects.toSatisfy(ValidationError.isInstance);
     expect(server.requests).toHaveLength(0);

@@ -8,20 +8,21 @@ import { defaultStateDir } from '../config/default-state-dir.js';
 import { resolveConfig } from '../config/resolve-config.js';
 import { createMediaDownloader, type MediaDownloader } from '../download/download-media.js';
 import { createFileAccess, type FileAccess } from '../files/create-file-access.js';
-import { createFlashcardsClient, type FlashcardsClient } from '../flashcards/create-flashcards-client.js';
+import { createFlashcardsClient } from '../flashcards/create-flashcards-client.js';
+import type { FlashcardsClient } from '../flashcards/flashcards-types.js';
 import { createHttpClient, type HttpClientOptions } from '../http/http-client.js';
 import { createJobEngine, type JobEngine, type JobEngineLogger } from '../jobs/create-job-engine.js';
 import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
 import { createLlmClient, type LlmClient } from '../llm/create-llm-client.js';
-import { createMeetingClient, type MeetingClient } from '../meeting/create-meeting-client.js';
-import {
-  createReadingScoreClient,
-  type ReadingScoreClient,
-} from '../reading-score/create-reading-score-client.js';
+import { createMeetingClient } from '../meeting/create-meeting-client.js';
+import type { MeetingClient } from '../meeting/meeting-types.js';
+import { createReadingScoreClient } from '../reading-score/create-reading-score-client.js';
+import type { ReadingScoreClient } from '../reading-score/reading-score-types.js';
 import type { SpeechGovernor } from '../speech-synthesis/concurrency-governor.js';
 import { createSpeechClient, type SpeechClient } from '../speech-synthesis/create-speech-client.js';
 import type { PolymodalEvents } from '../telemetry/polymodal-events.js';
-import { createThaiAsrClient, type ThaiAsrClient } from '../thai-asr/create-thai-asr-client.js';
+import { createThaiAsrClient } from '../thai-asr/create-thai-asr-client.js';
+import type { ThaiAsrClient } from '../thai-asr/thai-asr-types.js';
 import { type CatalogVideoClient, createCatalogVideoClient } from '../video/create-catalog-video-client.js';
 import { createImageToVideoClient, type ImageToVideoClient } from '../video/create-image-to-video-client.js';
 

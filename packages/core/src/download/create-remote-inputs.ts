@@ -7,12 +7,8 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { FileAccess } from '../files/create-file-access.js';
-import {
-  type FetchRemoteInputOptions,
-  fetchRemoteInput,
-  isRemoteInput,
-  type RemoteInput,
-} from './fetch-remote-input.js';
+import { type FetchRemoteInputOptions, fetchRemoteInput, isRemoteInput } from './fetch-remote-input.js';
+import type { RemoteInput } from './held-inputs.js';
 
 export interface RemoteInputsOptions {
   files: FileAccess;

@@ -18,13 +18,13 @@
 import type { LookupFunction } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { createApiError } from '../errors/api-error.js';
-import { ConnectionError, type PolymodalError, ValidationError } from '../errors/polymodal-error.js';
+import { type PolymodalError, ValidationError } from '../errors/polymodal-error.js';
 import type { FileAccess } from '../files/create-file-access.js';
-import { Agent, request } from '../http/undici-parts.js';
-import { type MediaKind, sniffMediaType } from '../media/sniff-media-type.js';
-import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
-import { createPublicOnlyConnector } from '../net/public-only-connector.js';
-import { discardBody, displayUrl, transferFailure } from './transfer-helpers.js';
+import { request } from '../http/undici-parts.js';
+import type { MediaKind } from '../media/sniff-media-type.js';
+import { checkedMediaBody, checkMediaHeaders } from './checked-media-body.js';
+import { createMediaRoute, type MediaRoute } from './media-route.js';
+import { displayUrl, transferFailure } from './transfer-helpers.js';
 
 export const DEFAULT_DOWNLOAD_LIMITS: Readonly<Record<MediaKind, number>> = {
   video: 2 * 1024 * 1024 * 1024,
@@ -33,7 +33,6 @@ export const DEFAULT_DOWNLOAD_LIMITS: Readonly<Record<MediaKind, number>> = {
 };
 export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 5 * 60 * 1000;
 const MAX_REDIRECTS = 5;
-const SNIFF_BYTES = 200;
 
 export interface DownloadPlatform {
   /** Normalised base URL of the platform (see `resolveConfig`). */
@@ -79,7 +78,7 @@ export interface MediaDownloader {
   close(): Promise<void>;
 }
 
-export function createMediaDownloader(options: {
+export interface MediaDownloaderOptions {
   platform: DownloadPlatform;
   files: FileAccess;
   /**
@@ -92,174 +91,121 @@ export function createMediaDownloader(options: {
    * answers, the address a connection reaches is checked again.
    */
   publicLookup?: LookupFunction;
-}): MediaDownloader {
-  const base = new URL(`${options.platform.baseUrl.replace(/\/+$/, '')}/`);
-  const platformOrigin = base.origin;
-  let platformAgent: Agent | undefined;
-  let publicAgent: Agent | undefined;
+}
 
-  function dispatcherFor(url: URL): Dispatcher {
-    if (url.origin === platformOrigin) {
-      if (options.platform.dispatcher) return options.platform.dispatcher;
-      platformAgent ??= new Agent({ keepAliveTimeout: 10_000 });
-      return platformAgent;
-    }
-    if (options.publicDispatcher) return options.publicDispatcher;
-    publicAgent ??= new Agent({
-      keepAliveTimeout: 10_000,
-      connect: createPublicOnlyConnector(options.publicLookup ? { lookup: options.publicLookup } : {}),
-    });
-    return publicAgent;
-  }
-
-  function resolve(raw: string): URL {
-    if (raw.startsWith('/') && !raw.startsWith('//')) {
-      return new URL(`${options.platform.baseUrl.replace(/\/+$/, '')}${raw}`);
-    }
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new ValidationError(`The media URL ${JSON.stringify(raw)} is neither absolute nor a path.`, [
-        { path: 'url', message: 'invalid URL' },
-      ]);
-    }
-    return checkHop(url, undefined);
-  }
-
-  /** A URL off the platform's origin must be public; https never drops to http. */
-  function checkHop(url: URL, previous: URL | undefined): URL {
-    if (previous?.protocol === 'https:' && url.protocol === 'http:') {
-      throw new ValidationError(
-        `The media download was redirected from https to http (${displayUrl(url)}); refusing it.`,
-        [{ path: 'url', message: 'insecure redirect' }],
-      );
-    }
-    if (url.origin === platformOrigin) return url;
-    return assertPublicHttpUrl(url.href, { field: 'media URL' });
-  }
-
-  async function transfer<T>(
-    request_: FetchMediaOptions,
-    sink: (chunks: AsyncIterable<Uint8Array>) => Promise<T>,
-  ): Promise<FetchedMedia & { saved: T }> {
-    const maxBytes = request_.maxBytes ?? DEFAULT_DOWNLOAD_LIMITS[request_.kind];
-    const timeoutMs = request_.timeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = request_.signal ? AbortSignal.any([request_.signal, timeout]) : timeout;
-    let url = resolve(request_.url);
-    let withAuth = false;
-    try {
-      for (let hop = 0; ; hop++) {
-        const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'polymodal-core' };
-        if (withAuth && url.origin === platformOrigin)
-          Object.assign(headers, options.platform.authHeaders?.());
-        const response = await request(url, {
-          dispatcher: dispatcherFor(url),
-          method: 'GET',
-          headers,
-          signal,
-        });
-        const status = response.statusCode;
-        if (status >= 300 && status < 400) {
-          await response.body.dump();
-          const location = response.headers.location;
-          if (typeof location !== 'string' || hop >= MAX_REDIRECTS) {
-            throw new ValidationError(
-              `The media download of ${displayUrl(url)} was redirected ${hop >= MAX_REDIRECTS ? 'too many times' : 'without a location'}.`,
-              [{ path: 'url', message: 'bad redirect' }],
-            );
-          }
-          const next = new URL(location, url);
-          // Credentials never travel with a redirect, even back to the platform.
-          withAuth = false;
-          url = checkHop(next, url);
-          continue;
-        }
-        if ((status === 401 || status === 403) && url.origin === platformOrigin && !withAuth) {
-          await response.body.dump();
-          if (!options.platform.authHeaders) throw statusError(status, url);
-          withAuth = true;
-          hop -= 1;
-          continue;
-        }
-        if (status < 200 || status >= 300) {
-          await response.body.dump();
-          throw statusError(status, url);
-        }
-        const declared = Number(response.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-          discardBody(response.body);
-          throw tooLarge(url, maxBytes);
-        }
-        const declaredType =
-          String(response.headers['content-type'] ?? '')
-            .split(';')[0]
-            ?.trim() ?? '';
-        if (declaredType !== '' && !typeFits(request_.kind, declaredType)) {
-          discardBody(response.body);
-          throw new ValidationError(
-            `The media at ${displayUrl(url)} is ${declaredType}, not ${request_.kind}; nothing was saved.`,
-            [{ path: 'url', message: 'unexpected content type' }],
-          );
-        }
-        let size = 0;
-        let sniffed: string | undefined;
-        let head = Buffer.alloc(0);
-        const body = response.body;
-        async function* checked(): AsyncGenerator<Uint8Array> {
-          for await (const chunk of body) {
-            const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-            size += buffer.length;
-            if (size > maxBytes) throw tooLarge(url, maxBytes);
-            if (sniffed === undefined) {
-              head = Buffer.concat([head, buffer]).subarray(0, SNIFF_BYTES);
-              if (head.length < SNIFF_BYTES && size < SNIFF_BYTES) {
-                // Wait for more bytes before deciding, unless the file is tiny.
-                yield buffer;
-                continue;
-              }
-              sniffed = sniffMediaType(request_.kind, head) ?? wrongType(request_.kind, url);
-            }
-            yield buffer;
-          }
-          if (sniffed === undefined)
-            sniffed = sniffMediaType(request_.kind, head) ?? wrongType(request_.kind, url);
-          if (Number.isFinite(declared) && declared !== size) {
-            throw new ConnectionError(
-              `The media download of ${displayUrl(url)} ended after ${size} of ${declared} bytes; nothing was saved.`,
-              { requestMayHaveArrived: true },
-            );
-          }
-        }
-        const saved = await sink(checked());
-        return { saved, size, contentType: sniffed ?? 'application/octet-stream', url: displayUrl(url) };
-      }
-    } catch (error) {
-      throw transferFailure(error, { url, signal: request_.signal, timeout, timeoutMs });
-    }
-  }
-
+export function createMediaDownloader(options: MediaDownloaderOptions): MediaDownloader {
+  const { platform } = options;
+  const route = createMediaRoute({
+    baseUrl: platform.baseUrl,
+    platformDispatcher: platform.dispatcher,
+    publicDispatcher: options.publicDispatcher,
+    publicLookup: options.publicLookup,
+  });
   return {
     async download(request_) {
-      const { saved, ...rest } = await transfer(request_, (chunks) =>
+      const { saved, ...rest } = await transfer({ route, platform }, request_, (chunks) =>
         options.files.writeOutput(request_.fileName, chunks),
       );
       return { ...rest, path: saved };
     },
     async fetchBytes(request_) {
-      const { saved, ...rest } = await transfer(request_, async (chunks) => {
+      const { saved, ...rest } = await transfer({ route, platform }, request_, async (chunks) => {
         const parts: Uint8Array[] = [];
         for await (const chunk of chunks) parts.push(chunk);
         return Buffer.concat(parts);
       });
       return { ...rest, bytes: saved };
     },
-    resolve,
-    async close() {
-      await Promise.all([platformAgent?.close(), publicAgent?.close()]);
-    },
+    resolve: (url) => route.resolve(url),
+    close: () => route.close(),
   };
+}
+
+/** Where a transfer goes and how it may authenticate there. */
+interface TransferDeps {
+  route: MediaRoute;
+  platform: DownloadPlatform;
+}
+
+/** One download: follows redirects to the answer, then streams its checked body into `sink`. */
+async function transfer<T>(
+  deps: TransferDeps,
+  request_: FetchMediaOptions,
+  sink: (chunks: AsyncIterable<Uint8Array>) => Promise<T>,
+): Promise<FetchedMedia & { saved: T }> {
+  const maxBytes = request_.maxBytes ?? DEFAULT_DOWNLOAD_LIMITS[request_.kind];
+  const timeoutMs = request_.timeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = request_.signal ? AbortSignal.any([request_.signal, timeout]) : timeout;
+  const at = { url: deps.route.resolve(request_.url) };
+  try {
+    const response = await follow(deps, at, signal);
+    const expected = { url: at.url, kind: request_.kind, maxBytes };
+    checkMediaHeaders(response, expected);
+    const body = checkedMediaBody(response, expected);
+    const saved = await sink(body.chunks);
+    return {
+      saved,
+      size: body.size(),
+      contentType: body.contentType() ?? 'application/octet-stream',
+      url: displayUrl(at.url),
+    };
+  } catch (error) {
+    throw transferFailure(error, { url: at.url, signal: request_.signal, timeout, timeoutMs });
+  }
+}
+
+/**
+ * Requests `at.url` until a 2xx answer, following at most MAX_REDIRECTS redirects (each hop checked, no
+ * credentials with any of them) and asking the platform's origin once more with its key after a 401/403.
+ * `at.url` is the URL reached so far, for the messages of a failure.
+ */
+async function follow(
+  deps: TransferDeps,
+  at: { url: URL },
+  signal: AbortSignal,
+): Promise<Dispatcher.ResponseData> {
+  const { route, platform } = deps;
+  let withAuth = false;
+  for (let hop = 0; ; hop++) {
+    const url = at.url;
+    const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'polymodal-core' };
+    if (withAuth && url.origin === route.platformOrigin) Object.assign(headers, platform.authHeaders?.());
+    const response = await request(url, {
+      dispatcher: route.dispatcherFor(url),
+      method: 'GET',
+      headers,
+      signal,
+    });
+    const status = response.statusCode;
+    if (status >= 300 && status < 400) {
+      await response.body.dump();
+      const location = response.headers.location;
+      if (typeof location !== 'string' || hop >= MAX_REDIRECTS) {
+        throw new ValidationError(
+          `The media download of ${displayUrl(url)} was redirected ${hop >= MAX_REDIRECTS ? 'too many times' : 'without a location'}.`,
+          [{ path: 'url', message: 'bad redirect' }],
+        );
+      }
+      const next = new URL(location, url);
+      // Credentials never travel with a redirect, even back to the platform.
+      withAuth = false;
+      at.url = route.checkHop(next, url);
+      continue;
+    }
+    if ((status === 401 || status === 403) && url.origin === route.platformOrigin && !withAuth) {
+      await response.body.dump();
+      if (!platform.authHeaders) throw statusError(status, url);
+      withAuth = true;
+      hop -= 1;
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      await response.body.dump();
+      throw statusError(status, url);
+    }
+    return response;
+  }
 }
 
 function statusError(status: number, url: URL): PolymodalError {
@@ -270,25 +216,4 @@ function statusError(status: number, url: URL): PolymodalError {
     body: undefined,
     serverMessage: `downloading the result failed with HTTP ${status}`,
   });
-}
-
-function tooLarge(url: URL, maxBytes: number): ValidationError {
-  return new ValidationError(
-    `The media at ${displayUrl(url)} is larger than the ${maxBytes}-byte download limit; nothing was saved.`,
-    [{ path: 'url', message: 'too large' }],
-  );
-}
-
-function typeFits(kind: MediaKind, declared: string): boolean {
-  const lower = declared.toLowerCase();
-  return (
-    lower.startsWith(`${kind}/`) || lower === 'application/octet-stream' || lower === 'binary/octet-stream'
-  );
-}
-
-function wrongType(kind: MediaKind, url: URL): never {
-  throw new ValidationError(
-    `The file at ${displayUrl(url)} is not ${kind === 'audio' ? 'WAV or MP3 audio' : `a ${kind}`} (checked by its first bytes); nothing was saved.`,
-    [{ path: 'url', message: 'unexpected content' }],
-  );
 }

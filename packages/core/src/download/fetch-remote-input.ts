@@ -22,11 +22,11 @@
  * content over the URL because a URL says nothing about what it serves next time.
  *
  * The file is readable (granted) only while the call holds it, and removed when the last holder releases
- * it; an identical URL within one call is downloaded once (see `createRemoteInputs`).
+ * it (`held-inputs.ts`); an identical URL within one call is downloaded once (see `createRemoteInputs`).
  */
 
 import { constants } from 'node:fs';
-import { chmod, lstat, mkdir, open, readdir, realpath, rename, unlink, utimes } from 'node:fs/promises';
+import { chmod, mkdir, open, realpath, rename, unlink, utimes } from 'node:fs/promises';
 import type { LookupFunction, Socket } from 'node:net';
 import path from 'node:path';
 import type { buildConnector, Dispatcher } from 'undici';
@@ -36,6 +36,7 @@ import { Agent, request } from '../http/undici-parts.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';
 import { createPublicOnlyConnector } from '../net/public-only-connector.js';
 import { nodeCrypto } from '../util/builtins.js';
+import { holdInput, type RemoteInput, sweepStaleInputs } from './held-inputs.js';
 import { discardBody, displayUrl, transferFailure } from './transfer-helpers.js';
 
 export const DEFAULT_REMOTE_INPUT_TIMEOUT_MS = 5 * 60 * 1000;
@@ -99,30 +100,9 @@ export interface FetchRemoteInputOptions {
   now?: () => number;
 }
 
-export interface RemoteInput {
-  /** Real path of the downloaded file, readable through `files` until `release()`. */
-  path: string;
-  size: number;
-  /** Where the bytes finally came from (after redirects), without the query string. */
-  url: string;
-  /** Gives the file up; the last holder of a file removes it. Safe to call twice. */
-  release(): Promise<void>;
-}
-
-/** Holders of each downloaded file in this process, so the last one (not the first) removes it. */
-const holders = new Map<string, number>();
-
-/**
- * A file in the inputs directory this old (by its change time: the modification time is the constant
- * above) is left over by a process that stopped mid-call; no call lives this long.
- */
-export const STALE_INPUT_MS = 6 * 60 * 60 * 1000;
-/** When each inputs directory was last swept by this process: at most once an hour. */
-const sweptAt = new Map<string, number>();
-
 export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promise<RemoteInput> {
-  const { files, field } = options;
-  let url = checkHop(options.url, field);
+  const { field } = options;
+  const at = { url: checkHop(options.url, field) };
   const maxBytes = typeof options.maxBytes === 'number' ? options.maxBytes : await options.maxBytes();
   const timeoutMs = options.timeoutMs ?? DEFAULT_REMOTE_INPUT_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -135,99 +115,133 @@ export async function fetchRemoteInput(options: FetchRemoteInputOptions): Promis
           : createPublicOnlyConnector(options.lookup ? { lookup: options.lookup } : {}),
       });
   const dispatcher = options.dispatcher ?? (ownAgent as Agent);
-  let temp: string | undefined;
   try {
-    for (let hop = 0; ; hop++) {
-      const response = await request(url, {
-        dispatcher,
-        method: 'GET',
-        // No credentials of any kind: the URL is the caller's, and so is whatever it grants.
-        headers: { accept: '*/*', 'user-agent': 'polymodal-core' },
-        signal,
-      });
-      const status = response.statusCode;
-      if (status >= 300 && status < 400) {
-        await response.body.dump();
-        const location = response.headers.location;
-        if (typeof location !== 'string' || hop >= MAX_REDIRECTS) {
-          throw refusal(
-            field,
-            `${displayUrl(url)} was redirected ${hop >= MAX_REDIRECTS ? 'too many times' : 'without a location'}`,
-            'bad redirect',
-          );
-        }
-        url = checkHop(new URL(location, url).href, field);
-        continue;
-      }
-      if (status < 200 || status >= 300) {
-        await response.body.dump();
-        throw refusal(
-          field,
-          `${displayUrl(url)} answered HTTP ${status}; give a public, direct link to the file`,
-          'download failed',
-        );
-      }
-      const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        discardBody(response.body);
-        throw tooLarge(field, url, maxBytes, declared);
-      }
-      const declaredType =
-        String(response.headers['content-type'] ?? '')
-          .split(';')[0]
-          ?.trim()
-          .toLowerCase() ?? '';
-      if (declaredType === 'text/html' || declaredType === 'application/xhtml+xml') {
-        // A sign-in or preview page instead of the file: refused now, with a message that says so.
-        discardBody(response.body);
-        throw refusal(
-          field,
-          `${displayUrl(url)} returned a web page (${declaredType}), not the file; give a direct link to the file itself`,
-          'not a file',
-        );
-      }
-      await mkdir(files.inputsDir, { recursive: true, mode: 0o700 });
-      // mkdir's mode applies only when it creates the directory; an existing one is made private too.
-      await chmod(files.inputsDir, 0o700);
-      const directory = await realpath(files.inputsDir);
-      await sweepStaleInputs(directory, options.now ?? Date.now);
-      temp = path.join(
-        directory,
-        `.download-${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}.tmp`,
-      );
-      const { size, digest } = await writeCounted(response.body, temp, { maxBytes, field, url });
-      if (Number.isFinite(declared) && declared !== size) {
-        throw new ConnectionError(
-          `The download of ${displayUrl(url)} ended after ${size} of ${declared} bytes; nothing was kept.`,
-          { requestMayHaveArrived: true },
-        );
-      }
-      const target = path.join(directory, `${digest}${extensionOf(url, declaredType)}`);
-      await utimes(temp, INPUT_MTIME_SECONDS, INPUT_MTIME_SECONDS);
-      // Same name, same bytes: replacing a copy another call holds changes nothing it reads.
-      await rename(temp, target);
-      temp = undefined;
-      return hold(files, target, size, displayUrl(url));
-    }
+    const response = await follow({ dispatcher, field, signal }, at);
+    const declared = checkDeclared(response, { field, url: at.url, maxBytes });
+    return await store(response, { options, url: at.url, maxBytes, declared });
   } catch (error) {
-    throw transferFailure(error, { url, signal: options.signal, timeout, timeoutMs });
+    throw transferFailure(error, { url: at.url, signal: options.signal, timeout, timeoutMs });
   } finally {
-    if (temp !== undefined) await unlink(temp).catch(() => undefined);
     await ownAgent?.close();
   }
 }
 
-/** Removes leftovers of stopped processes (downloads cut off, inputs never released); errors are ignored. */
-async function sweepStaleInputs(directory: string, now: () => number): Promise<void> {
-  const at = now();
-  if (at - (sweptAt.get(directory) ?? Number.NEGATIVE_INFINITY) < 60 * 60 * 1000) return;
-  sweptAt.set(directory, at);
-  const names = await readdir(directory).catch(() => [] as string[]);
-  for (const name of names) {
-    const file = path.join(directory, name);
-    if (holders.has(file)) continue;
-    const stats = await lstat(file).catch(() => undefined);
-    if (stats?.isFile() && at - stats.ctimeMs > STALE_INPUT_MS) await unlink(file).catch(() => undefined);
+/**
+ * Requests `at.url` until a 2xx answer, following at most MAX_REDIRECTS redirects, each hop checked again.
+ * `at.url` is the URL reached so far, for the messages of a failure.
+ */
+async function follow(
+  deps: { dispatcher: Dispatcher; field: string; signal: AbortSignal },
+  at: { url: URL },
+): Promise<Dispatcher.ResponseData> {
+  const { field } = deps;
+  for (let hop = 0; ; hop++) {
+    const url = at.url;
+    const response = await request(url, {
+      dispatcher: deps.dispatcher,
+      method: 'GET',
+      // No credentials of any kind: the URL is the caller's, and so is whatever it grants.
+      headers: { accept: '*/*', 'user-agent': 'polymodal-core' },
+      signal: deps.signal,
+    });
+    const status = response.statusCode;
+    if (status >= 300 && status < 400) {
+      await response.body.dump();
+      const location = response.headers.location;
+      if (typeof location !== 'string' || hop >= MAX_REDIRECTS) {
+        throw refusal(
+          field,
+          `${displayUrl(url)} was redirected ${hop >= MAX_REDIRECTS ? 'too many times' : 'without a location'}`,
+          'bad redirect',
+        );
+      }
+      at.url = checkHop(new URL(location, url).href, field);
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      await response.body.dump();
+      throw refusal(
+        field,
+        `${displayUrl(url)} answered HTTP ${status}; give a public, direct link to the file`,
+        'download failed',
+      );
+    }
+    return response;
+  }
+}
+
+/** The declared length and type, refused (the body dropped) when already too large or a web page. */
+function checkDeclared(
+  response: Dispatcher.ResponseData,
+  context: { field: string; url: URL; maxBytes: number },
+): { length: number; type: string } {
+  const { field, url, maxBytes } = context;
+  const length = Number(response.headers['content-length']);
+  if (Number.isFinite(length) && length > maxBytes) {
+    discardBody(response.body);
+    throw tooLarge(field, url, maxBytes, length);
+  }
+  const type =
+    String(response.headers['content-type'] ?? '')
+      .split(';')[0]
+      ?.trim()
+      .toLowerCase() ?? '';
+  if (type === 'text/html' || type === 'application/xhtml+xml') {
+    // A sign-in or preview page instead of the file: refused now, with a message that says so.
+    discardBody(response.body);
+    throw refusal(
+      field,
+      `${displayUrl(url)} returned a web page (${type}), not the file; give a direct link to the file itself`,
+      'not a file',
+    );
+  }
+  return { length, type };
+}
+
+/**
+ * Writes the body to a temp file in the private inputs directory, counted and hashed, then renames it to
+ * the name of its content (see the module header) and holds it for the caller.
+ */
+async function store(
+  response: Dispatcher.ResponseData,
+  download: {
+    options: FetchRemoteInputOptions;
+    url: URL;
+    maxBytes: number;
+    declared: { length: number; type: string };
+  },
+): Promise<RemoteInput> {
+  const { options, url, declared } = download;
+  const { files } = options;
+  await mkdir(files.inputsDir, { recursive: true, mode: 0o700 });
+  // mkdir's mode applies only when it creates the directory; an existing one is made private too.
+  await chmod(files.inputsDir, 0o700);
+  const directory = await realpath(files.inputsDir);
+  await sweepStaleInputs(directory, options.now ?? Date.now);
+  let temp: string | undefined = path.join(
+    directory,
+    `.download-${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}.tmp`,
+  );
+  try {
+    const { size, digest } = await writeCounted(response.body, temp, {
+      maxBytes: download.maxBytes,
+      field: options.field,
+      url,
+    });
+    if (Number.isFinite(declared.length) && declared.length !== size) {
+      throw new ConnectionError(
+        `The download of ${displayUrl(url)} ended after ${size} of ${declared.length} bytes; nothing was kept.`,
+        { requestMayHaveArrived: true },
+      );
+    }
+    const target = path.join(directory, `${digest}${extensionOf(url, declared.type)}`);
+    await utimes(temp, INPUT_MTIME_SECONDS, INPUT_MTIME_SECONDS);
+    // Same name, same bytes: replacing a copy another call holds changes nothing it reads.
+    await rename(temp, target);
+    temp = undefined;
+    return holdInput(files, target, size, displayUrl(url));
+  } finally {
+    if (temp !== undefined) await unlink(temp).catch(() => undefined);
   }
 }
 
@@ -273,29 +287,6 @@ async function writeCounted(
     await handle.close();
   }
   return { size, digest: hash.digest('hex') };
-}
-
-function hold(files: FileAccess, target: string, size: number, url: string): RemoteInput {
-  holders.set(target, (holders.get(target) ?? 0) + 1);
-  const revoke = files.grantInput(target);
-  let released = false;
-  return {
-    path: target,
-    size,
-    url,
-    async release() {
-      if (released) return;
-      released = true;
-      revoke();
-      const left = (holders.get(target) ?? 1) - 1;
-      if (left > 0) {
-        holders.set(target, left);
-        return;
-      }
-      holders.delete(target);
-      await unlink(target).catch(() => undefined);
-    },
-  };
 }
 
 /** The URL's own extension when it has a plausible one, else the declared type's, else none. */

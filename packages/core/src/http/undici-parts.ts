@@ -2,7 +2,7 @@
  * The parts of undici that core uses (`Agent`, `request`, `buildConnector`), loaded from their own files and
  * as late as possible. undici's root module loads everything it offers at once (fetch, caches, cookies,
  * mocks, WebSocket, the SQLite cache store): about 110 files, 70 ms and 9 MiB at the start of every
- * process, against 26 files for these (measured on Node 20, issue 14). undici ships no `exports` map, so
+ * process, against 26 files for these (measured on Node 20). undici ships no `exports` map, so
  * its files are importable by path; the types still come from undici's own declarations (see
  * undici-parts-modules.d.ts).
  *
@@ -73,13 +73,13 @@ function partsLoaded(): LoadedParts {
  * agent's dispatch, which `request()` reaches after loading undici. Typed by undici's public declaration,
  * so that the emitted types name only undici's root.
  */
-export const buildConnector = ((options: undiciBuildConnector.BuildOptions) => {
+export const buildConnector: typeof undiciBuildConnector = (options) => {
   let connect: undiciBuildConnector.connector | undefined;
-  return (target: undiciBuildConnector.Options, callback: undiciBuildConnector.Callback) => {
+  return (target, callback) => {
     connect ??= partsLoaded().buildConnector(options);
-    return connect(target, callback);
+    connect(target, callback);
   };
-}) as unknown as typeof undiciBuildConnector;
+};
 
 /** undici's Agent, made with these options when the first request through it is dispatched. */
 class DeferredAgent extends EventEmitter {
@@ -110,7 +110,9 @@ class DeferredAgent extends EventEmitter {
   }
 }
 
-// Typed as undici's Agent: core makes it, passes it to request() and closes it, nothing else.
+// Typed as undici's Agent: core makes it, passes it to request() and closes it, nothing else. No type can
+// say so without the cast: undici's Agent declares every Dispatcher method (request, stream, pipeline,
+// connect, upgrade, with their overloads), which a deferred agent would have to implement only to forward.
 export const Agent = DeferredAgent as unknown as typeof UndiciAgent;
 export type Agent = UndiciAgent;
 

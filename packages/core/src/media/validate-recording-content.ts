@@ -107,7 +107,7 @@ async function readFormat(
   const blob = createDescriptorBlob(file.handle, { size: file.size, type: contentType });
   try {
     const { parseBlob } = await loadMusicMetadata();
-    const metadata = await parseBlob(blob as unknown as Blob, { duration, skipCovers: true });
+    const metadata = await parseBlob(blob, { duration, skipCovers: true });
     return { format: metadata.format };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -33,7 +33,7 @@ export function createPublicOnlyLookup(lookup?: typeof dns.lookup): LookupFuncti
         return;
       }
       if (options.all) {
-        (callback as unknown as (error: null, addresses: dns.LookupAddress[]) => void)(null, list);
+        callback(null, list);
         return;
       }
       const first = list[0] as dns.LookupAddress;

@@ -23,7 +23,7 @@ import { Readable } from 'node:stream';
  * socket takes in parts, a pause until it drains) vanish, small enough that the three or four in flight stay
  * under 10 MiB. A 500 MB upload through the meeting server used 0.49 s of the server's CPU with 512 KiB
  * chunks, 0.41 s with 1 MiB, 0.38 s with 2 MiB and 0.39 s with 4 MiB (medians of 8 alternated runs on
- * Node 20, issue 14).
+ * Node 20).
  */
 export const FILE_CHUNK_BYTES = 2 * 1024 * 1024;
 /** Free buffers kept for reuse; more are allocated (and dropped) only when none is known free. */

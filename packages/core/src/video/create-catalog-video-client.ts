@@ -45,7 +45,8 @@ export interface CatalogVideoClient {
     options?: CallOptions & { deadline?: number },
   ): Promise<CatalogModel>;
   submit(request: CatalogVideoRequest, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
-  get(requestId: string, options?: CallOptions): Promise<VideoJob>;
+  /** One read of the job. */
+  retrieve(requestId: string, options?: CallOptions): Promise<VideoJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
   poll(requestId: string, options: JobPollOptions<VideoJob>): Promise<PollOutcome<VideoJob>>;
   wait(requestId: string, options?: JobWaitOptions<VideoJob>): Promise<VideoJob>;
@@ -136,5 +137,5 @@ export function createCatalogVideoClient(options: {
     };
   }
 
-  return { models, validate, submit, get: jobs.get, poll: jobs.poll, wait: jobs.wait };
+  return { models, validate, submit, retrieve: jobs.retrieve, poll: jobs.poll, wait: jobs.wait };
 }

@@ -25,7 +25,8 @@ export type ImageToVideoInput = ImageToVideoRequest & { aspectRatio?: ImageToVid
 
 export interface ImageToVideoClient {
   submit(request: ImageToVideoInput, options?: VideoSubmitOptions): Promise<SubmittedVideo>;
-  get(requestId: string, options?: CallOptions): Promise<VideoJob>;
+  /** One read of the job. */
+  retrieve(requestId: string, options?: CallOptions): Promise<VideoJob>;
   /** Waits until the job stops or `deadline` comes, never reading faster than the service's interval. */
   poll(requestId: string, options: JobPollOptions<VideoJob>): Promise<PollOutcome<VideoJob>>;
   wait(requestId: string, options?: JobWaitOptions<VideoJob>): Promise<VideoJob>;
@@ -79,5 +80,5 @@ export function createImageToVideoClient(options: {
     };
   }
 
-  return { submit, get: jobs.get, poll: jobs.poll, wait: jobs.wait };
+  return { submit, retrieve: jobs.retrieve, poll: jobs.poll, wait: jobs.wait };
 }

@@ -132,7 +132,7 @@ export function createVideoJobClient(options: {
       },
     });
   }
-  return { get: jobs.retrieve, poll: jobs.poll, wait: jobs.wait, start };
+  return { retrieve: jobs.retrieve, poll: jobs.poll, wait: jobs.wait, start };
 }
 
 /**

@@ -41,7 +41,7 @@ async function setUp(shared: { value: boolean }) {
     await ledger.insert({ service, fingerprint: `fp-${id}`, id, lastStatus: 'RUNNING', createdAt: now });
   }
   const calls: string[] = [];
-  const byId = ['get', 'poll', 'wait'];
+  const byId = ['retrieve', 'poll', 'wait'];
   let limitReads = 0;
   const flashcards = recordingClient(calls, 'flashcards', [...byId, 'startFromUrl']);
   Object.defineProperty(flashcards, 'limits', {
@@ -64,7 +64,7 @@ async function setUp(shared: { value: boolean }) {
       'startTextJob',
       'retrieveTextJob',
     ]),
-    readingScore: recordingClient(calls, 'readingScore', ['task', 'poll', 'wait']),
+    readingScore: recordingClient(calls, 'readingScore', ['retrieve', 'poll', 'wait']),
     llm: { marker: 'llm' },
   } as unknown as Polymodal;
   const scoped = scopeJobsToLedger(polymodal, { ledger, isShared: () => shared.value });
@@ -81,13 +81,13 @@ describe('scopeJobsToLedger', () => {
       () => scoped.meeting.poll('theirs', { deadline: 0 }),
       // An id of the ledger, but of another service.
       () => scoped.meeting.retrieve('video-1'),
-      () => scoped.catalogVideo.get('theirs'),
+      () => scoped.catalogVideo.retrieve('theirs'),
       () => scoped.catalogVideo.poll('theirs', { deadline: 0 }),
       () => scoped.imageToVideo.wait('theirs'),
-      () => scoped.flashcards.get('theirs'),
+      () => scoped.flashcards.retrieve('theirs'),
       () => scoped.speech.poll('theirs', { deadline: 0 }),
-      () => scoped.readingScore.task('theirs'),
-      () => scoped.readingScore.task('/api/reading/v1/task/theirs'),
+      () => scoped.readingScore.retrieve('theirs'),
+      () => scoped.readingScore.retrieve('/api/reading/v1/task/theirs'),
       () => scoped.readingScore.wait(''),
     ];
     for (const attempt of foreign) {
@@ -103,20 +103,20 @@ describe('scopeJobsToLedger', () => {
   it("passes the ledger's own jobs and the methods that take no job id through", async () => {
     const { scoped, calls, polymodal } = await setUp({ value: true });
     await scoped.meeting.retrieve('mine');
-    await scoped.catalogVideo.get('video-1');
-    await scoped.imageToVideo.get('image-1');
+    await scoped.catalogVideo.retrieve('video-1');
+    await scoped.imageToVideo.retrieve('image-1');
     await scoped.flashcards.poll('cards-1', { deadline: 0 });
     await scoped.speech.wait('task-1');
-    await scoped.readingScore.task('/api/reading/v1/task/score-1');
+    await scoped.readingScore.retrieve('/api/reading/v1/task/score-1');
     await scoped.catalogVideo.models();
     await scoped.speech.listVoices();
     expect(calls).toEqual([
       'meeting.retrieve(mine)',
-      'catalogVideo.get(video-1)',
-      'imageToVideo.get(image-1)',
+      'catalogVideo.retrieve(video-1)',
+      'imageToVideo.retrieve(image-1)',
       'flashcards.poll(cards-1)',
       'speech.wait(task-1)',
-      'readingScore.task(/api/reading/v1/task/score-1)',
+      'readingScore.retrieve(/api/reading/v1/task/score-1)',
       'catalogVideo.models(undefined)',
       'speech.listVoices(undefined)',
     ]);
@@ -149,7 +149,7 @@ describe('scopeJobsToLedger', () => {
     await scoped.meeting.retrieve('later');
     expect(lookedUp).toEqual(['meeting/mine', 'meeting/later', 'meeting/later', 'meeting/later']);
     // An id known for one service is not thereby known for another.
-    await expect(scoped.catalogVideo.get('mine')).rejects.toThrow(/not in this tenant's job ledger/);
+    await expect(scoped.catalogVideo.retrieve('mine')).rejects.toThrow(/not in this tenant's job ledger/);
     expect(calls).toEqual([
       'meeting.poll(mine)',
       'meeting.poll(mine)',

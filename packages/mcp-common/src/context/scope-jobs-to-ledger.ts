@@ -72,14 +72,14 @@ const CATALOG_VIDEO_METHODS = {
   models: 'free',
   validate: 'free',
   submit: 'free',
-  get: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
 } as const satisfies Record<keyof CatalogVideoClient, MethodScope>;
 
 const IMAGE_TO_VIDEO_METHODS = {
   submit: 'free',
-  get: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
 } as const satisfies Record<keyof ImageToVideoClient, MethodScope>;
@@ -87,7 +87,7 @@ const IMAGE_TO_VIDEO_METHODS = {
 const FLASHCARDS_METHODS = {
   startFromFile: 'free',
   startFromUrl: 'free',
-  get: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
   limits: 'free',
@@ -116,7 +116,7 @@ const SPEECH_METHODS = {
 
 const READING_SCORE_METHODS = {
   submit: 'free',
-  task: 'byId',
+  retrieve: 'byId',
   poll: 'byId',
   wait: 'byId',
   score: 'free',
