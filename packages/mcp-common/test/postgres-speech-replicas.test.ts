@@ -9,12 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { adminPool, startPostgres, type TestPostgres } from '@polymodal/store-postgres/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  adminPool,
-  startPostgres,
-  type TestPostgres,
-} from '../../store-postgres/test/helpers/start-postgres.js';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
 import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
 

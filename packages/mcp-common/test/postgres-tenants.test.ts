@@ -8,12 +8,8 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { adminPool, startPostgres, type TestPostgres } from '@polymodal/store-postgres/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  adminPool,
-  startPostgres,
-  type TestPostgres,
-} from '../../store-postgres/test/helpers/start-postgres.js';
 import { acquireSharedPostgresPool } from '../src/context/acquire-shared-postgres-pool.js';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readMediaFixture } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MediaHarness, startMediaHarness } from './harness.js';
+import { type MediaHarness, startMediaHarness } from './support/harness.js';
 
 const FLASHCARDS = '/api/video-flashcards/v1';
 const DIRECTION = { learningDirection: 'thai_to_chinese' };

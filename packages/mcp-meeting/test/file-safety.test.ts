@@ -8,7 +8,7 @@ import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MeetingScriptLine } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, SHORT_SCRIPT, startHarness } from './harness.js';
+import { type Harness, SHORT_SCRIPT, startHarness } from './support/harness.js';
 
 const API = '/api/conference-summary/v1';
 const OUTSIDE_SCRIPT: MeetingScriptLine[] = [

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SpeechHarness, startSpeechHarness } from './harness.js';
+import { type SpeechHarness, startSpeechHarness } from './support/harness.js';
 
 const PHRASES = [THAI_PHRASES[1], THAI_PHRASES[4]];
 let harness: SpeechHarness;

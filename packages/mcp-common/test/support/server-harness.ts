@@ -7,11 +7,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { CallToolResult, JSONRPCMessage, McpServer, RequestOptions } from '@modelcontextprotocol/server';
+import type { CallToolResult, JSONRPCMessage, RequestOptions } from '@modelcontextprotocol/server';
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { type Sandbox, type SandboxConfig, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createServerContext, type ServerContext } from '../../src/host.js';
+import { createServerContext, type ServerContext, type ServerInstance } from '../../src/host.js';
 
 export interface ToolResult {
   isError: boolean;
@@ -27,12 +27,6 @@ export interface Connection {
   client: Client;
   call(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<ToolResult>;
   close(): Promise<void>;
-}
-
-/** What a server package's `createServer` returns. */
-export interface ServerInstance {
-  server: McpServer;
-  cleanup(): Promise<void>;
 }
 
 /** `call` of a connected client: the result read for tests, after checking that no secret appears in it. */

@@ -19,7 +19,7 @@ import {
   outputLinkOf,
   showJobState,
   textOf,
-} from '../../../mcp-common/views/kit.js';
+} from '@polymodal/mcp-common/views';
 
 const elements = {
   title: document.getElementById('title') as HTMLHeadingElement,

@@ -17,7 +17,7 @@ import {
   outputLinkOf,
   showJobState,
   textOf,
-} from '../../../mcp-common/views/kit.js';
+} from '@polymodal/mcp-common/views';
 
 /**
  * The largest file the view reads through the host: the server's `MAX_OUTPUT_RESOURCE_BYTES` (mcp-common's

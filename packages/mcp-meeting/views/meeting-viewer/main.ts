@@ -11,13 +11,7 @@
  * origin.
  */
 import type { CallToolResult, EmbeddedResource } from '@modelcontextprotocol/client';
-import {
-  connectView,
-  createViewApp,
-  type JobFacts,
-  messageOf,
-  textOf,
-} from '../../../mcp-common/views/kit.js';
+import { connectView, createViewApp, type JobFacts, messageOf, textOf } from '@polymodal/mcp-common/views';
 
 /** A follow-up read waits this long at most (the platform's answers come every 5 s). */
 const FOLLOW_WAIT_SECONDS = 20;

@@ -10,13 +10,7 @@
  * from here.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import {
-  checkAgain,
-  connectView,
-  createViewApp,
-  type JobFacts,
-  textOf,
-} from '../../../mcp-common/views/kit.js';
+import { checkAgain, connectView, createViewApp, type JobFacts, textOf } from '@polymodal/mcp-common/views';
 
 /** The platform's word statuses (comparison.wordResults[].status). */
 type WordStatus = 'correct' | 'missing' | 'extra' | 'substitution';

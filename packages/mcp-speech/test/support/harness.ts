@@ -1,8 +1,8 @@
 /** Test harness of the speech server: mcp-common's server harness (sandbox, temp dirs, secret-checked calls). */
-import { type ServerHarness, startServerHarness } from '../../mcp-common/test/support/server-harness.js';
-import { createServer } from '../src/server.js';
+import { type ServerHarness, startServerHarness } from '@polymodal/mcp-common/testing';
+import { createServer } from '../../src/server.js';
 
-export type { Connection, ToolResult } from '../../mcp-common/test/support/server-harness.js';
+export type { Connection, ToolResult } from '@polymodal/mcp-common/testing';
 export type SpeechHarness = ServerHarness;
 
 export function startSpeechHarness(

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client, RequestOptions } from '@modelcontextprotocol/client';
+import { connectInMemory, type ToolResult } from '@polymodal/mcp-common/testing';
 import {
   type MeetingScriptLine,
   type Sandbox,
@@ -13,10 +14,9 @@ import {
   startSandbox,
   writeMeetingRecording,
 } from '@polymodal/sandbox';
-import { connectInMemory, type ToolResult } from '../../mcp-common/test/support/server-harness.js';
-import { createServer } from '../src/server.js';
+import { createServer } from '../../src/server.js';
 
-export type { ToolResult } from '../../mcp-common/test/support/server-harness.js';
+export type { ToolResult } from '@polymodal/mcp-common/testing';
 
 export const SHORT_SCRIPT: MeetingScriptLine[] = [
   { speaker: 'Alice', text: 'Welcome everyone, today we review the launch plan for the beta.' },
