@@ -236,6 +236,10 @@ export interface ServerHarnessOptions {
   /** Reads of a job or task this far apart instead of the service's (honoured on loopback only). */
   pollIntervalMs?: number;
   config?: SandboxConfig;
+  /** 'held': the sandbox clock stands still (jobs do not progress) until released or advanced. */
+  clock?: SandboxOptions['clock'];
+  /** Variables that differ from `serverEnv`'s on this root and sandbox (e.g. another allowed directory). */
+  env?(place: { root: string; sandbox: Sandbox }): Record<string, string>;
 }
 
 /** A sandbox, a temporary root (allowed directory, state and output inside it) and a first client. */
@@ -243,9 +247,13 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
   const sandbox = await startSandbox({
     speed: options.speed ?? 100,
     ...(options.config ? { config: options.config } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const root = await mkdtemp(path.join(os.tmpdir(), options.name));
-  const env = serverEnv(root, sandbox, options.pollIntervalMs ?? 20);
+  const env = {
+    ...serverEnv(root, sandbox, options.pollIntervalMs ?? 20),
+    ...options.env?.({ root, sandbox }),
+  };
   const secrets = sandboxSecrets(sandbox);
   const generation = options.generation ?? defaultGeneration();
   const connect = (overrides: Record<string, string> = {}) =>

@@ -1,17 +1,15 @@
 /**
- * Test harness: a real sandbox on loopback, the meeting server built against it with temp state, allowed
- * and output dirs, and an SDK client over InMemoryTransport. Every result is checked for the API key.
+ * Test harness of the meeting server: mcp-common's server harness (sandbox, temp dirs, secret-checked calls),
+ * with what meetings need on top: recordings written into `media/`, the one allowed directory (so that the
+ * rest of the root is outside it), the first user's id, and a server on another key.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Client, RequestOptions } from '@modelcontextprotocol/client';
-import { connectInMemory, type ToolResult } from '@polymodal/mcp-common/testing';
+import { type Connection, type ServerHarness, startServerHarness } from '@polymodal/mcp-common/testing';
 import {
   type MeetingScriptLine,
   type Sandbox,
   type SandboxConfig,
-  startSandbox,
   writeMeetingRecording,
 } from '@polymodal/sandbox';
 import { createServer } from '../../src/server.js';
@@ -26,23 +24,19 @@ export const SHORT_SCRIPT: MeetingScriptLine[] = [
   { speaker: 'Bob', text: "I'll draft the announcement for customers." },
 ];
 
-export interface Harness {
-  sandbox: Sandbox;
-  client: Client;
-  root: string;
+export interface Harness extends ServerHarness {
+  /** The allowed directory, inside `root`. */
   mediaDir: string;
   outputDir: string;
   stateDir: string;
-  env: NodeJS.ProcessEnv;
+  /** The sandbox's first user, whose key the server uses unless told otherwise. */
   userId: string;
-  call(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<ToolResult>;
   /** Another server on the same sandbox and dirs, authenticated with `apiKey` (e.g. the second user's). */
-  connectAs(apiKey: string): Promise<{ call: Harness['call']; close(): Promise<void> }>;
+  connectAs(apiKey: string): Promise<Connection>;
   writeRecording(
     name: string,
     options?: { script?: MeetingScriptLine[]; fail?: string; dir?: string },
   ): Promise<string>;
-  close(): Promise<void>;
 }
 
 export async function startHarness(
@@ -57,46 +51,28 @@ export async function startHarness(
     toolDeadlineSeconds?: number;
   } = {},
 ): Promise<Harness> {
-  const sandbox = await startSandbox({
-    speed: options.speed ?? 100,
-    ...(options.config ? { config: options.config } : {}),
-    ...(options.clock ? { clock: options.clock } : {}),
+  const { apiKey, toolDeadlineSeconds, ...sandboxOptions } = options;
+  const harness = await startServerHarness({
+    ...sandboxOptions,
+    createServer,
+    name: 'mcp-meeting-',
+    env: ({ root, sandbox }) => ({
+      POLYMODAL_ALLOWED_DIRS: path.join(root, 'media'),
+      ...(apiKey ? { POLYMODAL_API_KEY: apiKey(sandbox) } : {}),
+      ...(toolDeadlineSeconds === undefined
+        ? {}
+        : { POLYMODAL_TOOL_DEADLINE_SECONDS: String(toolDeadlineSeconds) }),
+    }),
   });
-  const root = await mkdtemp(path.join(os.tmpdir(), 'mcp-meeting-'));
-  const mediaDir = path.join(root, 'media');
-  const outputDir = path.join(root, 'out');
-  const stateDir = path.join(root, 'state');
+  const mediaDir = path.join(harness.root, 'media');
   await mkdir(mediaDir, { recursive: true });
-  const env: NodeJS.ProcessEnv = {
-    POLYMODAL_BASE_URL: sandbox.url,
-    POLYMODAL_API_KEY: options.apiKey ? options.apiKey(sandbox) : sandbox.apiKey,
-    POLYMODAL_STATE_DIR: stateDir,
-    POLYMODAL_ALLOWED_DIRS: mediaDir,
-    POLYMODAL_OUTPUT_DIR: outputDir,
-    POLYMODAL_LOG_LEVEL: 'error',
-    // Test-only: reads of a job this far apart instead of the spec's 5 s (honoured on loopback only).
-    POLYMODAL_POLL_INTERVAL_MS: String(options.pollIntervalMs ?? 20),
-    ...(options.toolDeadlineSeconds === undefined
-      ? {}
-      : { POLYMODAL_TOOL_DEADLINE_SECONDS: String(options.toolDeadlineSeconds) }),
-  };
-  const secrets = [sandbox.apiKey, sandbox.apiKey2, env.POLYMODAL_API_KEY as string];
-  const userId = sandbox.users[0]?.id as string;
-  const main = await connect(env, secrets);
-
   return {
-    sandbox,
-    client: main.client,
-    root,
+    ...harness,
     mediaDir,
-    outputDir,
-    stateDir,
-    env,
-    userId,
-    call: main.call,
-    connectAs(apiKey) {
-      return connect({ ...env, POLYMODAL_API_KEY: apiKey }, [...secrets, apiKey]);
-    },
+    outputDir: harness.env.POLYMODAL_OUTPUT_DIR as string,
+    stateDir: harness.env.POLYMODAL_STATE_DIR as string,
+    userId: harness.sandbox.users[0]?.id as string,
+    connectAs: (key) => harness.connect({ POLYMODAL_API_KEY: key }),
     async writeRecording(name, recording = {}) {
       const file = path.join(recording.dir ?? mediaDir, name);
       await mkdir(path.dirname(file), { recursive: true });
@@ -106,16 +82,7 @@ export async function startHarness(
       });
       return file;
     },
-    async close() {
-      await main.close();
-      await sandbox.close();
-      await rm(root, { recursive: true, force: true });
-    },
   };
-}
-
-async function connect(env: NodeJS.ProcessEnv, secrets: string[]) {
-  return connectInMemory(createServer({ env }), { secrets });
 }
 
 /** Sum of the sandbox's request counters whose route starts with `prefix` (e.g. "PATCH "). */
