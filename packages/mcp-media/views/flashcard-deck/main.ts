@@ -57,7 +57,10 @@ interface Card {
   clipUrl: string | null;
 }
 
-/** The structured result of create_flashcards / get_flashcards the view shows. */
+/**
+ * The structured result of create_flashcards / get_flashcards: their output schema, the long-job one
+ * (`JobFacts`), and the further properties it allows that the view shows.
+ */
 interface FlashcardsFacts extends JobFacts {
   stage?: string;
   title?: string | null;

@@ -47,7 +47,10 @@ const elements = {
   transcript: document.getElementById('transcript') as HTMLQuoteElement,
 };
 
-/** The structured result fields of the speech and video tools the view shows. */
+/**
+ * The structured result of the speech and video tools: their output schema, the long-job one (`JobFacts`),
+ * and the further properties it allows that the view shows.
+ */
 interface MediaFacts extends JobFacts {
   service?: string;
   model?: string;
