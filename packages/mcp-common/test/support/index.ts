@@ -46,6 +46,7 @@ export {
 } from './server-harness.js';
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
 export { connectTools, ledgerContext, serverWithTools, testTools } from './test-tools.js';
+export { until } from './until.js';
 export { CHROMIUM_PATH, type MountOptions, startViewHost, type ViewHost, viewCsp } from './view-host.js';
 export {
   connectBin,
