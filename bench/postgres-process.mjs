@@ -9,7 +9,7 @@ import {
   loadEmbeddedPostgres,
   makeDataRoot,
   runsAsOtherUser,
-} from '../packages/store-postgres/test/helpers/load-embedded-postgres.mjs';
+} from '../packages/store-postgres/test/support/load-embedded-postgres.mjs';
 
 async function freePort() {
   const server = createServer();

@@ -2,10 +2,11 @@
  * Builds MCP Apps views into single self-contained HTML files: each view folder holds `index.html` (the
  * view's `<title>`, then the content of its `<body>`), `style.css` and `main.ts`. The build writes the
  * document around them, the same for every view. The style and the script are bundled by esbuild (the one
- * tsup brings), with what they import (the Polymodal views' kit, packages/mcp-common/views/: `@import` of
- * its base.css, an `import` of its kit.ts), the script into one minified IIFE for browsers; both are
- * inlined, so a view loads nothing from any origin. A host's CSP forbids eval and caps nothing else we
- * need; the build refuses a view over 1.5 MB (the issue's budget) or one that calls `eval(`.
+ * tsup brings), with what they import (the Polymodal views' kit, packages/mcp-common/views/, by its workspace
+ * entries: `@import "@polymodal/mcp-common/views/base.css"`, `import … from '@polymodal/mcp-common/views'`),
+ * the script into one minified IIFE for browsers; both are inlined, so a view loads nothing from any origin.
+ * A host's CSP forbids eval and caps nothing else we need; the build refuses a view over 1.5 MB (the
+ * budget) or one that calls `eval(`.
  *
  * Used by the server packages' bin build (tsup-server-package.mjs) to write `dist/views/<folder>.html`.
  */

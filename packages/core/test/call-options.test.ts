@@ -13,7 +13,7 @@ import {
   TimeoutError,
   ValidationError,
 } from '../src/index.js';
-import { startServer, type TestServer } from './helpers/start-server.js';
+import { startServer, type TestServer } from './support/start-server.js';
 
 let server: TestServer;
 let polymodal: Polymodal;

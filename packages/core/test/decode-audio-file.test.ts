@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeAudioFile } from '../src/audio.js';
 import { ValidationError } from '../src/index.js';
-import { frequencyOf, toneWav } from './helpers/make-wav.js';
+import { frequencyOf, toneWav } from './support/make-wav.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -16,7 +16,7 @@ import { ValidationError } from '../src/errors/polymodal-error.js';
 import { createFileAccess } from '../src/files/create-file-access.js';
 import { createPublicOnlyConnector } from '../src/net/public-only-connector.js';
 import { createPublicOnlyLookup } from '../src/net/public-only-lookup.js';
-import { startServer, type TestServer } from './helpers/start-server.js';
+import { startServer, type TestServer } from './support/start-server.js';
 
 const KEY = 'pm_live_rebindkey';
 const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypisom'), Buffer.alloc(300)]);

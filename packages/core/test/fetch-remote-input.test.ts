@@ -18,8 +18,8 @@ import { STALE_INPUT_MS } from '../src/download/held-inputs.js';
 import { ValidationError } from '../src/errors/polymodal-error.js';
 import { createFileAccess, type FileAccess } from '../src/files/create-file-access.js';
 import { createPublicOnlyLookup } from '../src/net/public-only-lookup.js';
-import { startServer, type TestServer } from './helpers/start-server.js';
-import { wav } from './helpers/wav.js';
+import { wav } from './support/make-wav.js';
+import { startServer, type TestServer } from './support/start-server.js';
 
 const clip = wav(1);
 let dir: string;

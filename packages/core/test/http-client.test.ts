@@ -22,7 +22,7 @@ import {
   ServiceUnavailableError,
   TimeoutError,
 } from '../src/index.js';
-import { readBody, sendJson, startServer, type TestServer, unusedPort } from './helpers/start-server.js';
+import { readBody, sendJson, startServer, type TestServer, unusedPort } from './support/start-server.js';
 
 const KEY = 'pk_live_SECRETSECRET123';
 const Id = z.looseObject({ id: z.string() });

@@ -12,7 +12,7 @@ import {
   ValidationError,
 } from '../src/index.js';
 import { createLlmClient, readLlmError } from '../src/llm.js';
-import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
+import { readBody, sendJson, startServer, type TestServer } from './support/start-server.js';
 
 const KEY = 'pm_live_llmsecret42';
 let server: TestServer | undefined;

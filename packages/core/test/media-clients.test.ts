@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMediaDownloader } from '../src/download/download-media.js';
 import { createFileAccess, createPolymodal, type Polymodal, ValidationError } from '../src/index.js';
-import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
+import { readBody, sendJson, startServer, type TestServer } from './support/start-server.js';
 
 const KEY = 'pm_live_mediakey';
 const servers: TestServer[] = [];

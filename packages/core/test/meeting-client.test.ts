@@ -19,8 +19,8 @@ import {
 import { createJobEngine } from '../src/jobs.js';
 import { createJobLedger, type JobLedger } from '../src/ledger.js';
 import { createMeetingClient } from '../src/meeting/create-meeting-client.js';
-import { type FakeMeetingServer, startFakeMeetingServer } from './helpers/fake-meeting-server.js';
-import { wav } from './helpers/wav.js';
+import { type FakeMeetingServer, startFakeMeetingServer } from './support/fake-meeting-server.js';
+import { wav } from './support/make-wav.js';
 
 const KEY = 'pk_meeting_TOPSECRET42';
 let root: string;

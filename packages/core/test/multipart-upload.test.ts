@@ -17,7 +17,7 @@ import { createHttpClient, type HttpClient } from '../src/http.js';
 import { ValidationError } from '../src/index.js';
 import { createMultipartFileBody } from '../src/upload/create-multipart-file-body.js';
 import { FILE_CHUNK_BYTES } from '../src/upload/multipart-file-stream.js';
-import { sendJson, startServer, type TestServer } from './helpers/start-server.js';
+import { sendJson, startServer, type TestServer } from './support/start-server.js';
 
 const Receipt = z.looseObject({ uploadReceipt: z.string() });
 let dir: string;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openAudioFile, wavHeader } from '../src/audio.js';
 import { ValidationError } from '../src/index.js';
-import { toneWav } from './helpers/make-wav.js';
+import { toneWav } from './support/make-wav.js';
 
 let dir: string;
 const servers: Server[] = [];

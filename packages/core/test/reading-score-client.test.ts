@@ -16,9 +16,9 @@ import {
   ValidationError,
 } from '../src/index.js';
 import type { ReadingScoreOptions } from '../src/reading-score/reading-score-types.js';
-import { ftypJunk, mp3, riffWaveJunk } from './helpers/media-files.js';
-import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
-import { wav } from './helpers/wav.js';
+import { wav } from './support/make-wav.js';
+import { ftypJunk, mp3, riffWaveJunk } from './support/media-files.js';
+import { readBody, sendJson, startServer, type TestServer } from './support/start-server.js';
 
 /** A valid WAV whose audio bytes start with `text`, to find it on the wire. */
 function markedWav(text: string): Buffer {

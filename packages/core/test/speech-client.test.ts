@@ -24,8 +24,8 @@ import { createJobEngine } from '../src/jobs.js';
 import { createJobLedger } from '../src/ledger.js';
 import { createSpeechClient } from '../src/speech-synthesis/create-speech-client.js';
 import { splitSpeechText } from '../src/speech-synthesis/split-speech-text.js';
-import { readBody, sendJson, startServer, type TestServer } from './helpers/start-server.js';
-import { wav } from './helpers/wav.js';
+import { wav } from './support/make-wav.js';
+import { readBody, sendJson, startServer, type TestServer } from './support/start-server.js';
 
 const KEY = 'pm_live_speechkey';
 let server: TestServer | undefined;

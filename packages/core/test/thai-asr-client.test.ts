@@ -24,7 +24,7 @@ import {
   StreamingError,
   ValidationError,
 } from '../src/index.js';
-import { toneWav } from './helpers/make-wav.js';
+import { toneWav } from './support/make-wav.js';
 
 const KEY = 'pm_live_thaiasrsecret';
 

@@ -27,4 +27,5 @@ export {
   readReadOnly,
 } from './server/create-polymodal-server.js';
 export { type PrecomputedToolList, readPrecomputedToolList } from './server/precomputed-tool-list.js';
+export { UI_EXTENSION, VIEW_MIME_TYPE } from './server/sdk-server.js';
 export { withoutVacuousKeywords } from './server/tool-list-json.js';

@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { startPostgres, type TestPostgres } from '@polymodal/store-postgres/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type TestPostgres } from '../../store-postgres/test/helpers/start-postgres.js';
 import { BudgetExceededError } from '../src/budget/budget-exceeded-error.js';
 import { estimateMeetingCredits } from '../src/budget/estimate-meeting-credits.js';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';

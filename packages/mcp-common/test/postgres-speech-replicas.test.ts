@@ -9,12 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { serverConnections, startPostgres, type TestPostgres } from '@polymodal/store-postgres/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  adminPool,
-  startPostgres,
-  type TestPostgres,
-} from '../../store-postgres/test/helpers/start-postgres.js';
 import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
 import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
 
@@ -63,23 +59,11 @@ async function replica(
   return context;
 }
 
-async function serverConnections(): Promise<number> {
-  const admin = adminPool(database.url);
-  try {
-    const { rows } = await admin.query<{ count: string }>(
-      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'polymodal'",
-    );
-    return Number(rows[0]?.count ?? 0);
-  } finally {
-    await admin.end();
-  }
-}
-
 describe('the speech governor shared by replicas through PostgreSQL', () => {
   it('a context that never synthesises speech never connects to the database', async () => {
     const context = await replica('a', sandbox.apiKey);
     expect(context.polymodal.speech.governor.limit).toBeUndefined();
-    expect(await serverConnections()).toBe(0);
+    expect(await serverConnections(database.url)).toBe(0);
   });
 
   it('two replicas learning the limit: 14 parts, never more than 3 unfinished, at most one 429', async () => {

@@ -8,12 +8,8 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { serverConnections, startPostgres, type TestPostgres } from '@polymodal/store-postgres/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  adminPool,
-  startPostgres,
-  type TestPostgres,
-} from '../../store-postgres/test/helpers/start-postgres.js';
 import { acquireSharedPostgresPool } from '../src/context/acquire-shared-postgres-pool.js';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
@@ -54,19 +50,6 @@ afterEach(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** Connections the servers' pools hold (the test's own pool has no application name). */
-async function serverConnections(): Promise<number> {
-  const admin = adminPool(database.url);
-  try {
-    const { rows } = await admin.query<{ count: string }>(
-      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'polymodal'",
-    );
-    return Number(rows[0]?.count ?? 0);
-  } finally {
-    await admin.end();
-  }
-}
-
 describe('tenants on one PostgreSQL database', () => {
   it("each tenant lists only its jobs, another tenant's job id is not found, and they share one pool", async () => {
     const tenantsFile = path.join(root, 'tenants.json');
@@ -96,12 +79,12 @@ describe('tenants on one PostgreSQL database', () => {
     expect(await globex.findById('meeting', 'job-acme')).toBeUndefined();
     expect((await acme.findByFingerprint('meeting', 'same-recording'))?.id).toBe('job-acme');
     // One after the other, both tenants' queries ran on one idle connection: one pool, not one per tenant.
-    expect(await serverConnections()).toBe(1);
+    expect(await serverConnections(database.url)).toBe(1);
 
     await access.close();
     access = undefined;
     // The last context closed ended the pool.
-    expect(await serverConnections()).toBe(0);
+    expect(await serverConnections(database.url)).toBe(0);
   });
 
   it('hands every context on one database the same pool, and ends it with the last release', async () => {

@@ -1,26 +1,37 @@
 /**
  * What the Polymodal views (MCP Apps) do alike: their `App` following the host's theme, the connection to
  * the host, a tool result's text, the state of a long job and its "Check again". Browser code: a view's
- * main.ts imports it by its relative path and scripts/build-views.mjs bundles it into the view's script; it
- * is none of mcp-common's entries, and no Node module imports it.
+ * main.ts imports it as `@polymodal/mcp-common/views` (an entry of the workspace only, pointing at this
+ * source: it is not published) and scripts/build-views.mjs bundles it into the view's script; no Node module
+ * imports it.
  */
 
 import type { CallToolResult, ResourceLink } from '@modelcontextprotocol/client';
 import { App, applyDocumentTheme, applyHostStyleVariables } from '@modelcontextprotocol/ext-apps';
+// Types only: the bundle takes nothing from mcp-common's Node entry.
+import type { jobOutputSchema } from '@polymodal/mcp-common';
+import type { z } from 'zod';
 
 /** How long one "Check again" waits on the job: well inside a host's ~60 s cut-off of a tool call. */
 const CHECK_WAIT_SECONDS = 10;
 
 const OUTPUT_PREFIX = 'polymodal://outputs/';
 
-/** The fields of a long job's structured result that the views read (mcp-common's long-job answers). */
-export interface JobFacts {
-  jobId?: string;
-  status?: string;
-  progress?: number;
-  done?: boolean;
-  outcome?: string;
-  error?: string;
+/**
+ * A long job's structured result as the views read it: the long-job tools' output schema (`jobOutputSchema`,
+ * whose further properties each tool adds), every field possibly absent (a failed tool sends none).
+ */
+export type JobFacts = Partial<z.output<typeof jobOutputSchema>>;
+
+/**
+ * Where a long job's result stands: the tool failed (its text says why), the job is still running, or it
+ * has stopped (and the view shows what it made, or why it made nothing).
+ */
+export type JobState = 'tool-failed' | 'running' | 'stopped';
+
+export function jobStateOf(result: CallToolResult, facts: JobFacts): JobState {
+  if (result.isError) return 'tool-failed';
+  return facts.done === false ? 'running' : 'stopped';
 }
 
 /**
@@ -96,11 +107,12 @@ export function showJobState(
   facts: JobFacts,
   job: { id: string | undefined; runningTitle: string; stage?: string | undefined },
 ): boolean {
-  const isRunning = facts.done === false && !result.isError;
+  const state = jobStateOf(result, facts);
+  const isRunning = state === 'running';
   elements.refresh.hidden = !(isRunning && job.id);
   elements.progress.hidden = !isRunning;
   if (isRunning) elements.progress.value = facts.progress ?? 0;
-  if (result.isError) {
+  if (state === 'tool-failed') {
     elements.title.textContent = 'The tool failed';
     elements.status.textContent = textOf(result);
     return true;

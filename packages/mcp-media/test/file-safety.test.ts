@@ -8,9 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { until } from '@polymodal/mcp-common/testing';
 import { readMediaFixture } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MediaHarness, startMediaHarness } from './harness.js';
+import { type MediaHarness, startMediaHarness } from './support/harness.js';
 
 const FLASHCARDS = '/api/video-flashcards/v1';
 const DIRECTION = { learningDirection: 'thai_to_chinese' };
@@ -25,14 +26,6 @@ afterAll(async () => {
   await harness?.close();
   await rm(outside, { recursive: true, force: true });
 });
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** GET with the key, as the platform serves it to the key's owner. */
 async function platformGet(url: string): Promise<Response> {

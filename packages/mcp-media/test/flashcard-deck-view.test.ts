@@ -9,9 +9,9 @@
 /// <reference lib="dom" />
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { saveScreenshot, useViewSession } from '@polymodal/mcp-common/testing';
 import type { Frame } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { saveScreenshot, useViewSession } from '../../mcp-common/test/support/view-session.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');

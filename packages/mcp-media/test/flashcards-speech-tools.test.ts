@@ -9,7 +9,7 @@ import { parseWav } from '@polymodal/core/audio';
 import { readMediaFixture, synthesizeVoice } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
-import { type MediaHarness, startMediaHarness } from './harness.js';
+import { type MediaHarness, startMediaHarness } from './support/harness.js';
 
 let harness: MediaHarness;
 const count = (group: string) =>

@@ -6,10 +6,9 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
 import { synthesizeVoice } from '@polymodal/sandbox';
 import { afterEach, expect, it } from 'vitest';
-import { serveTenants } from '../../mcp-common/test/support/serve-tenants.js';
-import { startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');

@@ -8,7 +8,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SandboxConfig } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Connection, type MediaHarness, startMediaHarness } from './harness.js';
+import { type Connection, type MediaHarness, startMediaHarness } from './support/harness.js';
 
 let harness: MediaHarness | undefined;
 const extraConnections: Connection[] = [];

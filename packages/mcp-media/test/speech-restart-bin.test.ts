@@ -12,10 +12,9 @@ import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { serverEnv, speechSeenBySandbox, textOfParts } from '@polymodal/mcp-common/testing';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
-import { speechSeenBySandbox, textOfParts } from '../../mcp-common/test/support/speech-load.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 /** The key's concurrentSessions: fewer than the parts, so that some are not sent before the kill. */

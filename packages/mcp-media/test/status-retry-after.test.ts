@@ -6,7 +6,7 @@
  */
 import type { LoggedRequest } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MediaHarness, startMediaHarness } from './harness.js';
+import { type MediaHarness, startMediaHarness } from './support/harness.js';
 
 let harness: MediaHarness | undefined;
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readMediaFixture } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MediaHarness, startMediaHarness } from './harness.js';
+import { type MediaHarness, startMediaHarness } from './support/harness.js';
 
 let harness: MediaHarness;
 const jobsOf = (group: string) =>

@@ -3,7 +3,7 @@
  * (and a later call resumes it), and a recording over the platform's upload limit is refused before upload.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, requestsMatching, startHarness } from './harness.js';
+import { type Harness, requestsMatching, startHarness } from './support/harness.js';
 
 describe('summarize_meeting at the edges', () => {
   let harness: Harness | undefined;

@@ -18,9 +18,9 @@ import {
   runHttpServer,
   type TenantAccess,
 } from '@polymodal/mcp-common/http';
+import { connectInMemory, tenantClients } from '@polymodal/mcp-common/testing';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectInMemory, tenantClients } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const UPLOADS = { method: 'POST', path: '/api/conference-summary/v1/uploads$' };

@@ -6,22 +6,16 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { riffWaveJunk } from '@polymodal/core/testing';
+import { until } from '@polymodal/mcp-common/testing';
 import type { MeetingScriptLine } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, SHORT_SCRIPT, startHarness } from './harness.js';
+import { type Harness, SHORT_SCRIPT, startHarness } from './support/harness.js';
 
 const API = '/api/conference-summary/v1';
 const OUTSIDE_SCRIPT: MeetingScriptLine[] = [
   { speaker: 'Mallory', text: 'This confidential outside recording must never be uploaded anywhere.' },
 ];
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** The job as the sandbox holds it, transcript included (read with the key, as the platform serves it). */
 async function sandboxJob(harness: Harness, jobId: string): Promise<string> {
@@ -30,16 +24,6 @@ async function sandboxJob(harness: Harness, jobId: string): Promise<string> {
   });
   expect(response.status).toBe(200);
   return JSON.stringify(await response.json());
-}
-
-/** A RIFF/WAVE header whose size matches the file, followed by junk. */
-function riffWaveJunk(): Buffer {
-  const junk = Buffer.from(Array.from({ length: 8000 }, (_, index) => (index * 7919 + 13) % 256));
-  const header = Buffer.alloc(12);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(4 + junk.length, 4);
-  header.write('WAVE', 8, 'latin1');
-  return Buffer.concat([header, junk]);
 }
 
 /** An ISO media `ftyp` box followed by junk. */
@@ -108,7 +92,7 @@ describe('summarize_meeting reads only the file it checked', () => {
     harness = await startHarness();
     await mkdir(harness.mediaDir, { recursive: true });
     const cases: [string, Buffer, RegExp][] = [
-      ['junk.wav', riffWaveJunk(), /junk\.wav is damaged: no valid RIFF chunk starts at byte 12/],
+      ['junk.wav', riffWaveJunk(8000), /junk\.wav is damaged: no valid RIFF chunk starts at byte 12/],
       ['junk.mp4', ftypJunk(), /junk\.mp4 is damaged or cut short: its MP4 boxes cannot be read/],
     ];
     for (const [name, content, problem] of cases) {

@@ -18,7 +18,7 @@ import {
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
-import { SHORT_SCRIPT } from './harness.js';
+import { SHORT_SCRIPT } from './support/harness.js';
 
 const TOKEN_A = 'team-a-token-roots-3e9d51';
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');

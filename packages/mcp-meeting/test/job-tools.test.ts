@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, requestsMatching, SHORT_SCRIPT, startHarness } from './harness.js';
+import { type Harness, requestsMatching, SHORT_SCRIPT, startHarness } from './support/harness.js';
 
 interface Segment {
   index: number;

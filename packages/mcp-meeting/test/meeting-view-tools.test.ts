@@ -7,10 +7,9 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
 import { type MeetingScriptLine, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveTenants } from '../../mcp-common/test/support/serve-tenants.js';
-import { startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const SEGMENTS = 120;

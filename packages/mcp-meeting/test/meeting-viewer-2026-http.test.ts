@@ -12,21 +12,22 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { VIEW_MIME_TYPE } from '@polymodal/mcp-common/host';
 import { createTenantAccess, type HttpServerHandle, runHttpServer } from '@polymodal/mcp-common/http';
-// The package by its name: the built server, every module of it the built one.
-import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
-import { writeMeetingRecording } from '@polymodal/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverEnv, startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
-import { startViewHost } from '../../mcp-common/test/support/view-host.js';
 import {
   RENDERS_VIEWS,
   readView,
   saveScreenshot,
-  VIEW_MIME_TYPE,
-} from '../../mcp-common/test/support/view-session.js';
-import { SHORT_SCRIPT } from './harness.js';
-import { mountViewerOnScript } from './mount-viewer.js';
+  serverEnv,
+  startSandboxAndRoot,
+  startViewHost,
+} from '@polymodal/mcp-common/testing';
+// The package by its name: the built server, every module of it the built one.
+import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
+import { writeMeetingRecording } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHORT_SCRIPT } from './support/harness.js';
+import { mountViewerOnScript } from './support/mount-viewer.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BUILT_VIEW = path.join(PACKAGE, 'dist', 'views', 'meeting-viewer.html');

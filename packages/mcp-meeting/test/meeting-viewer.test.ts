@@ -14,22 +14,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-// The package by its name: the built server, every module of it the built one.
-import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
-import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveTenants } from '../../mcp-common/test/support/serve-tenants.js';
-import { serverEnv, startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
-import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
 import {
   connectBin,
   listedTool,
   RENDERS_VIEWS,
   readView,
   saveScreenshot,
-} from '../../mcp-common/test/support/view-session.js';
-import { SHORT_SCRIPT } from './harness.js';
-import { mountViewerOnScript } from './mount-viewer.js';
+  serverEnv,
+  serveTenants,
+  startSandboxAndRoot,
+  startViewHost,
+  type ViewHost,
+} from '@polymodal/mcp-common/testing';
+// The package by its name: the built server, every module of it the built one.
+import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
+import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHORT_SCRIPT } from './support/harness.js';
+import { mountViewerOnScript } from './support/mount-viewer.js';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');

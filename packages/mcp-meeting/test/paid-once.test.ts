@@ -4,10 +4,10 @@
  * The sandbox clock is held where a job must still be running, so no assertion races the wall clock.
  */
 import { createServerContext } from '@polymodal/mcp-common/host';
+import { connectInMemory } from '@polymodal/mcp-common/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectInMemory } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
-import { type Harness, startHarness } from './harness.js';
+import { type Harness, startHarness } from './support/harness.js';
 
 const API = '/api/conference-summary/v1';
 

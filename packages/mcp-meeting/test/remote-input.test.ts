@@ -13,7 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
-import { type Harness, requestsMatching, startHarness } from './harness.js';
+import { type Harness, requestsMatching, startHarness } from './support/harness.js';
 
 describe('summarize_meeting with an https URL', () => {
   let harness: Harness;

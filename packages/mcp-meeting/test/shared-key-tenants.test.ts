@@ -8,10 +8,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { createServerContext } from '@polymodal/mcp-common/host';
+import { connectInMemory, serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
 import { type Sandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveTenants } from '../../mcp-common/test/support/serve-tenants.js';
-import { connectInMemory, startSandboxAndRoot } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');

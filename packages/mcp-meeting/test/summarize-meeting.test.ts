@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { meetingCost } from '@polymodal/core/constants';
 import { layoutMeetingScript } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, SHORT_SCRIPT, startHarness } from './harness.js';
+import { type Harness, SHORT_SCRIPT, startHarness } from './support/harness.js';
 
 describe('summarize_meeting', () => {
   let harness: Harness;

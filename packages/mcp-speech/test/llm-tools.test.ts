@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SpeechHarness, startSpeechHarness } from './harness.js';
+import { connectWithDeadline, type SpeechHarness, startSpeechHarness } from './support/harness.js';
 
 let harness: SpeechHarness;
 let sandbox: Sandbox;
@@ -25,11 +25,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 afterEach(() => sandbox.control.clearFaults());
-
-/** The speech server with a short tool-call deadline (as `POLYMODAL_TOOL_DEADLINE_SECONDS` sets it). */
-function connectWithDeadline(seconds: number) {
-  return harness.connect({ POLYMODAL_TOOL_DEADLINE_SECONDS: String(seconds) });
-}
 
 describe('shared LLM tools', () => {
   it('lists models and asks one, by prompt and by messages, with correct annotations', async () => {
@@ -110,7 +105,7 @@ describe('shared LLM tools', () => {
     sandbox.control.setFaults([
       { match: { method: 'POST', path: '/chat/completions$' }, kind: 'latency', latencyMs: 75_000 },
     ]);
-    const session = await connectWithDeadline(2);
+    const session = await connectWithDeadline(harness, 2);
     const completionsBefore = sandbox.control.requests({ method: 'POST', path: '/chat/completions$' }).length;
     try {
       const started = Date.now();
@@ -134,7 +129,7 @@ describe('shared LLM tools', () => {
 
   it('answers within its deadline when the model list hangs', async () => {
     sandbox.control.setFaults([{ match: { method: 'GET', path: '/llm/v1/models$' }, kind: 'hang' }]);
-    const session = await connectWithDeadline(2);
+    const session = await connectWithDeadline(harness, 2);
     const listsBefore = sandbox.control.requests({ method: 'GET', path: '/llm/v1/models$' }).length;
     try {
       const started = Date.now();

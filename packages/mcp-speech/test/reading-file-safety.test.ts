@@ -6,9 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { riffWaveJunk } from '@polymodal/core/testing';
 import { createReadingRecording, SAMPLE_READING_TEXT } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpeechHarness, startSpeechHarness } from './harness.js';
+import { type SpeechHarness, startSpeechHarness } from './support/harness.js';
 
 let harness: SpeechHarness;
 beforeAll(async () => {
@@ -18,21 +19,11 @@ afterAll(() => harness.close());
 
 const requestCount = () => harness.sandbox.control.requests().length;
 
-/** A RIFF/WAVE header whose size matches the file, followed by junk. */
-function riffWaveJunk(): Buffer {
-  const junk = Buffer.from(Array.from({ length: 8000 }, (_, index) => (index * 7919 + 13) % 256));
-  const header = Buffer.alloc(12);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(4 + junk.length, 4);
-  header.write('WAVE', 8, 'latin1');
-  return Buffer.concat([header, junk]);
-}
-
 describe('score_reading checks the recordings before sending them', () => {
   it('refuses a WAV of junk, as the student or the reference recording, with no request', async () => {
     const junk = path.join(harness.root, 'junk.wav');
     const good = path.join(harness.root, 'good.wav');
-    await writeFile(junk, riffWaveJunk());
+    await writeFile(junk, riffWaveJunk(8000));
     await writeFile(good, createReadingRecording({ attempts: [SAMPLE_READING_TEXT] }));
     const before = requestCount();
     const student = await harness.call('score_reading', {

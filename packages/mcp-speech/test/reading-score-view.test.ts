@@ -13,17 +13,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CallToolResult, Client, ClientCapabilities } from '@modelcontextprotocol/client';
-import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox, startSandbox } from '@polymodal/sandbox';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { serverEnv } from '../../mcp-common/test/support/server-harness.js';
-import { startViewHost, type ViewHost } from '../../mcp-common/test/support/view-host.js';
 import {
   connectBin,
   listedTool,
   RENDERS_VIEWS,
   readView,
   saveScreenshot,
-} from '../../mcp-common/test/support/view-session.js';
+  serverEnv,
+  startViewHost,
+  type ViewHost,
+} from '@polymodal/mcp-common/testing';
+import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 const PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(PACKAGE, 'dist', 'index.js');

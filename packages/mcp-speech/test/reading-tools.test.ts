@@ -6,7 +6,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createReadingRecording, SAMPLE_READING_TEXT } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpeechHarness, startSpeechHarness } from './harness.js';
+import { type SpeechHarness, startSpeechHarness } from './support/harness.js';
 
 let harness: SpeechHarness;
 beforeAll(async () => {

@@ -21,7 +21,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { parseWav, wavHeader } from '@polymodal/core/audio';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SpeechHarness, startSpeechHarness } from './harness.js';
+import { type SpeechHarness, startSpeechHarness } from './support/harness.js';
 
 const MIB = 1024 * 1024;
 /** The bound: the server's memory may grow this much over its baseline, whatever the file. */

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type SpeechHarness, startSpeechHarness } from './harness.js';
+import { connectWithDeadline, type SpeechHarness, startSpeechHarness } from './support/harness.js';
 
 const PHRASES = [THAI_PHRASES[1], THAI_PHRASES[4]];
 let harness: SpeechHarness;
@@ -26,11 +26,6 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 afterEach(() => harness.sandbox.control.clearFaults());
-
-/** The speech server with a short tool-call deadline (as `POLYMODAL_TOOL_DEADLINE_SECONDS` sets it). */
-function connectWithDeadline(seconds: number) {
-  return harness.connect({ POLYMODAL_TOOL_DEADLINE_SECONDS: String(seconds) });
-}
 
 describe('Thai recognition tools', () => {
   it("transcribes a file with captions as progress, then reports today's usage", async () => {
@@ -89,7 +84,7 @@ describe('Thai recognition tools', () => {
     // 5 s: the first partial needs about 0.8 s of audio streamed in real time after the session is set up,
     // and the client stops sending a quarter of the call's time before its end; 2 s left a busy machine
     // too little to get there.
-    const session = await connectWithDeadline(5);
+    const session = await connectWithDeadline(harness, 5);
     try {
       const started = Date.now();
       const result = await session.call('transcribe_thai', { audioPath: long, speed: 1 });

@@ -3,11 +3,11 @@
  * toolsets, and in read-only mode nothing that spends credits or changes anything.
  */
 import type { Tool } from '@modelcontextprotocol/server';
+import { useServerEnv, withInMemoryClient } from '@polymodal/mcp-common/testing';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
 import { describe, expect, it } from 'vitest';
-import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { type CombinedServerDeps, createServer } from '../src/server.js';
 
 const { env } = useServerEnv({ name: 'mcp-combined-', sandbox: true });

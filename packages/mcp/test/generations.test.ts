@@ -12,8 +12,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Connection,
   connectInMemory,
@@ -24,7 +22,9 @@ import {
   sandboxSecrets,
   serverEnv,
   toolCaller,
-} from '../../mcp-common/test/support/server-harness.js';
+} from '@polymodal/mcp-common/testing';
+import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
 import { type CallSummary, callEveryTool, writeEveryToolInputs } from './support/every-tool.js';
 

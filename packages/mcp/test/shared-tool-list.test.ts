@@ -5,11 +5,11 @@
  * covers each real server.
  */
 import type { ServerInstance } from '@polymodal/mcp-common/host';
+import { useServerEnv, withInMemoryClient } from '@polymodal/mcp-common/testing';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
 import { describe, expect, it } from 'vitest';
-import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 // tools/list never calls the platform: a closed loopback port is enough.

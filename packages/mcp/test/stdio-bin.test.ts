@@ -9,10 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { connectBin, RENDERS_VIEWS, readView, useServerEnv } from '@polymodal/mcp-common/testing';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useServerEnv } from '../../mcp-common/test/support/server-harness.js';
-import { connectBin, RENDERS_VIEWS, readView } from '../../mcp-common/test/support/view-session.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 

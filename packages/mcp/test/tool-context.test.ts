@@ -9,11 +9,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Implementation, ListToolsResult } from '@modelcontextprotocol/server';
 import type { ServerInstance } from '@polymodal/mcp-common/host';
+import { useServerEnv, withInMemoryClient } from '@polymodal/mcp-common/testing';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
 import { describe, expect, it } from 'vitest';
-import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 /** The targets (the same as the bench's). */

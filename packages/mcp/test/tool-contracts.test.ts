@@ -12,11 +12,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ListToolsResult } from '@modelcontextprotocol/server';
 import { type ServerInstance, withoutVacuousKeywords } from '@polymodal/mcp-common/host';
+import { useServerEnv, withInMemoryClient } from '@polymodal/mcp-common/testing';
 import { createServer as createMediaServer } from '@polymodal/mcp-media';
 import { createServer as createMeetingServer } from '@polymodal/mcp-meeting';
 import { createServer as createSpeechServer } from '@polymodal/mcp-speech';
 import { describe, expect, it } from 'vitest';
-import { useServerEnv, withInMemoryClient } from '../../mcp-common/test/support/server-harness.js';
 import { createServer } from '../src/server.js';
 
 const { env } = useServerEnv({ name: 'mcp-contracts-', sandbox: true });

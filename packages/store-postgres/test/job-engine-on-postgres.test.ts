@@ -9,7 +9,7 @@ import type { JobLedger } from '@polymodal/core/ledger';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, type PostgresJobLedger } from '../src/index.js';
-import { freePort, startPostgres, type TestPostgres } from './helpers/start-postgres.js';
+import { freePort, startPostgres, type TestPostgres } from './support/start-postgres.js';
 
 let server: TestPostgres;
 const opened: PostgresJobLedger[] = [];

@@ -8,7 +8,7 @@ import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { prepareEmbeddedPostgres, runsAsOtherUser } from './helpers/load-embedded-postgres.mjs';
+import { prepareEmbeddedPostgres, runsAsOtherUser } from './support/load-embedded-postgres.mjs';
 
 /** Each test copies the 60 MB server (the first one four times at once): seconds on a busy 2-core machine. */
 const COPY_TIMEOUT_MS = 60_000;

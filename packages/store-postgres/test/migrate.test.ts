@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, loadMigrations, migrate, runMigrateCli } from '../src/index.js';
-import { adminPool, freePort, startPostgres, type TestPostgres } from './helpers/start-postgres.js';
+import { adminPool, freePort, startPostgres, type TestPostgres } from './support/start-postgres.js';
 
 let server: TestPostgres;
 let admin: ReturnType<typeof adminPool>;

@@ -4,10 +4,10 @@
  * own kept), then what is PostgreSQL's own: two pools as two replicas, where it is, migrations, the URL.
  */
 import { ConfigError, LedgerError, ValidationError } from '@polymodal/core';
+import { describeJobLedgerContract } from '@polymodal/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeJobLedgerContract } from '../../core/test/helpers/job-ledger-contract.js';
 import { createPostgresJobLedger, type PostgresJobLedger } from '../src/index.js';
-import { adminPool, startPostgres, type TestPostgres } from './helpers/start-postgres.js';
+import { adminPool, startPostgres, type TestPostgres } from './support/start-postgres.js';
 
 let server: TestPostgres;
 const opened: PostgresJobLedger[] = [];

@@ -11,7 +11,7 @@ import {
   createPostgresSpeechGovernor,
   type PostgresSpeechGovernor,
 } from '../src/index.js';
-import { adminPool, startPostgres, type TestPostgres } from './helpers/start-postgres.js';
+import { adminPool, startPostgres, type TestPostgres } from './support/start-postgres.js';
 
 const KEY = 'pm_live_sharedSpeechKey77';
 let server: TestPostgres;

@@ -7,7 +7,7 @@ import { createJobEngine } from '@polymodal/core/jobs';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, createPostgresPool, type PostgresJobLedger } from '../src/index.js';
-import { startPostgres, type TestPostgres } from './helpers/start-postgres.js';
+import { startPostgres, type TestPostgres } from './support/start-postgres.js';
 
 let server: TestPostgres;
 const pools: pg.Pool[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toneWav } from '../../test/helpers/make-wav.js';
+import { toneWav } from '../../test/support/make-wav.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import { concatWav } from './concat-wav.js';
 import { encodeWav } from './encode-wav.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frequencyOf, rmsOf, toneWav } from '../../test/helpers/make-wav.js';
+import { frequencyOf, rmsOf, toneWav } from '../../test/support/make-wav.js';
 import { decodeWavToPcm16 } from './decode-wav-to-pcm16.js';
 import { encodeWav } from './encode-wav.js';
 import { parseWav } from './parse-wav.js';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, utimes, writeFile }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { describeJobLedgerContract } from '../../test/helpers/job-ledger-contract.js';
+import { describeJobLedgerContract } from '../../test/support/job-ledger-contract.js';
 import { createJobLedger } from './create-job-ledger.js';
 
 let dir: string;

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { avi, ftypJunk, mkv, mp3, mp4, riffWaveJunk } from '../../test/helpers/media-files.js';
-import { wav } from '../../test/helpers/wav.js';
+import { wav } from '../../test/support/make-wav.js';
+import { avi, ftypJunk, mkv, mp3, mp4, riffWaveJunk } from '../../test/support/media-files.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import { inspectRecording } from './inspect-recording.js';
 

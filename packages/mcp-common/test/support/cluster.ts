@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { type Sandbox, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
-import { startPostgres, type TestPostgres } from '../../../store-postgres/test/helpers/start-postgres.js';
+import { startPostgres, type TestPostgres } from '@polymodal/store-postgres/testing';
 import { connectHttp } from './raw-http.js';
 import { GENERATIONS, type ProtocolGeneration } from './server-harness.js';
 

@@ -5,9 +5,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { ServerInstance } from '@polymodal/mcp-common/host';
 import { createTenantAccess, type HttpServerHandle, runHttpServer } from '@polymodal/mcp-common/http';
 import type { Sandbox } from '@polymodal/sandbox';
-import { type Connection, type ServerInstance, tenantClients } from './server-harness.js';
+import { type Connection, tenantClients } from './server-harness.js';
 
 export interface TenantsServer {
   handle: HttpServerHandle;

@@ -7,11 +7,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { CallToolResult, JSONRPCMessage, McpServer, RequestOptions } from '@modelcontextprotocol/server';
+import type { CallToolResult, JSONRPCMessage, RequestOptions } from '@modelcontextprotocol/server';
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { type Sandbox, type SandboxConfig, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createServerContext, type ServerContext } from '../../src/host.js';
+import { createServerContext, type ServerContext, type ServerInstance } from '../../src/host.js';
 
 export interface ToolResult {
   isError: boolean;
@@ -27,12 +27,6 @@ export interface Connection {
   client: Client;
   call(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<ToolResult>;
   close(): Promise<void>;
-}
-
-/** What a server package's `createServer` returns. */
-export interface ServerInstance {
-  server: McpServer;
-  cleanup(): Promise<void>;
 }
 
 /** `call` of a connected client: the result read for tests, after checking that no secret appears in it. */
@@ -242,6 +236,10 @@ export interface ServerHarnessOptions {
   /** Reads of a job or task this far apart instead of the service's (honoured on loopback only). */
   pollIntervalMs?: number;
   config?: SandboxConfig;
+  /** 'held': the sandbox clock stands still (jobs do not progress) until released or advanced. */
+  clock?: SandboxOptions['clock'];
+  /** Variables that differ from `serverEnv`'s on this root and sandbox (e.g. another allowed directory). */
+  env?(place: { root: string; sandbox: Sandbox }): Record<string, string>;
 }
 
 /** A sandbox, a temporary root (allowed directory, state and output inside it) and a first client. */
@@ -249,9 +247,13 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
   const sandbox = await startSandbox({
     speed: options.speed ?? 100,
     ...(options.config ? { config: options.config } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const root = await mkdtemp(path.join(os.tmpdir(), options.name));
-  const env = serverEnv(root, sandbox, options.pollIntervalMs ?? 20);
+  const env = {
+    ...serverEnv(root, sandbox, options.pollIntervalMs ?? 20),
+    ...options.env?.({ root, sandbox }),
+  };
   const secrets = sandboxSecrets(sandbox);
   const generation = options.generation ?? defaultGeneration();
   const connect = (overrides: Record<string, string> = {}) =>

@@ -19,16 +19,16 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import type { Frame } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { UI_EXTENSION, VIEW_MIME_TYPE } from '../../src/server/sdk-server.js';
 import { serverEnv } from './server-harness.js';
 import { startViewHost, type ViewHost } from './view-host.js';
 import type { McpUiResourceCsp } from './view-host-page.js';
 
-export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
 export const MAX_VIEW_BYTES = 1.5 * 1024 * 1024;
 
 /** The capabilities of a client that renders views (what Claude, ChatGPT, VS Code declare). */
 export const RENDERS_VIEWS = {
-  extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: [VIEW_MIME_TYPE] } },
+  extensions: { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME_TYPE] } },
 } as ClientCapabilities;
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');

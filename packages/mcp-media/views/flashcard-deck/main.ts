@@ -19,7 +19,7 @@ import {
   outputLinkOf,
   showJobState,
   textOf,
-} from '../../../mcp-common/views/kit.js';
+} from '@polymodal/mcp-common/views';
 
 const elements = {
   title: document.getElementById('title') as HTMLHeadingElement,
@@ -57,7 +57,10 @@ interface Card {
   clipUrl: string | null;
 }
 
-/** The structured result of create_flashcards / get_flashcards the view shows. */
+/**
+ * The structured result of create_flashcards / get_flashcards: their output schema, the long-job one
+ * (`JobFacts`), and the further properties it allows that the view shows.
+ */
 interface FlashcardsFacts extends JobFacts {
   stage?: string;
   title?: string | null;

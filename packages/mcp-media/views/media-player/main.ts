@@ -17,7 +17,7 @@ import {
   outputLinkOf,
   showJobState,
   textOf,
-} from '../../../mcp-common/views/kit.js';
+} from '@polymodal/mcp-common/views';
 
 /**
  * The largest file the view reads through the host: the server's `MAX_OUTPUT_RESOURCE_BYTES` (mcp-common's
@@ -47,7 +47,10 @@ const elements = {
   transcript: document.getElementById('transcript') as HTMLQuoteElement,
 };
 
-/** The structured result fields of the speech and video tools the view shows. */
+/**
+ * The structured result of the speech and video tools: their output schema, the long-job one (`JobFacts`),
+ * and the further properties it allows that the view shows.
+ */
 interface MediaFacts extends JobFacts {
   service?: string;
   model?: string;

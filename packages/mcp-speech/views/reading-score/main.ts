@@ -15,34 +15,21 @@ import {
   connectView,
   createViewApp,
   type JobFacts,
+  jobStateOf,
   textOf,
-} from '../../../mcp-common/views/kit.js';
+} from '@polymodal/mcp-common/views';
+// Types only: what score_reading and get_reading_score put in their structured result once scored.
+import type { readingOutcome } from '../../src/tools/reading-result.js';
 
-/** The platform's word statuses (comparison.wordResults[].status). */
+type ReadingOutcome = ReturnType<typeof readingOutcome>;
+
+/** The platform's word statuses (comparison.wordResults[].status) that the view says in words. */
 type WordStatus = 'correct' | 'missing' | 'extra' | 'substitution';
 
-interface ScoredWord {
-  status: WordStatus;
-  expected: string | null;
-  heard: string | null;
-  confidence: number | null;
-}
+type ScoredWord = ReadingOutcome['words'][number] & { status: WordStatus };
 
-/** The structured result of score_reading / get_reading_score (see reading-result.ts), running or done. */
-interface ReadingFacts extends JobFacts {
-  assessment?: string;
-  scores?: {
-    overall: number | null;
-    textAccuracy: number | null;
-    pronunciation: number | null;
-    levenshteinSimilarity: number | null;
-  };
-  correctWords?: number;
-  referenceWords?: number;
-  transcript?: string | null;
-  words?: ScoredWord[];
-  feedback?: { practise?: string[] };
-}
+/** The structured result of score_reading / get_reading_score, running (a long job's fields) or scored. */
+type ReadingFacts = JobFacts & Partial<Omit<ReadingOutcome, 'words'>> & { words?: ScoredWord[] };
 
 const elements = {
   heading: document.getElementById('heading') as HTMLHeadingElement,
@@ -79,14 +66,14 @@ elements.refresh.addEventListener('click', () => void refresh());
 function show(result: CallToolResult): void {
   const facts = (result.structuredContent ?? {}) as ReadingFacts;
   if (facts.jobId && facts.jobId !== 'immediate') jobId = facts.jobId;
-  const running = !result.isError && facts.done === false;
-  elements.running.hidden = !(running && jobId);
-  if (running) {
+  const state = jobStateOf(result, facts);
+  elements.running.hidden = !(state === 'running' && jobId);
+  if (state === 'running') {
     showRunning(facts);
     return;
   }
-  if (result.isError || facts.outcome === 'failed' || !facts.words) {
-    elements.heading.textContent = result.isError ? 'The tool failed' : 'The reading was not scored';
+  if (state === 'tool-failed' || facts.outcome === 'failed' || !facts.words) {
+    elements.heading.textContent = state === 'tool-failed' ? 'The tool failed' : 'The reading was not scored';
     elements.status.textContent = textOf(result);
     showReference(true);
     return;

@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import type { ToolResult } from '@polymodal/mcp-common/testing';
 import {
   createReadingRecording,
   createThaiSpeech,
@@ -15,7 +16,6 @@ import {
   writeMeetingRecording,
 } from '@polymodal/sandbox';
 import { expect } from 'vitest';
-import type { ToolResult } from '../../../mcp-common/test/support/server-harness.js';
 
 /** What a call came to, as a host would tell two answers apart without reading ids or times. */
 export interface CallSummary {

@@ -88,3 +88,16 @@ export function adminPool(url: string): pg.Pool {
   pool.on('error', () => undefined);
   return pool;
 }
+
+/** Connections the servers' pools hold on the database at `url` (a test's own pool has no application name). */
+export async function serverConnections(url: string): Promise<number> {
+  const admin = adminPool(url);
+  try {
+    const { rows } = await admin.query<{ count: string }>(
+      "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'polymodal'",
+    );
+    return Number(rows[0]?.count ?? 0);
+  } finally {
+    await admin.end();
+  }
+}

@@ -1,6 +1,6 @@
 /**
  * Builds WAV files of any layout for tests: a sine tone in PCM 8/16/24/32-bit or float 32/64-bit,
- * optionally as WAVE_FORMAT_EXTENSIBLE, with extra chunks before `data` when asked.
+ * optionally as WAVE_FORMAT_EXTENSIBLE, with extra chunks before `data` when asked; or plain silence.
  */
 export interface ToneWavOptions {
   rate: number;
@@ -64,6 +64,11 @@ export function toneWav(options: ToneWavOptions): Buffer {
   riff.write('RIFF', 0, 'ascii');
   riff.writeUInt32LE(body.length, 4);
   return Buffer.concat([riff, body]);
+}
+
+/** A small, valid PCM WAV of `seconds` of silence (8 kHz, mono, 16 bit, the 44-byte header). */
+export function wav(seconds: number): Buffer {
+  return toneWav({ rate: 8000, channels: 1, bits: 16, seconds, hz: 0, amplitude: 0 });
 }
 
 /** Frequency estimated from zero crossings. */

@@ -3,10 +3,10 @@
  * viewer tests share, with what every mount must show (each segment of the script, its three speakers).
  */
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { ViewHost } from '@polymodal/mcp-common/testing';
+import { listedTool, type ViewResource } from '@polymodal/mcp-common/testing';
 import type { Frame } from 'playwright-core';
 import { expect } from 'vitest';
-import type { ViewHost } from '../../mcp-common/test/support/view-host.js';
-import { listedTool, type ViewResource } from '../../mcp-common/test/support/view-session.js';
 import { SHORT_SCRIPT } from './harness.js';
 
 export async function mountViewerOnScript(

@@ -1,9 +1,10 @@
 /** Test harness of the media server: mcp-common's server harness (sandbox, temp dirs, secret-checked calls). */
-import type { SandboxConfig } from '@polymodal/sandbox';
-import { type ServerHarness, startServerHarness } from '../../mcp-common/test/support/server-harness.js';
-import { createServer } from '../src/server.js';
 
-export type { Connection, ToolResult } from '../../mcp-common/test/support/server-harness.js';
+import { type ServerHarness, startServerHarness } from '@polymodal/mcp-common/testing';
+import type { SandboxConfig } from '@polymodal/sandbox';
+import { createServer } from '../../src/server.js';
+
+export type { Connection, ToolResult } from '@polymodal/mcp-common/testing';
 export type MediaHarness = ServerHarness;
 
 export function startMediaHarness(
