@@ -6,10 +6,10 @@
  * loads only with `--http`, are `@polymodal/mcp-common/http`.
  */
 export {
-  type ContextClients,
-  createServerContext,
-  type ServerContext,
-} from './context/create-server-context.js';
+  type ContextCallers,
+  createPlatformContext,
+  type PlatformContext,
+} from './context/create-platform-context.js';
 export type { PolymodalMetrics } from './metrics/create-metrics.js';
 export { type RunServerMainOptions, runServerMain } from './runners/run-server-main.js';
 export type { ServerFactory, ServerFactoryRequest, ServerInstance } from './runners/server-instance.js';

@@ -8,7 +8,7 @@ export { PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from './annotations/
 export { BudgetExceededError } from './budget/budget-exceeded-error.js';
 export { restartCredits } from './budget/entry-credits.js';
 export { type CreditEstimate, estimateMeetingCredits } from './budget/estimate-meeting-credits.js';
-export type { ServerContext } from './context/create-server-context.js';
+export type { PlatformContext } from './context/create-platform-context.js';
 export { createToolDeadline, type ToolDeadline } from './deadline/tool-deadline.js';
 export { TOOL_ERROR_META_KEY, type ToolErrorHints, toolError, toolErrorFor } from './errors/tool-error.js';
 export { jobOutputSchema, keepWaitingHint } from './jobs/job-handle.js';
@@ -35,11 +35,9 @@ export { perContext } from './server/per-context.js';
 export { svgIcon } from './server/tool-list-json.js';
 export { formatSrt, formatVtt, type SubtitleCue } from './subtitles/format-subtitles.js';
 export {
-  type BoundTool,
   defineTool,
   exceptTools,
-  sameContext,
-  type ToolDefinition,
+  type Tool,
   type ToolGroup,
   type ToolHandler,
   type ToolSession,
@@ -48,5 +46,5 @@ export {
   toolGroup,
 } from './tools/define-tool.js';
 export { resolveToolInputs } from './tools/resolve-tool-inputs.js';
-export type { ToolContext } from './tools/tool-context.js';
+export type { ToolDeps } from './tools/tool-deps.js';
 export { builtViewFiles, defineView, type ViewSource } from './views/define-view.js';

@@ -17,7 +17,7 @@ import { MEETING_SERVICE } from '@polymodal/core/constants';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
+import { createPlatformContext, type PlatformContext } from '../src/context/create-platform-context.js';
 import { listJobsTool } from '../src/jobs/list-jobs-tool.js';
 import { unauthenticatedBindProblem } from '../src/network/unauthenticated-bind-problem.js';
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
@@ -40,7 +40,7 @@ const createJobsServer: ServerFactory = (request) =>
     title: 'Jobs',
     version: '1.0.0',
     instructions: 'Lists jobs.',
-    deps: { context: request?.context },
+    deps: { platform: request?.platform },
     groups: [testTools(listJobsTool({ services: [MEETING_SERVICE] }))],
   });
 
@@ -89,14 +89,14 @@ describe('HTTP with OAuth access tokens', () => {
   let env: NodeJS.ProcessEnv;
   let access: TenantAccess | undefined;
   let handle: HttpServerHandle | undefined;
-  let built: { env: NodeJS.ProcessEnv; context: ServerContext }[];
+  let built: { env: NodeJS.ProcessEnv; context: PlatformContext }[];
 
   const start = async (overrides: NodeJS.ProcessEnv = {}, host = '127.0.0.1') => {
     access = await createTenantAccess({
       env: { ...env, ...overrides },
       name: 'jobs',
       createContext(contextOptions) {
-        const context = createServerContext(contextOptions);
+        const context = createPlatformContext(contextOptions);
         built.push({ env: contextOptions.env ?? {}, context });
         return context;
       },

@@ -21,7 +21,7 @@ import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { defineTool } from '../src/tools/define-tool.js';
-import type { ToolContext } from '../src/tools/tool-context.js';
+import type { ToolDeps } from '../src/tools/tool-deps.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
 import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
@@ -37,7 +37,7 @@ const createOpsServer: ServerFactory = (request) =>
     title: 'Ops',
     version: '1.0.0',
     instructions: 'Operations test server.',
-    deps: { context: request?.context },
+    deps: { platform: request?.platform },
     groups: [
       testTools(
         defineTool({
@@ -46,8 +46,8 @@ const createOpsServer: ServerFactory = (request) =>
           description: 'Lists the models.',
           inputSchema: {},
           annotations: {},
-          handler: (tools: ToolContext) => async () => {
-            const models = await tools.context.polymodal.llm.models();
+          handler: (tools: ToolDeps) => async () => {
+            const models = await tools.platform.client.llm.models();
             return { content: [{ type: 'text', text: JSON.stringify(models).slice(0, 200) }] };
           },
         }),

@@ -24,7 +24,7 @@ import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { defineTool } from '../src/tools/define-tool.js';
-import type { ToolContext } from '../src/tools/tool-context.js';
+import type { ToolDeps } from '../src/tools/tool-deps.js';
 import { connectWithToken } from './support/raw-http.js';
 import { GENERATIONS } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
@@ -40,7 +40,7 @@ const createNotesServer: ServerFactory = (request) =>
     title: 'Notes',
     version: '1.0.0',
     instructions: 'Saves notes.',
-    deps: { context: request?.context },
+    deps: { platform: request?.platform },
     groups: [
       testTools(
         defineTool({
@@ -49,9 +49,9 @@ const createNotesServer: ServerFactory = (request) =>
           description: 'Saves a note.',
           inputSchema: { name: z.string(), text: z.string(), bigBytes: z.number().optional() },
           annotations: {},
-          handler: (tools: ToolContext) => async (args) => {
+          handler: (tools: ToolDeps) => async (args) => {
             const data = args.bigBytes === undefined ? args.text : Buffer.alloc(args.bigBytes, 0x61);
-            const saved = await tools.context.files.writeOutput(args.name, data);
+            const saved = await tools.platform.files.writeOutput(args.name, data);
             return {
               content: [
                 { type: 'text' as const, text: `Saved to ${saved}.` },

@@ -18,7 +18,7 @@ import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { defineTool } from '../src/tools/define-tool.js';
-import type { ToolContext } from '../src/tools/tool-context.js';
+import type { ToolDeps } from '../src/tools/tool-deps.js';
 import { clientOf } from './support/raw-http.js';
 import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
@@ -30,7 +30,7 @@ const createFileServer: ServerFactory = (request) =>
     title: 'Files',
     version: '1.0.0',
     instructions: 'Reads files.',
-    deps: { context: request?.context, env: fileEnv },
+    deps: { platform: request?.platform, env: fileEnv },
     groups: [
       testTools(
         defineTool({
@@ -40,11 +40,11 @@ const createFileServer: ServerFactory = (request) =>
           inputSchema: { path: z.string() },
           annotations: {},
           handler:
-            (tools: ToolContext) =>
+            (tools: ToolDeps) =>
             async ({ path: file }) => {
               await tools.roots.ready();
               try {
-                const opened = await tools.context.files.openReadable(file);
+                const opened = await tools.platform.files.openReadable(file);
                 const size = (await opened.handle.stat()).size;
                 await opened.handle.close();
                 return { content: [{ type: 'text', text: `${size} bytes` }] };

@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { MEETING_SERVICE } from '@polymodal/core/constants';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
+import { createPlatformContext, type PlatformContext } from '../src/context/create-platform-context.js';
 import { listJobsTool } from '../src/jobs/list-jobs-tool.js';
 import {
   type HttpServerHandle,
@@ -39,7 +39,7 @@ const createJobsServer: ServerFactory = (request) =>
     title: 'Jobs',
     version: '1.0.0',
     instructions: 'Lists jobs.',
-    deps: { context: request?.context },
+    deps: { platform: request?.platform },
     groups: [testTools(listJobsTool({ services: [MEETING_SERVICE] }))],
   });
 
@@ -51,7 +51,7 @@ describe('HTTP with a tenants file', () => {
   let access: TenantAccess | undefined;
   let handle: HttpServerHandle | undefined;
   /** Every context the access built, and whether it was closed. */
-  let built: { env: NodeJS.ProcessEnv; context: ServerContext; closed: boolean }[];
+  let built: { env: NodeJS.ProcessEnv; context: PlatformContext; closed: boolean }[];
 
   const writeTenants = (tenants: unknown) => writeFile(tenantsFile, JSON.stringify({ tenants }));
 
@@ -60,7 +60,7 @@ describe('HTTP with a tenants file', () => {
       env,
       name: 'jobs',
       createContext(contextOptions) {
-        const context = createServerContext(contextOptions);
+        const context = createPlatformContext(contextOptions);
         const entry = { env: contextOptions.env ?? {}, context, closed: false };
         built.push(entry);
         const close = context.close.bind(context);
@@ -203,7 +203,7 @@ describe('HTTP with a tenants file', () => {
   describe.each(GENERATIONS)('a %s client', (generation) => {
     it('serves tools/list and tools/call with a token, every request of a tenant on its one shared context', async () => {
       const { url } = await start();
-      const seen = new Set<ServerContext>();
+      const seen = new Set<PlatformContext>();
       for (let index = 0; index < 20; index += 1) {
         for (const token of [TOKEN_A, TOKEN_B]) {
           const client = await connectWithToken(url, token, 'tenant', generation);

@@ -10,14 +10,14 @@ import { startPostgres, type TestPostgres } from '@polymodal/store-postgres/test
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetExceededError } from '../src/budget/budget-exceeded-error.js';
 import { estimateMeetingCredits } from '../src/budget/estimate-meeting-credits.js';
-import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
+import { createPlatformContext, type PlatformContext } from '../src/context/create-platform-context.js';
 
 const NOON = Date.parse('2026-11-23T12:00:00.000Z');
 const SIX_MINUTES = estimateMeetingCredits(330);
 
 let database: TestPostgres;
 let root: string;
-const contexts: ServerContext[] = [];
+const contexts: PlatformContext[] = [];
 
 beforeAll(async () => {
   database = await startPostgres();
@@ -32,8 +32,8 @@ afterEach(async () => {
 });
 
 /** A tenant's context as one replica builds it. */
-function replica(tenant: string, creditsPerDay: number): ServerContext {
-  const context = createServerContext({
+function replica(tenant: string, creditsPerDay: number): PlatformContext {
+  const context = createPlatformContext({
     env: {
       POLYMODAL_BASE_URL: 'http://127.0.0.1:9',
       POLYMODAL_API_KEY: 'pm_live_budgetReplicas42',
@@ -50,7 +50,7 @@ function replica(tenant: string, creditsPerDay: number): ServerContext {
 }
 
 /** Claims a submission in the context's ledger and asks its budget, as summarize_meeting does. */
-async function submit(context: ServerContext, fingerprint: string) {
+async function submit(context: PlatformContext, fingerprint: string) {
   const { entry } = await context.ledger.insert({
     service: 'meeting',
     fingerprint,

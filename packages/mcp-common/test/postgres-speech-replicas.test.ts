@@ -11,13 +11,13 @@ import path from 'node:path';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { serverConnections, startPostgres, type TestPostgres } from '@polymodal/store-postgres/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createServerContext, type ServerContext } from '../src/context/create-server-context.js';
+import { createPlatformContext, type PlatformContext } from '../src/context/create-platform-context.js';
 import { speechSeenBySandbox, textOfParts } from './support/speech-load.js';
 
 let database: TestPostgres;
 let sandbox: Sandbox;
 let root: string;
-const contexts: ServerContext[] = [];
+const contexts: PlatformContext[] = [];
 
 beforeAll(async () => {
   [database, sandbox] = await Promise.all([startPostgres(), startSandbox({ speed: 100 })]);
@@ -42,8 +42,8 @@ async function replica(
   name: 'a' | 'b',
   apiKey: string,
   extra: NodeJS.ProcessEnv = {},
-): Promise<ServerContext> {
-  const context = createServerContext({
+): Promise<PlatformContext> {
+  const context = createPlatformContext({
     env: {
       POLYMODAL_BASE_URL: sandbox.url,
       POLYMODAL_API_KEY: apiKey,
@@ -55,14 +55,14 @@ async function replica(
     },
   });
   contexts.push(context);
-  await context.loadPolymodal();
+  await context.loadClient();
   return context;
 }
 
 describe('the speech governor shared by replicas through PostgreSQL', () => {
   it('a context that never synthesises speech never connects to the database', async () => {
     const context = await replica('a', sandbox.apiKey);
-    expect(context.polymodal.speech.governor.limit).toBeUndefined();
+    expect(context.client.speech.governor.limit).toBeUndefined();
     expect(await serverConnections(database.url)).toBe(0);
   });
 
@@ -75,8 +75,8 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
     // in: 4 unfinished as the replicas see them until a later 429 (docs/deploy.md, limits learned).
     sandbox.control.holdClock();
     const both = Promise.all([
-      first.polymodal.speech.synthesizeText({ text: textOfParts(7, 'planning') }),
-      second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'budget') }),
+      first.client.speech.synthesizeText({ text: textOfParts(7, 'planning') }),
+      second.client.speech.synthesizeText({ text: textOfParts(7, 'budget') }),
     ]);
     try {
       await vi.waitFor(() => expect(speechSeenBySandbox(sandbox, user).refused).toBe(1), {
@@ -93,7 +93,7 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
     expect(seen.peakUnfinished).toBeLessThanOrEqual(3);
     expect(seen.refused).toBeLessThanOrEqual(1);
     // The replica that was never refused took the limit the other one learned.
-    expect([first.polymodal.speech.governor.limit, second.polymodal.speech.governor.limit]).toEqual([3, 3]);
+    expect([first.client.speech.governor.limit, second.client.speech.governor.limit]).toEqual([3, 3]);
     // Sized by the work: 14 parts go 3 at a time, each round after the platform's Retry-After (at least 1 s
     // of wall time), with WAVs synthesized for real; a busy machine passed the 20 s default.
   }, 90_000);
@@ -107,8 +107,8 @@ describe('the speech governor shared by replicas through PostgreSQL', () => {
     // however slowly they are sent (at speed 100 a part is done 75 ms of sandbox time after its POST).
     sandbox.control.holdClock();
     const both = Promise.all([
-      first.polymodal.speech.synthesizeText({ text: textOfParts(7, 'hiring') }),
-      second.polymodal.speech.synthesizeText({ text: textOfParts(7, 'roadmap') }),
+      first.client.speech.synthesizeText({ text: textOfParts(7, 'hiring') }),
+      second.client.speech.synthesizeText({ text: textOfParts(7, 'roadmap') }),
     ]);
     try {
       await vi.waitFor(() => expect(speechSeenBySandbox(sandbox, user).created).toBe(3), {

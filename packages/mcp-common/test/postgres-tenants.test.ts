@@ -107,7 +107,7 @@ describe('tenants on one PostgreSQL database', () => {
           title: 'Probe',
           version: '1.0.0',
           instructions: 'Nothing.',
-          deps: { context: request?.context },
+          deps: { platform: request?.platform },
           groups: [],
         }),
       { port: 0, access },

@@ -25,7 +25,7 @@ import { runStdioServer } from '../src/runners/run-stdio-server.js';
 import type { ServerInstance } from '../src/runners/server-instance.js';
 import { createSdkServer, installTools } from '../src/server/sdk-server.js';
 import { defineTool, type ToolView, toolGroup } from '../src/tools/define-tool.js';
-import type { ToolContext } from '../src/tools/tool-context.js';
+import type { ToolDeps } from '../src/tools/tool-deps.js';
 import type { ViewsPolicy } from '../src/views/views-policy.js';
 import { INITIALIZE, rawRequest } from './support/raw-http.js';
 import { modernClient } from './support/server-harness.js';
@@ -101,7 +101,7 @@ function factory(deps: { runs: string[] }, views: ViewsPolicy = 'auto') {
       name: 'generations',
       version: '1.2.3',
       instructions: 'Call speak, then clone.',
-      groups: [toolGroup({ tools, toolContext: () => deps })],
+      groups: [toolGroup({ tools, deps: () => deps })],
       files: createFileAccess({ allowedDirs: [], outputDir: OUTPUTS }),
       views,
     }),
@@ -440,8 +440,8 @@ describe('roots', () => {
       const roots = shared ? syncSessionRoots(server, files) : syncRoots(server, files);
       installTools(server, {
         server: { name: 'roots', version: '1' },
-        groups: [toolGroup({ tools: [READ], toolContext: () => ({ roots, files }) })],
-        common: { toolDeadlineSeconds: 50 } as ToolContext,
+        groups: [toolGroup({ tools: [READ], deps: () => ({ roots, files }) })],
+        common: { toolDeadlineSeconds: 50 } as ToolDeps,
         ...(roots.within ? { within: roots.within } : {}),
         keep: () => true,
         metrics: { toolCall: () => undefined },

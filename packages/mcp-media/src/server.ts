@@ -33,4 +33,4 @@ export function createServer(deps: MediaServerDeps = {}): ServerInstance {
   });
 }
 
-export { type MediaToolDeps, mediaTools } from './tools/index.js';
+export { mediaTools } from './tools/index.js';

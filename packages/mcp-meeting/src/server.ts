@@ -33,4 +33,4 @@ export function createServer(deps: MeetingServerDeps = {}): ServerInstance {
   });
 }
 
-export { type MeetingToolDeps, meetingTools } from './tools/index.js';
+export { meetingTools } from './tools/index.js';

@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ServerContext } from '@polymodal/mcp-common';
-import { createServerContext } from '@polymodal/mcp-common/host';
+import type { PlatformContext } from '@polymodal/mcp-common';
+import { createPlatformContext } from '@polymodal/mcp-common/host';
 import {
   createTenantAccess,
   type HttpServerHandle,
@@ -70,11 +70,13 @@ async function connectWithBudget(
   creditsPerDay: number,
   clock: () => number = () => NOON,
 ) {
-  const context = createServerContext({
+  const context = createPlatformContext({
     env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey, POLYMODAL_CREDITS_PER_DAY: String(creditsPerDay) },
     clock,
   });
-  const connection = await connectInMemory(createServer({ context }), { secrets: [sandbox.apiKey] });
+  const connection = await connectInMemory(createServer({ platform: context }), {
+    secrets: [sandbox.apiKey],
+  });
   cleanups.push(async () => {
     await connection.close();
     await context.close();
@@ -283,17 +285,17 @@ describe('daily credit budget per tenant over HTTP', () => {
         ],
       }),
     );
-    const contexts: ServerContext[] = [];
+    const contexts: PlatformContext[] = [];
     const access: TenantAccess = await createTenantAccess({
       env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile, POLYMODAL_CREDITS_PER_DAY: '40' },
       createContext(options) {
-        const context = createServerContext({ ...options, clock: () => NOON });
+        const context = createPlatformContext({ ...options, clock: () => NOON });
         contexts.push(context);
         return context;
       },
     });
     const handle: HttpServerHandle = await runHttpServer(
-      (request) => createServer(request?.context ? { context: request.context } : {}),
+      (request) => createServer(request?.platform ? { platform: request.platform } : {}),
       { port: 0, access },
     );
     const tenants = tenantClients(handle.url, [

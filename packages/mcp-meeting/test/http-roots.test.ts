@@ -94,7 +94,7 @@ describe('MCP roots of an HTTP client', () => {
       env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile },
       name: 'meeting',
     });
-    return runHttpServer((request) => createServer({ context: request?.context }), {
+    return runHttpServer((request) => createServer({ platform: request?.platform }), {
       port: 0,
       access,
       sessions: options.sessions,
@@ -167,7 +167,7 @@ describe('MCP roots of an HTTP client', () => {
       env: { ...env, POLYMODAL_API_KEY: sandbox.apiKey },
       name: 'meeting',
     });
-    handle = await runHttpServer((request) => createServer({ context: request?.context }), {
+    handle = await runHttpServer((request) => createServer({ platform: request?.platform }), {
       port: 0,
       access,
       sessions: true,

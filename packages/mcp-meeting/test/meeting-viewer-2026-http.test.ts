@@ -62,7 +62,7 @@ describe('the meeting viewer from a stateless HTTP deployment, on 2026-07-28, PO
     const access = await createTenantAccess({ env, name: 'meeting' });
     cleanups.push(() => access.close());
     handle = await runHttpServer(
-      (request) => createBuiltServer({ ...(request?.context ? { context: request.context } : {}), env }),
+      (request) => createBuiltServer({ ...(request?.platform ? { platform: request.platform } : {}), env }),
       { port: 0, access },
     );
     cleanups.push(() => handle.close());

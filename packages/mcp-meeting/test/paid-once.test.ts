@@ -3,7 +3,7 @@
  * sandbox: what the sandbox saw (uploads, jobs, the arrival time of every read) is what is asserted.
  * The sandbox clock is held where a job must still be running, so no assertion races the wall clock.
  */
-import { createServerContext } from '@polymodal/mcp-common/host';
+import { createPlatformContext } from '@polymodal/mcp-common/host';
 import { connectInMemory } from '@polymodal/mcp-common/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
@@ -249,7 +249,7 @@ describe('one read answers every call that waits for it', () => {
 
     // A second server on the same ledger whose first look at the job is slow (a loaded disk): it has read
     // the entry, and answers only once the test lets it.
-    const context = createServerContext({ env: h.env });
+    const context = createPlatformContext({ env: h.env });
     const ledger = context.ledger;
     const findById = ledger.findById.bind(ledger);
     let release: () => void = () => undefined;
@@ -264,7 +264,9 @@ describe('one read answers every call that waits for it', () => {
       await released;
       return entry;
     };
-    const server = await connectInMemory(createServer({ context }), { secrets: [h.sandbox.apiKey] });
+    const server = await connectInMemory(createServer({ platform: context }), {
+      secrets: [h.sandbox.apiKey],
+    });
     try {
       const slow = server.call('get_meeting', { jobId, include: ['summary'], waitSeconds: 0 });
       while (!holding) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { createServerContext } from '@polymodal/mcp-common/host';
+import { createPlatformContext } from '@polymodal/mcp-common/host';
 import { connectInMemory, serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
 import { type Sandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -115,7 +115,7 @@ describe('tenants sharing one platform key', () => {
 
     // A tenant with a key of its own reaches every job of its key by id, as the platform scopes it: here a
     // job made on that key by a server outside this tenants file (so not in team-c's ledger).
-    const elsewhereContext = createServerContext({
+    const elsewhereContext = createPlatformContext({
       env: {
         POLYMODAL_BASE_URL: sandbox.url,
         POLYMODAL_API_KEY: sandbox.apiKey2,
@@ -125,7 +125,7 @@ describe('tenants sharing one platform key', () => {
         POLYMODAL_LOG_LEVEL: 'error',
       },
     });
-    const elsewhere = await connectInMemory(createServer({ context: elsewhereContext }), { secrets });
+    const elsewhere = await connectInMemory(createServer({ platform: elsewhereContext }), { secrets });
     cleanups.push(async () => {
       await elsewhere.close();
       await elsewhereContext.close();

@@ -30,7 +30,7 @@ void runServerMain({
   name: SERVER_NAME,
   version,
   // Over HTTP the runner passes the caller's tenant context; over stdio none, and the server builds its own.
-  factory: (request) => createServer({ context: request?.context, toolList }),
+  factory: (request) => createServer({ platform: request?.platform, toolList }),
   defaultPort: 3103,
   help: HELP,
 });

@@ -34,4 +34,4 @@ export function createServer(deps: SpeechServerDeps = {}): ServerInstance {
   });
 }
 
-export { type SpeechToolDeps, speechTools } from './tools/index.js';
+export { speechTools } from './tools/index.js';

@@ -97,7 +97,10 @@ describe('score_reading with an https URL, over HTTP with two tenants', () => {
         socket.once('error', reject);
       });
     const factory: ServerFactory = (request) =>
-      createServer({ ...(request?.context ? { context: request.context } : {}), remoteInputs: { connect } });
+      createServer({
+        ...(request?.platform ? { platform: request.platform } : {}),
+        remoteInputs: { connect },
+      });
     access = await createTenantAccess({ env, name: 'speech' });
     handle = await runHttpServer(factory, { port: 0, access });
   });

@@ -57,7 +57,7 @@ function main(): void {
     version,
     argv: rest,
     // Over HTTP the runner passes the caller's tenant context; over stdio none, and the server builds its own.
-    factory: (request) => createServer({ context: request?.context, toolsets, readOnly, toolList }),
+    factory: (request) => createServer({ platform: request?.platform, toolsets, readOnly, toolList }),
     defaultPort: 3100,
     help: HELP,
   });

@@ -90,7 +90,7 @@ async function start(transport: Transport, generation: ProtocolGeneration): Prom
   const secrets = sandboxSecrets(sandbox);
   if (transport === 'in-process') {
     return generation === '2026-07-28'
-      ? connectModernInProcess((context) => createServer({ env, context }), { env, secrets })
+      ? connectModernInProcess((context) => createServer({ env, platform: context }), { env, secrets })
       : connectInMemory(createServer({ env }), { secrets });
   }
   const client =

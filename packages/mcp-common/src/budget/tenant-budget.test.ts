@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServerContext } from '../context/create-server-context.js';
+import { createPlatformContext } from '../context/create-platform-context.js';
 import { createTenantAccess, type TenantAccess } from '../tenants/create-tenant-access.js';
 import { hashToken } from '../tenants/find-tenant-by-token.js';
 
@@ -69,11 +69,11 @@ describe('budget of a tenant', () => {
   });
 
   it('has no limit without either, and a malformed POLYMODAL_CREDITS_PER_DAY stops the start', async () => {
-    const open = createServerContext({ env: { ...env(''), POLYMODAL_TENANTS_FILE: '' } });
+    const open = createPlatformContext({ env: { ...env(''), POLYMODAL_TENANTS_FILE: '' } });
     expect(open.budget.limit()).toBeUndefined();
     await open.close();
     expect(() =>
-      createServerContext({
+      createPlatformContext({
         env: { ...env(''), POLYMODAL_TENANTS_FILE: '', POLYMODAL_CREDITS_PER_DAY: '5.5' },
       }),
     ).toThrow(/POLYMODAL_CREDITS_PER_DAY must be a whole number/);

@@ -21,7 +21,7 @@ import {
 } from '@polymodal/core/errors';
 import { BudgetExceededError } from '../budget/budget-exceeded-error.js';
 import type { CallToolResult } from '../protocol/sdk-types.js';
-import type { ToolContext } from '../tools/tool-context.js';
+import type { ToolDeps } from '../tools/tool-deps.js';
 import { hideServerPaths } from './hide-server-paths.js';
 
 /** Facts the tool knows that make an error message actionable. */
@@ -69,10 +69,10 @@ export const TOOL_ERROR_META_KEY = 'polymodal/error';
  * its server directories hidden. Every tool answers a failure with this (the meeting tools first gather
  * hints the status names, see `meetingToolError`).
  */
-export function toolErrorFor(error: unknown, tools: ToolContext, hints?: ToolErrorHints): CallToolResult {
+export function toolErrorFor(error: unknown, tools: ToolDeps, hints?: ToolErrorHints): CallToolResult {
   return toolError(error, {
-    secrets: tools.context.secrets,
-    hiddenDirs: tools.context.hiddenDirs(),
+    secrets: tools.platform.secrets,
+    hiddenDirs: tools.platform.hiddenDirs(),
     ...(hints ? { hints } : {}),
   });
 }

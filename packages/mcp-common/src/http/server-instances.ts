@@ -24,7 +24,7 @@ export function createServerInstances(factory: ServerFactory, log: Logger | unde
   let alive = 0;
   return {
     async build(caller) {
-      const instance = await factory(caller ? { context: caller.context } : undefined);
+      const instance = await factory(caller ? { platform: caller.context } : undefined);
       alive += 1;
       return { instance, dispose: disposeOnce(instance, log, () => (alive -= 1)) };
     },
@@ -43,7 +43,7 @@ export async function probeServerFactory(
 ): Promise<void> {
   const context = access?.probeContext();
   if (access && !context) return;
-  const probe = await factory(context ? { context } : undefined);
+  const probe = await factory(context ? { platform: context } : undefined);
   await probe.cleanup();
 }
 

@@ -12,8 +12,8 @@ import { entryCredits } from '../budget/entry-credits.js';
 import { utcDay } from '../budget/utc-day.js';
 import { hideServerPaths } from '../errors/hide-server-paths.js';
 import { toolError } from '../errors/tool-error.js';
-import { defineTool, type ToolDefinition } from '../tools/define-tool.js';
-import type { ToolContext } from '../tools/tool-context.js';
+import { defineTool, type Tool } from '../tools/define-tool.js';
+import type { ToolDeps } from '../tools/tool-deps.js';
 import { jobServicesOf, type McpServerName } from './job-services.js';
 
 export interface ListJobsToolOptions {
@@ -76,7 +76,7 @@ export function jobsServedBy(
 }
 
 /** `list_jobs` over the services given, reading the ledger of the calling context (its tenant's, over HTTP). */
-export function listJobsTool(options: ListJobsToolOptions): ToolDefinition<ToolContext> {
+export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
   const noun = options.noun ?? 'jobs';
   const getHint = options.getTool ? ` Live state: ${options.getTool}.` : '';
   return defineTool({
@@ -94,7 +94,7 @@ export function listJobsTool(options: ListJobsToolOptions): ToolDefinition<ToolC
       openWorldHint: false,
     },
     handler:
-      ({ context }: ToolContext) =>
+      ({ platform: context }: ToolDeps) =>
       async ({ limit }) => {
         try {
           const budget = options.budget ?? creditBudgetOf(context.ledger);

@@ -4,7 +4,7 @@
  * all of that tenant's requests; over stdio, none, so the server builds its own from the environment.
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { ServerContext } from '../context/create-server-context.js';
+import type { PlatformContext } from '../context/create-platform-context.js';
 
 export interface ServerInstance {
   server: McpServer;
@@ -13,7 +13,7 @@ export interface ServerInstance {
 
 export interface ServerFactoryRequest {
   /** Shared context to build on; the server must not close it. Absent: the server builds and owns one. */
-  context?: ServerContext;
+  platform?: PlatformContext;
 }
 
 export type ServerFactory = (request?: ServerFactoryRequest) => ServerInstance | Promise<ServerInstance>;

@@ -7,7 +7,7 @@ import type { McpServerName } from '../jobs/job-services.js';
 import { jobsServedBy, listJobsTool } from '../jobs/list-jobs-tool.js';
 import type { Icon } from '../protocol/sdk-types.js';
 import type { ServerInstance } from '../runners/server-instance.js';
-import { exceptTools, sameContext, type ToolGroup, toolGroup } from '../tools/define-tool.js';
+import { exceptTools, type ToolGroup, toolGroup } from '../tools/define-tool.js';
 import { createPolymodalServer, type PolymodalServerDeps } from './create-polymodal-server.js';
 
 /** A server included in the combined one. */
@@ -35,7 +35,6 @@ export function composePolymodalServers(options: ComposePolymodalServersOptions)
     tools: [
       listJobsTool({ ...jobsServedBy(options.servers.map((composed) => composed.name)), noun: 'jobs' }),
     ],
-    toolContext: sameContext,
   });
   return createPolymodalServer({
     name: options.name,

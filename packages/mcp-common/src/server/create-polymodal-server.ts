@@ -10,9 +10,9 @@
  *
  * Roots name directories on the client's machine. They are honoured only where that machine is this one
  * (stdio, or HTTP on loopback without authentication); for an authenticated (remote) client they are
- * never asked for and never widen what the server reads (see `ContextClients`).
+ * never asked for and never widen what the server reads (see `ContextCallers`).
  */
-import { createServerContext, type ServerContext } from '../context/create-server-context.js';
+import { createPlatformContext, type PlatformContext } from '../context/create-platform-context.js';
 import type { PolymodalMetrics } from '../metrics/create-metrics.js';
 import { processMetricsSink } from '../metrics/process-metrics-sink.js';
 import type { Icon } from '../protocol/sdk-types.js';
@@ -20,19 +20,19 @@ import { type RootsSync, syncRoots } from '../roots/sync-roots.js';
 import { syncSessionRoots } from '../roots/sync-session-roots.js';
 import type { ServerInstance } from '../runners/server-instance.js';
 import type { ToolGroup, ToolSpec } from '../tools/define-tool.js';
-import type { RemoteInputsTestSeam, ToolContext } from '../tools/tool-context.js';
+import type { RemoteInputsTestSeam, ToolDeps } from '../tools/tool-deps.js';
 import { readViewsPolicy } from '../views/views-policy.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
 import { createSdkServer, installTools } from './sdk-server.js';
 
-export type { ToolContext };
+export type { ToolDeps };
 
 export interface PolymodalServerDeps {
   /**
    * Shared context, left open by cleanup() and not widened by the client's roots; when absent one is
    * built from `env`, follows the client's roots and is closed by cleanup().
    */
-  context?: ServerContext;
+  platform?: PlatformContext;
   env?: NodeJS.ProcessEnv;
   /** Overrides the context's tool deadline (tests). */
   toolDeadlineSeconds?: number;
@@ -65,18 +65,18 @@ export interface PolymodalServerOptions {
 
 export function createPolymodalServer(options: PolymodalServerOptions): ServerInstance {
   const deps = options.deps ?? {};
-  const ownsContext = deps.context === undefined;
-  const context = deps.context ?? createServerContext({ env: deps.env, name: options.name });
+  const ownsContext = deps.platform === undefined;
+  const context = deps.platform ?? createPlatformContext({ env: deps.env, name: options.name });
   const server = createSdkServer(options);
   const detachLog = context.log.attach(server);
   const roots =
-    context.clients === 'remote'
+    context.callers === 'remote'
       ? ROOTS_IGNORED
       : ownsContext
         ? syncRoots(server, context.files, { log: context.log })
         : syncSessionRoots(server, context.files, { log: context.log, env: deps.env });
-  const common: ToolContext = {
-    context,
+  const common: ToolDeps = {
+    platform: context,
     roots,
     toolDeadlineSeconds: deps.toolDeadlineSeconds ?? context.toolDeadlineSeconds,
     ...(deps.remoteInputs ? { remoteInputs: deps.remoteInputs } : {}),
@@ -89,7 +89,7 @@ export function createPolymodalServer(options: PolymodalServerOptions): ServerIn
     ...(roots.within ? { within: roots.within } : {}),
     keep: readOnly ? isReadOnlyTool : () => true,
     metrics: deps.metrics ?? processMetricsSink,
-    loadPlatformClient: () => context.loadPolymodal(),
+    loadPlatformClient: () => context.loadClient(),
     files: context.files,
     toolList: deps.toolList,
     views: readViewsPolicy(deps.env ?? process.env),

@@ -4,14 +4,14 @@
  * every request gets a fresh McpServer on its tenant's shared context: state kept per server would be
  * gone by the next call.
  */
-import type { ServerContext } from '../context/create-server-context.js';
+import type { PlatformContext } from '../context/create-platform-context.js';
 
 /**
  * Returns a lookup that creates the value on first use for each context (from that context: its platform
  * client, its ledger) and returns that one after.
  */
-export function perContext<T>(create: (context: ServerContext) => T): (context: ServerContext) => T {
-  const values = new WeakMap<ServerContext, T>();
+export function perContext<T>(create: (context: PlatformContext) => T): (context: PlatformContext) => T {
+  const values = new WeakMap<PlatformContext, T>();
   return (context) => {
     let value = values.get(context);
     if (value === undefined) {

@@ -9,8 +9,8 @@ import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE } from '@modelcontext
 import { createFileAccess } from '@polymodal/core/files';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type ToolDefinition, type ToolView, toolGroup } from '../tools/define-tool.js';
-import type { ToolContext } from '../tools/tool-context.js';
+import { defineTool, type Tool, type ToolView, toolGroup } from '../tools/define-tool.js';
+import type { ToolDeps } from '../tools/tool-deps.js';
 import type { ViewsPolicy } from '../views/views-policy.js';
 import { createSdkServer, installTools, UI_EXTENSION, VIEW_MIME_TYPE, viewUri } from './sdk-server.js';
 
@@ -93,15 +93,15 @@ const DECLARES_VIEWS = {
 } as ClientCapabilities;
 
 /** A server with the tools, and a resource of its own as every Polymodal server has (its outputs). */
-function serverWith(listed: readonly ToolDefinition<unknown>[], views?: ViewsPolicy) {
+function serverWith(listed: readonly Tool<unknown>[], views?: ViewsPolicy) {
   const server = createSdkServer({ name: 'test', title: 'Test', version: '1.0.0', instructions: '' });
   server.registerResource('notes', 'test://notes', { mimeType: 'text/plain' }, (uri) => ({
     contents: [{ uri: uri.href, text: 'notes' }],
   }));
   installTools(server, {
     server: { name: 'test', version: '1.0.0' },
-    groups: [toolGroup({ tools: listed, toolContext: () => ({}) })],
-    common: { toolDeadlineSeconds: 42 } as ToolContext,
+    groups: [toolGroup({ tools: listed, deps: () => ({}) })],
+    common: { toolDeadlineSeconds: 42 } as ToolDeps,
     keep: () => true,
     metrics: { toolCall: () => {} },
     loadPlatformClient: () => Promise.resolve(),
@@ -113,7 +113,7 @@ function serverWith(listed: readonly ToolDefinition<unknown>[], views?: ViewsPol
 
 async function connect(
   capabilities: ClientCapabilities = {},
-  listed: readonly ToolDefinition<unknown>[] = tools,
+  listed: readonly Tool<unknown>[] = tools,
   views?: ViewsPolicy,
 ): Promise<Client> {
   const server = serverWith(listed, views);

@@ -3,8 +3,8 @@ import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server';
 import { createFileAccess } from '@polymodal/core/files';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type ToolDefinition, type ToolGroup, toolGroup } from '../tools/define-tool.js';
-import type { ToolContext } from '../tools/tool-context.js';
+import { defineTool, type Tool, type ToolGroup, toolGroup } from '../tools/define-tool.js';
+import type { ToolDeps } from '../tools/tool-deps.js';
 import { createSdkServer, installTools, type ToolInstallation } from './sdk-server.js';
 import { svgIcon } from './tool-list-json.js';
 
@@ -54,12 +54,8 @@ const reading = defineTool({
     },
 });
 
-function group(
-  tools: readonly ToolDefinition<Deps>[],
-  deps: Deps,
-  icons?: readonly (typeof RED)[],
-): ToolGroup {
-  return toolGroup({ ...(icons ? { icons } : {}), tools, toolContext: () => deps });
+function group(tools: readonly Tool<Deps>[], deps: Deps, icons?: readonly (typeof RED)[]): ToolGroup {
+  return toolGroup({ ...(icons ? { icons } : {}), tools, deps: () => deps });
 }
 
 async function connect(server: McpServer): Promise<Client> {
@@ -76,7 +72,7 @@ function install(groups: readonly ToolGroup[], options: Partial<ToolInstallation
     server: { name: 'test', version: '1.0.0' },
     groups,
     // The groups here build their own deps; the common context is read only for the tool deadline.
-    common: { toolDeadlineSeconds: 42 } as ToolContext,
+    common: { toolDeadlineSeconds: 42 } as ToolDeps,
     keep: () => true,
     metrics: { toolCall: () => undefined },
     loadPlatformClient: () => Promise.resolve(),

@@ -77,7 +77,7 @@ import type {
   ToolSpec,
   ToolView,
 } from '../tools/define-tool.js';
-import type { ToolContext } from '../tools/tool-context.js';
+import type { ToolDeps } from '../tools/tool-deps.js';
 import type { ViewsPolicy } from '../views/views-policy.js';
 import { askInCall, currentCall, requestCapabilities, withQuestions } from './call-questions.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
@@ -118,7 +118,7 @@ export interface ToolInstallation {
   server: { name: string; version: string };
   groups: readonly ToolGroup[];
   /** The common dependencies each group builds its own from. */
-  common: ToolContext;
+  common: ToolDeps;
   /** Runs each call within its session's roots, where roots are per session (`RootsSync.within`). */
   within?: RootsSync['within'];
   /** Which tools the model may see (read-only mode, toolsets, one `list_jobs` on a combined server). */

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServerContext, ServerContextOptions } from '../context/create-server-context.js';
+import type { PlatformContext, PlatformContextOptions } from '../context/create-platform-context.js';
 import { createTenantAccess } from './create-tenant-access.js';
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -34,9 +34,9 @@ describe('createTenantAccess: which tenants share a platform key', () => {
         POLYMODAL_TENANTS_FILE: file,
         POLYMODAL_STATE_DIR: path.join(root, 'state'),
       },
-      createContext(options: ServerContextOptions) {
+      createContext(options: PlatformContextOptions) {
         sharedKey.set(options.tenant as string, options.sharedKey as () => boolean);
-        return { close: async () => {} } as unknown as ServerContext;
+        return { close: async () => {} } as unknown as PlatformContext;
       },
     });
     try {

@@ -21,10 +21,10 @@ import { API_KEY_VARIABLE, defaultStateDir, resolveConfig } from '@polymodal/cor
 import { ConfigError } from '@polymodal/core/errors';
 import { checkWritable, type Readiness } from '../context/check-writable.js';
 import {
-  createServerContext,
-  type ServerContext,
-  type ServerContextOptions,
-} from '../context/create-server-context.js';
+  createPlatformContext,
+  type PlatformContext,
+  type PlatformContextOptions,
+} from '../context/create-platform-context.js';
 import type { Logger } from '../logging/create-logger.js';
 import {
   type AccessTokenVerifier,
@@ -47,7 +47,7 @@ export interface TenantCaller {
   /** The tenant's id; undefined in `open` mode, where there is one anonymous caller. */
   tenantId: string | undefined;
   /** The tenant's context, shared by all its requests. */
-  context: ServerContext;
+  context: PlatformContext;
 }
 
 export type AuthenticationResult =
@@ -81,7 +81,7 @@ export interface TenantAccess {
   /** Called with a tenant's id when a reload closes its context (removed, or its key changed). */
   onRetired(listener: (tenantId: string) => void): () => void;
   /** A context to build the startup probe on: the open one, or the first tenant's (undefined without tenants). */
-  probeContext(): ServerContext | undefined;
+  probeContext(): PlatformContext | undefined;
   /** Closes every context. */
   close(): Promise<void>;
 }
@@ -92,8 +92,8 @@ export interface TenantAccessOptions {
   name?: string;
   /** Where reloads and failures are reported; tenants' keys are added to its secrets. */
   log?: Logger;
-  /** Builds a context (default `createServerContext`); injectable for tests. */
-  createContext?: (options: ServerContextOptions) => ServerContext;
+  /** Builds a context (default `createPlatformContext`); injectable for tests. */
+  createContext?: (options: PlatformContextOptions) => PlatformContext;
 }
 
 /** Builds the access for the environment; throws a ConfigError when the tenants file or the env is wrong. */
@@ -112,10 +112,10 @@ export async function createTenantAccess(options: TenantAccessOptions = {}): Pro
 }
 
 function createOpenAccess(env: NodeJS.ProcessEnv, options: TenantAccessOptions): TenantAccess {
-  const build = options.createContext ?? createServerContext;
+  const build = options.createContext ?? createPlatformContext;
   // Built now, so a configuration problem stops the process before it serves.
   // Served on loopback only (the runner refuses anything else here): its clients share this machine.
-  const context = build({ env, clients: 'loopback', ...(options.name ? { name: options.name } : {}) });
+  const context = build({ env, callers: 'loopback', ...(options.name ? { name: options.name } : {}) });
   const caller: TenantCaller = { tenantId: undefined, context };
   return {
     mode: 'open',
@@ -155,12 +155,12 @@ async function createAuthenticatedAccess(setup: {
   const directory: TenantDirectory = new TenantDirectory({
     tenants: await load(),
     anyTenantKey,
-    buildContext: (tenant): ServerContext =>
-      (options.createContext ?? createServerContext)({
+    buildContext: (tenant): PlatformContext =>
+      (options.createContext ?? createPlatformContext)({
         env: createTenantEnv(env, { id: tenant.id, apiKey: tenant.apiKey }),
         name: `${options.name ?? 'polymodal'}[${tenant.id}]`,
         // Authenticated callers are remote: their roots never widen what this server reads.
-        clients: 'remote',
+        callers: 'remote',
         // Keeps this tenant's entries apart in a shared PostgreSQL ledger.
         tenant: tenant.id,
         // Read from the tenants loaded now, so a reload that changes only a budget applies at once.

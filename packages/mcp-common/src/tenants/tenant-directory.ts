@@ -4,7 +4,7 @@
  */
 import { API_KEY_VARIABLE, resolveConfig } from '@polymodal/core/config';
 import { ConfigError } from '@polymodal/core/errors';
-import type { ServerContext } from '../context/create-server-context.js';
+import type { PlatformContext } from '../context/create-platform-context.js';
 import type { AuthenticationResult } from './create-tenant-access.js';
 import { findTenantByToken } from './find-tenant-by-token.js';
 import { OAUTH_ISSUER_VARIABLE } from './read-oauth-settings.js';
@@ -28,14 +28,14 @@ export interface TenantDirectoryOptions {
   /** The platform key of tenants the file does not list (POLYMODAL_OAUTH_ANY_TENANT=1); else none is served. */
   anyTenantKey: string | undefined;
   /** Builds the context of a tenant on the key it is served with now. */
-  buildContext(tenant: { id: string; apiKey: string }): ServerContext;
+  buildContext(tenant: { id: string; apiKey: string }): PlatformContext;
 }
 
 export class TenantDirectory {
   #tenants: LoadedTenant[];
   readonly #anyTenantKey: string | undefined;
   readonly #buildContext: TenantDirectoryOptions['buildContext'];
-  readonly #contexts = new Map<string, { context: ServerContext; apiKey: string }>();
+  readonly #contexts = new Map<string, { context: PlatformContext; apiKey: string }>();
   readonly #retiredListeners = new Set<(tenantId: string) => void>();
   #closed = false;
 
@@ -93,7 +93,7 @@ export class TenantDirectory {
   }
 
   /** The context to build the startup probe on: the first tenant's, if any. */
-  firstContext(): ServerContext | undefined {
+  firstContext(): PlatformContext | undefined {
     const first = this.#tenants[0];
     return first ? this.#contextOf(first.id, first.apiKey) : undefined;
   }
@@ -146,7 +146,7 @@ export class TenantDirectory {
     return list.find((tenant) => tenant.id === tenantId)?.apiKey ?? this.#anyTenantKey;
   }
 
-  #contextOf(tenantId: string, apiKey: string): ServerContext {
+  #contextOf(tenantId: string, apiKey: string): PlatformContext {
     const existing = this.#contexts.get(tenantId);
     if (existing?.apiKey === apiKey) return existing.context;
     const context = this.#buildContext({ id: tenantId, apiKey });

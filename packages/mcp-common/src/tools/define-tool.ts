@@ -17,7 +17,7 @@ import type {
   ToolAnnotations,
   ToolExtra,
 } from '../protocol/sdk-types.js';
-import type { ToolContext } from './tool-context.js';
+import type { ToolDeps } from './tool-deps.js';
 
 /**
  * What a tool may ask of the session it answers in, besides its request's own `extra`. A question is served
@@ -77,7 +77,7 @@ export interface ToolView {
 }
 
 /** A tool: its spec and the handler it gets for a server's dependencies `D`. */
-export interface ToolDefinition<D> extends ToolSpec {
+export interface Tool<D> extends ToolSpec {
   /** Called once per server instance (over HTTP: per request or session) with that server's dependencies. */
   readonly handler: (deps: D, session: ToolSession) => ToolHandler;
 }
@@ -104,7 +104,7 @@ export interface ToolSource<D, S extends z.ZodRawShape> {
  * A tool definition from its source. The input field map becomes one zod object here, once per process, the
  * same object the server checks calls against and converts for `tools/list`.
  */
-export function defineTool<D, S extends z.ZodRawShape>(source: ToolSource<D, S>): ToolDefinition<D> {
+export function defineTool<D, S extends z.ZodRawShape>(source: ToolSource<D, S>): Tool<D> {
   const { inputSchema, outputSchema, handler, annotations, ...spec } = source;
   return {
     ...spec,
@@ -115,7 +115,7 @@ export function defineTool<D, S extends z.ZodRawShape>(source: ToolSource<D, S>)
       : { outputSchema: outputSchema instanceof z.ZodObject ? outputSchema : objectOf(outputSchema) }),
     // The server checks the arguments against `inputSchema` before the handler sees them, so they have the
     // shape the handler's type names; the list of definitions cannot carry each tool's own argument type.
-    handler: handler as ToolDefinition<D>['handler'],
+    handler: handler as Tool<D>['handler'],
   };
 }
 
@@ -144,17 +144,27 @@ export interface ToolGroup {
   readonly icons: readonly Icon[];
   readonly tools: readonly ToolSpec[];
   /** The group's tools on one server instance, in order, with the dependencies built from the common ones. */
-  bind(common: ToolContext, session: ToolSession): readonly BoundTool[];
+  bind(common: ToolDeps, session: ToolSession): readonly BoundTool[];
 }
 
-/** A group of tools sharing the dependencies `toolContext` builds from the common ones. */
+/**
+ * A group of tools sharing one set of dependencies: the common ones (`ToolDeps`), or what `deps` builds
+ * from them once per server instance.
+ */
+export function toolGroup(options: { icons?: readonly Icon[]; tools: readonly Tool<ToolDeps>[] }): ToolGroup;
 export function toolGroup<D>(options: {
   icons?: readonly Icon[];
-  tools: readonly ToolDefinition<D>[];
-  /** The group's dependencies on one server instance (`sameContext` when the common ones suffice). */
-  toolContext: (common: ToolContext) => D;
+  tools: readonly Tool<D>[];
+  /** The group's dependencies on one server instance, built from the common ones on first use. */
+  deps: (common: ToolDeps) => D;
+}): ToolGroup;
+export function toolGroup<D>(options: {
+  icons?: readonly Icon[];
+  tools: readonly Tool<D>[];
+  deps?: (common: ToolDeps) => D;
 }): ToolGroup {
-  const { tools, toolContext } = options;
+  const { tools } = options;
+  const depsOf = options.deps ?? ((common: ToolDeps) => common as D);
   return {
     icons: options.icons ?? [],
     tools,
@@ -164,16 +174,13 @@ export function toolGroup<D>(options: {
       return tools.map((tool) => ({
         spec: tool,
         handler: () => {
-          deps ??= { value: toolContext(common) };
+          deps ??= { value: depsOf(common) };
           return tool.handler(deps.value, session);
         },
       }));
     },
   };
 }
-
-/** The `toolContext` of a group whose tools need only the common context. */
-export const sameContext = (common: ToolContext): ToolContext => common;
 
 /** The group without the named tools (the combined server lists one `list_jobs` of its own). */
 export function exceptTools(group: ToolGroup, names: readonly string[]): ToolGroup {

@@ -6,14 +6,14 @@
  * downloads (an identical URL given twice in the call is downloaded once).
  */
 import { createRemoteInputs, type RemoteInputs } from '@polymodal/core/download';
-import type { ToolContext } from './tool-context.js';
+import type { ToolDeps } from './tool-deps.js';
 
 /** Short wording for an input argument's description: what the argument now accepts. */
 export const LOCAL_OR_HTTPS = 'absolute local path, or an https:// URL (downloaded first)';
 
-export function resolveToolInputs(tools: ToolContext, signal: AbortSignal): RemoteInputs {
+export function resolveToolInputs(tools: ToolDeps, signal: AbortSignal): RemoteInputs {
   return createRemoteInputs({
-    files: tools.context.files,
+    files: tools.platform.files,
     signal,
     ...(tools.remoteInputs?.connect ? { connect: tools.remoteInputs.connect } : {}),
     ...(tools.remoteInputs?.lookup ? { lookup: tools.remoteInputs.lookup } : {}),

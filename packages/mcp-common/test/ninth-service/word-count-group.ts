@@ -1,8 +1,8 @@
 /**
  * The toy word-count service's tool group: its two tools and its `list_jobs`, as a server's
- * `src/tools/index.ts` lists them. A real server's group passes `sameContext` (its client is
- * `context.polymodal.<service>`, built by `createPolymodal`); the toy, which is no platform service, builds its
- * client here on the shared job engine instead, once per context.
+ * `src/tools/index.ts` lists them. A real server's group passes no `deps` (its client is
+ * `deps.platform.client.<service>`, built by `createPolymodal`); the toy, which is no platform service, builds
+ * its client here on the shared job engine instead, once per platform context.
  */
 import type { HttpClient } from '@polymodal/core/http';
 import { listJobsTool, perContext, toolGroup } from '@polymodal/mcp-common';
@@ -17,7 +17,7 @@ export function wordCountTools(options: { http: HttpClient; intervalMs: number }
     // The platform client is loaded before a handler is first built, so its engine is there.
     createWordCountClient({
       http: options.http,
-      engine: context.polymodal.engine,
+      engine: context.client.engine,
       intervalMs: options.intervalMs,
     }),
   );
@@ -28,7 +28,7 @@ export function wordCountTools(options: { http: HttpClient; intervalMs: number }
       // A platform service's server writes `listJobsTool(jobsServedBy(['<server>']))`: the table's rows.
       listJobsTool({ services: [WORD_COUNT_SERVICE], getTool: GET_WORD_COUNT_TOOL }),
     ],
-    toolContext: (common) => ({ ...common, wordCount: clientOf(common.context) }),
+    deps: (common) => ({ ...common, wordCount: clientOf(common.platform) }),
   });
 }
 // #endregion

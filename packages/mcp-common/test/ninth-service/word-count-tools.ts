@@ -2,7 +2,7 @@
  * The toy word-count service's two tools, written as a server's tool files are (one definition each, the
  * handler a function of the group's dependencies): `count_words` starts the paid job and waits up to
  * `waitSeconds`; `get_word_count` continues the wait. Both answer through `respondWithJob`, failures
- * through `toolErrorFor`. A real server's tools find the client at `deps.context.polymodal.<service>`; the
+ * through `toolErrorFor`. A real server's tools find the client at `deps.platform.client.<service>`; the
  * toy's is `deps.wordCount`, which its group builds (word-count-group.ts).
  */
 import {
@@ -15,7 +15,7 @@ import {
   type PresentedJob,
   READ_ONLY_ANNOTATIONS,
   respondWithJob,
-  type ToolContext,
+  type ToolDeps,
   toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
@@ -24,7 +24,7 @@ import type { WordCountJob } from './word-count-contract.js';
 import { GET_WORD_COUNT_TOOL, WORD_COUNT_MAX_CHARACTERS, wordCountJobView } from './word-count-job.js';
 
 /** What the word-count tools need: the common context and the service's client. */
-export type WordCountToolDeps = ToolContext & { wordCount: WordCountClient };
+export type WordCountToolDeps = ToolDeps & { wordCount: WordCountClient };
 
 // #region answer
 /** How both tools read, show and continue a job: the parts of `respondWithJob` they share. */

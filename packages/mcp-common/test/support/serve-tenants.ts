@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ServerInstance } from '@polymodal/mcp-common/host';
+import type { PlatformContext, ServerInstance } from '@polymodal/mcp-common/host';
 import { createTenantAccess, type HttpServerHandle, runHttpServer } from '@polymodal/mcp-common/http';
 import type { Sandbox } from '@polymodal/sandbox';
 import { type Connection, tenantClients } from './server-harness.js';
@@ -21,7 +21,7 @@ export async function serveTenants(options: {
   root: string;
   mediaDir: string;
   tenants: Record<string, unknown>[];
-  createServer(options: { context?: unknown }): ServerInstance;
+  createServer(options: { platform?: PlatformContext }): ServerInstance;
   /** Values no result may contain, besides the sandbox's keys. */
   secrets: readonly string[];
   env?: NodeJS.ProcessEnv;
@@ -43,7 +43,7 @@ export async function serveTenants(options: {
     },
   });
   const handle = await runHttpServer(
-    (request) => options.createServer(request?.context ? { context: request.context } : {}),
+    (request) => options.createServer(request?.platform ? { platform: request.platform } : {}),
     { port: 0, access },
   );
   const tenants = tenantClients(handle.url, [sandbox.apiKey, sandbox.apiKey2, ...options.secrets]);

@@ -11,7 +11,7 @@ import type { CallToolResult, JSONRPCMessage, RequestOptions } from '@modelconte
 import { createMcpHandler, InMemoryTransport } from '@modelcontextprotocol/server';
 import { type Sandbox, type SandboxConfig, type SandboxOptions, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createServerContext, type ServerContext, type ServerInstance } from '../../src/host.js';
+import { createPlatformContext, type PlatformContext, type ServerInstance } from '../../src/host.js';
 
 export interface ToolResult {
   isError: boolean;
@@ -66,10 +66,10 @@ export function modernClient(name = 'test-client', capabilities: Record<string, 
  * the SDK's `createMcpHandler` in-process. `close()` closes the client, every server and the context.
  */
 export async function connectModernInProcess(
-  create: (context: ServerContext) => ServerInstance,
+  create: (context: PlatformContext) => ServerInstance,
   options: { env: Record<string, string>; secrets: readonly string[]; name?: string },
 ): Promise<Connection> {
-  const context = createServerContext({ env: options.env, name: options.name ?? 'test-server' });
+  const context = createPlatformContext({ env: options.env, name: options.name ?? 'test-server' });
   const live = new Set<ServerInstance>();
   const handler = createMcpHandler(() => {
     const instance = create(context);
@@ -223,7 +223,7 @@ export interface ServerHarness extends Connection {
 
 export interface ServerHarnessOptions {
   /** The server package's factory (on a shared context for 2026-07-28 clients, see `connectModernInProcess`). */
-  createServer(options: { env: Record<string, string>; context?: ServerContext }): ServerInstance;
+  createServer(options: { env: Record<string, string>; context?: PlatformContext }): ServerInstance;
   /**
    * The protocol generation of the harness's clients (default `POLYMODAL_TEST_GENERATION`, else 2025-11-25:
    * `POLYMODAL_TEST_GENERATION=2026-07-28 pnpm vitest run packages/mcp-meeting` runs a package's tool tests on

@@ -9,20 +9,20 @@ import {
   type McpServer,
   type ToolInstallation,
 } from '../../src/server/sdk-server.js';
-import { sameContext, type ToolDefinition, toolGroup } from '../../src/tools/define-tool.js';
-import type { ToolContext } from '../../src/tools/tool-context.js';
+import { type Tool, toolGroup } from '../../src/tools/define-tool.js';
+import type { ToolDeps } from '../../src/tools/tool-deps.js';
 
-export function testTools(...tools: ToolDefinition<ToolContext>[]) {
-  return toolGroup({ tools, toolContext: sameContext });
+export function testTools(...tools: Tool<ToolDeps>[]) {
+  return toolGroup({ tools });
 }
 
 /**
  * A client connected (in memory) to a server with just `tools`, each given `deps`: the installer as every
  * server uses it, without a server context.
  */
-export async function connectTools<D>(tools: readonly ToolDefinition<D>[], deps: D): Promise<Client> {
+export async function connectTools<D>(tools: readonly Tool<D>[], deps: D): Promise<Client> {
   const server = serverWithTools({
-    groups: [toolGroup({ tools, toolContext: () => deps })],
+    groups: [toolGroup({ tools, deps: () => deps })],
     files: createFileAccess({ allowedDirs: [], outputDir: os.tmpdir() }),
   });
   const client = new Client({ name: 'test-client', version: '1.0.0' });
@@ -52,7 +52,7 @@ export function serverWithTools(options: {
     server: { name, version },
     groups: options.groups,
     // Nothing reads the common context here: the groups' tools get their own dependencies.
-    common: { toolDeadlineSeconds: 50 } as ToolContext,
+    common: { toolDeadlineSeconds: 50 } as ToolDeps,
     ...(options.within ? { within: options.within } : {}),
     keep: () => true,
     metrics: { toolCall: () => undefined },
@@ -64,6 +64,6 @@ export function serverWithTools(options: {
 }
 
 /** The common context as far as `list_jobs` reads it: a ledger, no secrets, no hidden directories. */
-export function ledgerContext(ledger: JobLedger): ToolContext {
-  return { context: { ledger, secrets: [], hiddenDirs: () => [] } } as unknown as ToolContext;
+export function ledgerContext(ledger: JobLedger): ToolDeps {
+  return { context: { ledger, secrets: [], hiddenDirs: () => [] } } as unknown as ToolDeps;
 }

@@ -4,6 +4,7 @@
  */
 import type { FlashcardOptions } from '@polymodal/core';
 import { LEARNING_DIRECTIONS } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   createProgressReporter,
   createToolDeadline,
@@ -15,7 +16,7 @@ import {
 import { z } from 'zod';
 import { FLASHCARD_DECK_VIEW } from '../views/flashcard-deck-view.js';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
-import { isRemoteReference, type MediaToolDeps } from './media-tool-deps.js';
+import { isRemoteReference } from './media-tool-deps.js';
 
 const DESCRIPTION = `Turns a video (local up to 500 MB/15 min, YouTube or URL) into language flashcards. Costs credits and daily video minutes; the same request continues free. If done=false: get_flashcards.`;
 
@@ -42,7 +43,7 @@ export const createFlashcardsTool = defineTool({
   outputSchema: flashcardsOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: FLASHCARD_DECK_VIEW,
-  handler: (deps: MediaToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     // One deadline for the whole call: the start and the wait after it.
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {
@@ -62,7 +63,7 @@ export const createFlashcardsTool = defineTool({
           ? {}
           : { include_original_segments: args.includeOriginalSegments }),
       };
-      const client = deps.context.polymodal.flashcards;
+      const client = deps.platform.client.flashcards;
       const reporter = createProgressReporter(extra);
       const started = isRemoteReference(args.video)
         ? await client.startFromUrl(

@@ -7,7 +7,7 @@
 import type { FlashcardJob, FlashcardResult } from '@polymodal/core';
 import { jobErrorText } from '@polymodal/core/constants';
 import { flashcardsJobView } from '@polymodal/core/views';
-import type { CallToolResult } from '@polymodal/mcp-common';
+import type { CallToolResult, ToolDeps } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   jobOutputSchema,
@@ -18,7 +18,6 @@ import {
   type ToolDeadline,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import type { MediaToolDeps } from './media-tool-deps.js';
 
 /** Segments listed in the result itself; all of them are in the saved JSON. */
 const LISTED_SEGMENTS = 12;
@@ -46,7 +45,7 @@ function summarize(result: FlashcardResult) {
 }
 
 export async function waitForFlashcards(
-  deps: MediaToolDeps,
+  deps: ToolDeps,
   options: {
     jobId: string;
     waitSeconds: number;
@@ -67,7 +66,7 @@ export async function waitForFlashcards(
       jobId,
       waitSeconds: options.waitSeconds,
       deadline: deadline.at,
-      poll: (request) => deps.context.polymodal.flashcards.poll(jobId, request),
+      poll: (request) => deps.platform.client.flashcards.poll(jobId, request),
       view: flashcardsJobView,
       waitTool: 'get_flashcards',
       ...(options.known ? { known: options.known } : {}),
@@ -81,11 +80,7 @@ export async function waitForFlashcards(
   }
 }
 
-async function presentFlashcards(
-  deps: MediaToolDeps,
-  job: FlashcardJob,
-  done: boolean,
-): Promise<PresentedJob> {
+async function presentFlashcards(deps: ToolDeps, job: FlashcardJob, done: boolean): Promise<PresentedJob> {
   const jobId = job.job_id;
   const stage = job.progress?.stage;
   if (!done) {
@@ -102,7 +97,7 @@ async function presentFlashcards(
     };
   }
   const result = job.result;
-  const savedPath = await deps.context.files.writeOutput(
+  const savedPath = await deps.platform.files.writeOutput(
     `flashcards-${jobId}.json`,
     `${JSON.stringify(result, null, 2)}\n`,
   );

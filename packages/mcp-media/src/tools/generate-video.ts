@@ -4,10 +4,11 @@
  */
 import type { CatalogVideoRequest } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
-import { type MediaToolDeps, mediaReference } from './media-tool-deps.js';
+import { mediaReference } from './media-tool-deps.js';
 import { startAndWaitForVideo, videoOutcomeShape } from './video-result.js';
 
 const DESCRIPTION = `Generates a video with a catalog model (see list_video_models). Costs credits; the same request again continues free. Media: local paths or URLs. If done=false: get_video_job.`;
@@ -44,7 +45,7 @@ export const generateVideoTool = defineTool({
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: MEDIA_PLAYER_VIEW,
-  handler: (deps: MediaToolDeps) => async (args, extra) =>
+  handler: (deps: ToolDeps) => async (args, extra) =>
     startAndWaitForVideo(
       deps,
       { service: CATALOG_VIDEO_SERVICE, args, extra },
@@ -82,6 +83,6 @@ export const generateVideoTool = defineTool({
           ...(args.seed === undefined ? {} : { seed: args.seed }),
         };
       },
-      (request, options) => deps.context.polymodal.catalogVideo.submit(request, options),
+      (request, options) => deps.platform.client.catalogVideo.submit(request, options),
     ),
 });

@@ -1,11 +1,12 @@
 /**
  * get_flashcards: the state or result of a flashcards job, waiting up to waitSeconds.
  */
+
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { FLASHCARD_DECK_VIEW } from '../views/flashcard-deck-view.js';
 import { flashcardsOutcomeShape, waitForFlashcards } from './flashcards-result.js';
-import type { MediaToolDeps } from './media-tool-deps.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const getFlashcardsInput = {
@@ -22,7 +23,7 @@ export const getFlashcardsTool = defineTool({
   outputSchema: flashcardsOutcomeShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   view: FLASHCARD_DECK_VIEW,
-  handler: (deps: MediaToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       return await waitForFlashcards(deps, { jobId: args.jobId, waitSeconds: args.waitSeconds, extra });
     } catch (error) {

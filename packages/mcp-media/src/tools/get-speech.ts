@@ -5,10 +5,10 @@
  * parts already made are reused, never paid again; the parts it had not sent yet are sent).
  */
 import { ValidationError } from '@polymodal/core/errors';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
-import type { MediaToolDeps } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
@@ -35,9 +35,9 @@ export const getSpeechTool = defineTool({
     openWorldHint: false,
   },
   view: MEDIA_PLAYER_VIEW,
-  handler: (deps: MediaToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
-      const job = await deps.context.polymodal.speech.retrieveTextJob(args.jobId);
+      const job = await deps.platform.client.speech.retrieveTextJob(args.jobId);
       if (!job) {
         throw new ValidationError(
           `No speech synthesis ${args.jobId} is recorded by this installation. Call synthesize_speech again with the same arguments: parts already made are reused, not paid again.`,

@@ -4,10 +4,10 @@
  */
 import { CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
-import type { MediaToolDeps } from './media-tool-deps.js';
 import { type VideoService, videoOutcomeShape, waitForVideo } from './video-result.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
@@ -36,13 +36,13 @@ export const getVideoJobTool = defineTool({
     openWorldHint: true,
   },
   view: MEDIA_PLAYER_VIEW,
-  handler: (deps: MediaToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       let service: VideoService | undefined = args.service;
       let saveAs: unknown;
       for (const candidate of [CATALOG_VIDEO_SERVICE, IMAGE_TO_VIDEO_SERVICE] as const) {
         if (service && service !== candidate) continue;
-        const entry = await deps.context.ledger.findById(candidate, args.jobId);
+        const entry = await deps.platform.ledger.findById(candidate, args.jobId);
         if (!entry) continue;
         service = candidate;
         // The name the starting call asked for, kept with the job: a later wait saves under it too.

@@ -8,11 +8,12 @@ import {
   IMAGE_TO_VIDEO_RESOLUTIONS,
   IMAGE_TO_VIDEO_SERVICE,
 } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool, PLATFORM_WORK_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
 import { retryFlags } from './generate-video.js';
-import { type MediaToolDeps, mediaReference } from './media-tool-deps.js';
+import { mediaReference } from './media-tool-deps.js';
 import { startAndWaitForVideo, videoOutcomeShape } from './video-result.js';
 
 const DESCRIPTION = `Animates an image (JPG, PNG, WEBP; local path or URL) into a 2-10 s video. Costs credits; the same request continues free. If done=false: get_video_job.`;
@@ -39,7 +40,7 @@ export const imageToVideoTool = defineTool({
   outputSchema: videoOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: MEDIA_PLAYER_VIEW,
-  handler: (deps: MediaToolDeps) => async (args, extra) =>
+  handler: (deps: ToolDeps) => async (args, extra) =>
     startAndWaitForVideo(
       deps,
       { service: IMAGE_TO_VIDEO_SERVICE, args, extra },
@@ -52,6 +53,6 @@ export const imageToVideoTool = defineTool({
         ...(args.resolution ? { resolution: args.resolution } : {}),
         ...(args.seed === undefined ? {} : { seed: args.seed }),
       }),
-      (request, options) => deps.context.polymodal.imageToVideo.submit(request, options),
+      (request, options) => deps.platform.client.imageToVideo.submit(request, options),
     ),
 });

@@ -1,7 +1,9 @@
 /**
  * The media server's tools, in the order `tools/list` shows them.
  */
-import { jobsServedBy, listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
+
+import type { ToolDeps } from '@polymodal/mcp-common';
+import { jobsServedBy, listJobsTool, toolGroup } from '@polymodal/mcp-common';
 import { MEDIA_ICON } from '../icon.js';
 import { createFlashcardsTool } from './create-flashcards.js';
 import { generateVideoTool } from './generate-video.js';
@@ -10,13 +12,10 @@ import { getSpeechTool } from './get-speech.js';
 import { getVideoJobTool } from './get-video-job.js';
 import { imageToVideoTool } from './image-to-video.js';
 import { listVideoModelsTool } from './list-video-models.js';
-import type { MediaToolDeps } from './media-tool-deps.js';
 import { listVoicesTool, registerVoiceTool } from './register-voice.js';
 import { synthesizeSpeechTool } from './synthesize-speech.js';
 
-export type { MediaToolDeps } from './media-tool-deps.js';
-
-export const mediaTools = toolGroup<MediaToolDeps>({
+export const mediaTools = toolGroup({
   icons: [MEDIA_ICON],
   tools: [
     listVideoModelsTool,
@@ -34,5 +33,4 @@ export const mediaTools = toolGroup<MediaToolDeps>({
     listJobsTool({ ...jobsServedBy(['media']), noun: 'media jobs' }),
   ],
   // A speech synthesis that outlives a call is the platform client's (one per context), not the server's.
-  toolContext: sameContext,
 });

@@ -3,9 +3,9 @@
  * generate_video call that passes validation.
  */
 import { inputSlots } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { defineTool, READ_ONLY_ANNOTATIONS, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import type { MediaToolDeps } from './media-tool-deps.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const listVideoModelsInput = {
@@ -26,10 +26,10 @@ export const listVideoModelsTool = defineTool({
   outputSchema: listVideoModelsOutput,
   annotations: READ_ONLY_ANNOTATIONS,
   handler:
-    (deps: MediaToolDeps) =>
+    (deps: ToolDeps) =>
     async ({ refresh }, extra) => {
       try {
-        const catalog = await deps.context.polymodal.catalogVideo.models({
+        const catalog = await deps.platform.client.catalogVideo.models({
           refresh,
           signal: extra.signal,
           deadline: Date.now() + deps.toolDeadlineSeconds * 1000,

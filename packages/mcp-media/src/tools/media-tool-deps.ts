@@ -5,9 +5,7 @@
 import path from 'node:path';
 import { type MediaKind, readMediaAsDataUrl } from '@polymodal/core/media';
 import type { ResourceLink } from '@polymodal/mcp-common';
-import { outputLink, type ToolContext } from '@polymodal/mcp-common';
-
-export type MediaToolDeps = ToolContext;
+import { outputLink, type ToolDeps } from '@polymodal/mcp-common';
 
 /** An http(s) URL, a same-site `/uploads/...` path or a data URL: handed to the platform as is. */
 export function isRemoteReference(value: string): boolean {
@@ -19,13 +17,13 @@ export function isRemoteReference(value: string): boolean {
  * checks them), local files (confined to the allowed directories) as data URLs after type and size checks.
  */
 export async function mediaReference(
-  deps: MediaToolDeps,
+  deps: ToolDeps,
   value: string,
   kind: MediaKind,
   field: string,
 ): Promise<string> {
   if (isRemoteReference(value)) return value;
-  const { dataUrl } = await readMediaAsDataUrl(value, { kind, field, files: deps.context.files });
+  const { dataUrl } = await readMediaAsDataUrl(value, { kind, field, files: deps.platform.files });
   return dataUrl;
 }
 
@@ -38,10 +36,10 @@ export interface SavedMedia {
 
 /** Downloads finished media into the output directory and describes it as a resource link. */
 export async function saveMedia(
-  deps: MediaToolDeps,
+  deps: ToolDeps,
   options: { url: string; kind: MediaKind; fileName: string; description: string; signal?: AbortSignal },
 ): Promise<SavedMedia> {
-  const saved = await deps.context.polymodal.media.download({
+  const saved = await deps.platform.client.media.download({
     url: options.url,
     kind: options.kind,
     fileName: options.fileName,
@@ -56,7 +54,7 @@ export async function saveMedia(
       description: options.description,
       size: saved.size,
       // Named when the file is too big for resources/read.
-      platformUrl: deps.context.polymodal.media.resolve(options.url).href,
+      platformUrl: deps.platform.client.media.resolve(options.url).href,
     }),
   };
 }

@@ -5,6 +5,7 @@
  */
 import type { CustomVoiceCreated } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   defineTool,
   PLATFORM_WORK_ANNOTATIONS,
@@ -12,7 +13,7 @@ import {
   toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { isRemoteReference, type MediaToolDeps } from './media-tool-deps.js';
+import { isRemoteReference } from './media-tool-deps.js';
 
 const CONSENT_QUESTION =
   'Registering a custom voice clones the voice in this recording. Confirm that the person whose voice it is has authorised cloning it.';
@@ -45,7 +46,7 @@ export const registerVoiceTool = defineTool({
   inputSchema: registerVoiceInput,
   outputSchema: registerVoiceOutput,
   annotations: PLATFORM_WORK_ANNOTATIONS,
-  handler: (deps: MediaToolDeps, session) => async (args, extra) => {
+  handler: (deps: ToolDeps, session) => async (args, extra) => {
     try {
       await deps.roots.ready();
       if ((args.audioPath === undefined) === (args.audioUrl === undefined)) {
@@ -81,7 +82,7 @@ export const registerVoiceTool = defineTool({
           [{ path: 'consent', message: 'required' }],
         );
       }
-      const voice = await deps.context.polymodal.speech.registerVoice({
+      const voice = await deps.platform.client.speech.registerVoice({
         consent: true,
         ...(args.audioPath ? { audioFile: args.audioPath } : {}),
         ...(args.audioUrl ? { audioUrl: args.audioUrl } : {}),
@@ -115,9 +116,9 @@ export const listVoicesTool = defineTool({
   inputSchema: listVoicesInput,
   outputSchema: listVoicesOutput,
   annotations: { ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
-  handler: (deps: MediaToolDeps) => async () => {
+  handler: (deps: ToolDeps) => async () => {
     try {
-      const entries = await deps.context.polymodal.speech.listVoices();
+      const entries = await deps.platform.client.speech.listVoices();
       const voices = entries
         .map((entry) => entry.request?.voice as CustomVoiceCreated | undefined)
         .filter((voice): voice is CustomVoiceCreated => voice !== undefined)

@@ -17,7 +17,7 @@ import {
   speechTextReason as reasonOf,
   speechTextView as speechView,
 } from '@polymodal/core/views';
-import type { CallToolResult } from '@polymodal/mcp-common';
+import type { CallToolResult, ToolDeps } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   type JobPollRequest,
@@ -27,7 +27,6 @@ import {
   respondWithJob,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import type { MediaToolDeps } from './media-tool-deps.js';
 
 /** The tool that keeps waiting on a synthesis. */
 export const SPEECH_WAIT_TOOL = 'get_speech';
@@ -84,11 +83,11 @@ function followSpeech(
 }
 
 export async function waitForSpeech(
-  deps: MediaToolDeps,
+  deps: ToolDeps,
   options: { job: SpeechTextJob; waitSeconds: number; extra: WaitExtra; inlineAudio: boolean },
 ): Promise<CallToolResult> {
   const { job, extra } = options;
-  const governor = deps.context.polymodal.speech.governor;
+  const governor = deps.platform.client.speech.governor;
   const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
   try {
     return await respondWithJob<SpeechTextJob>({

@@ -7,6 +7,7 @@
  */
 import type { SpeechRequest } from '@polymodal/core';
 import { TTS_LANGUAGES, TTS_MODEL_A_EXPRESSIONS, TTS_MODELS } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   createWaitSecondsSchema,
   defineTool,
@@ -15,7 +16,7 @@ import {
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { MEDIA_PLAYER_VIEW } from '../views/media-player-view.js';
-import { type MediaToolDeps, outputName } from './media-tool-deps.js';
+import { outputName } from './media-tool-deps.js';
 import { speechOutcomeShape, waitForSpeech } from './speech-result.js';
 
 const MAX_TEXT = 20_000;
@@ -48,7 +49,7 @@ export const synthesizeSpeechTool = defineTool({
   outputSchema: speechOutcomeShape,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: MEDIA_PLAYER_VIEW,
-  handler: (deps: MediaToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       await deps.roots.ready();
       const language = args.language;
@@ -70,7 +71,7 @@ export const synthesizeSpeechTool = defineTool({
         ...(args.seed === undefined ? {} : { seed: args.seed }),
       };
       // Every part is checked, and the job recorded, before any part is sent.
-      const job = await deps.context.polymodal.speech.startTextJob(request, {
+      const job = await deps.platform.client.speech.startTextJob(request, {
         // Without a name, the audio is saved as `<jobId>.wav`.
         ...(args.fileName ? { fileName: outputName(args.fileName, '', '.wav') } : {}),
         allowResubmit: args.allowResubmit,

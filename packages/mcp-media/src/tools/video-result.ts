@@ -8,7 +8,7 @@
 import type { VideoJob } from '@polymodal/core';
 import { CATALOG_VIDEO_SERVICE, type IMAGE_TO_VIDEO_SERVICE, jobErrorText } from '@polymodal/core/constants';
 import { videoJobView } from '@polymodal/core/views';
-import type { CallToolResult } from '@polymodal/mcp-common';
+import type { CallToolResult, ToolDeps } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   jobOutputSchema,
@@ -18,7 +18,7 @@ import {
   toolErrorFor,
   type WaitExtra,
 } from '@polymodal/mcp-common';
-import { type MediaToolDeps, outputName, saveMedia } from './media-tool-deps.js';
+import { outputName, saveMedia } from './media-tool-deps.js';
 
 export type VideoService = typeof CATALOG_VIDEO_SERVICE | typeof IMAGE_TO_VIDEO_SERVICE;
 
@@ -28,10 +28,10 @@ export type VideoService = typeof CATALOG_VIDEO_SERVICE | typeof IMAGE_TO_VIDEO_
  */
 export const videoOutcomeShape = jobOutputSchema;
 
-function clientFor(deps: MediaToolDeps, service: VideoService) {
+function clientFor(deps: ToolDeps, service: VideoService) {
   return service === CATALOG_VIDEO_SERVICE
-    ? deps.context.polymodal.catalogVideo
-    : deps.context.polymodal.imageToVideo;
+    ? deps.platform.client.catalogVideo
+    : deps.platform.client.imageToVideo;
 }
 
 /** What both video tools ask of a start: where to save the video, and whether to start again. */
@@ -56,7 +56,7 @@ export interface VideoStartOptions {
  * (`submit`) and waited for, all within one deadline, and any failure answered as a tool error.
  */
 export async function startAndWaitForVideo<R>(
-  deps: MediaToolDeps,
+  deps: ToolDeps,
   call: { service: VideoService; args: VideoStartArgs; extra: WaitExtra },
   prepare: () => Promise<R>,
   submit: (
@@ -94,7 +94,7 @@ export async function startAndWaitForVideo<R>(
 }
 
 export async function waitForVideo(
-  deps: MediaToolDeps,
+  deps: ToolDeps,
   options: {
     service: VideoService;
     jobId: string;
@@ -131,7 +131,7 @@ export async function waitForVideo(
 }
 
 async function presentVideo(
-  deps: MediaToolDeps,
+  deps: ToolDeps,
   job: VideoJob,
   done: boolean,
   options: { jobId: string; resumed?: boolean; fileName?: string; signal: AbortSignal },

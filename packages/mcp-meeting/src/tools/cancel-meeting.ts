@@ -2,8 +2,9 @@
  * cancel_meeting: stops a job that is still processing (nothing is charged for it).
  */
 
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { defineTool } from '@polymodal/mcp-common';
-import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
+import { jobIdSchema } from './meeting-tool-deps.js';
 import { jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
@@ -17,6 +18,6 @@ export const cancelMeetingTool = defineTool({
   inputSchema: cancelMeetingInput,
   outputSchema: jobActionOutputSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  handler: (deps: MeetingToolDeps) => async (args, extra) =>
+  handler: (deps: ToolDeps) => async (args, extra) =>
     runJobAction(deps, { action: 'cancel', jobId: args.jobId, waitSeconds: 0, extra }),
 });

@@ -3,9 +3,10 @@
  * shows what would be deleted, so a model cannot destroy a recording in one careless call.
  */
 
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
+import { jobIdSchema, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const deleteMeetingInput = {
@@ -25,7 +26,7 @@ export const deleteMeetingTool = defineTool({
   inputSchema: deleteMeetingInput,
   outputSchema: deleteMeetingOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       if (!args.confirm) {
         const job = await readJob(deps, args.jobId, extra.signal);
@@ -48,12 +49,12 @@ export const deleteMeetingTool = defineTool({
           },
         };
       }
-      await deps.context.polymodal.meeting.delete(args.jobId, {
+      await deps.platform.client.meeting.delete(args.jobId, {
         signal: extra.signal,
         deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
       });
       // The core client also marks the ledger entry DELETED, so the same file is not "resumed" later.
-      deps.context.log.info(`deleted meeting job ${args.jobId}`);
+      deps.platform.log.info(`deleted meeting job ${args.jobId}`);
       return {
         content: [
           { type: 'text', text: `Deleted meeting job ${args.jobId} and its files from the platform.` },

@@ -4,6 +4,7 @@
  */
 import type { MeetingJob } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { defineTool, outputLink } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import {
@@ -12,7 +13,7 @@ import {
   renderSummaryMarkdown,
   renderTranscript,
 } from '../presenters/index.js';
-import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
+import { jobIdSchema, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 export type ExportWhat = 'transcript' | 'translation' | 'summary';
 
@@ -49,16 +50,16 @@ export const exportMeetingTool = defineTool({
     // It reads the job from the platform before writing.
     openWorldHint: true,
   },
-  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       checkExport(args.what, args.format);
       const job = await readJob(deps, args.jobId, extra.signal);
       const text = renderExport(job, args.what, args.format);
       const name = exportFileName(job, args.what, args.format, args.fileName);
-      const savedPath = await deps.context.files.writeOutput(name, text);
+      const savedPath = await deps.platform.files.writeOutput(name, text);
       const bytes = Buffer.byteLength(text, 'utf8');
       const mimeType = EXPORT_MIME_TYPES[args.format];
-      deps.context.log.info(`exported ${args.what} of meeting job ${job.id}`, { path: savedPath });
+      deps.platform.log.info(`exported ${args.what} of meeting job ${job.id}`, { path: savedPath });
       return {
         content: [
           {

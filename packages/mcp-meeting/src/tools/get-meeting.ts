@@ -5,6 +5,7 @@
 import type { MeetingJob } from '@polymodal/core';
 import { MEETING_SERVICE } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
@@ -28,13 +29,7 @@ import {
 } from '../presenters/index.js';
 import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
 import { nextAfterStop } from './job-result.js';
-import {
-  ANNOTATIONS_READ_ONLY,
-  jobIdSchema,
-  type MeetingToolDeps,
-  meetingJobView,
-  meetingToolError,
-} from './meeting-tool-deps.js';
+import { ANNOTATIONS_READ_ONLY, jobIdSchema, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
 
 export const MAX_SEGMENTS_CAP = 200;
 
@@ -81,7 +76,7 @@ export const getMeetingTool = defineTool({
   outputSchema: getMeetingOutput,
   annotations: ANNOTATIONS_READ_ONLY,
   view: MEETING_VIEWER_VIEW,
-  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {
       const selection = checkSelection(args);
@@ -91,12 +86,12 @@ export const getMeetingTool = defineTool({
         jobId: args.jobId,
         waitSeconds: args.waitSeconds,
         deadline: deadline.at,
-        poll: (request) => deps.context.polymodal.meeting.poll(args.jobId, request),
+        poll: (request) => deps.platform.client.meeting.poll(args.jobId, request),
         view: meetingJobView,
         waitTool: 'get_meeting',
         // A job this installation saw finish is not answered as UNKNOWN when it cannot be read right now.
         lastKnown: async () => {
-          const entry = await deps.context.ledger.findById(MEETING_SERVICE, args.jobId);
+          const entry = await deps.platform.ledger.findById(MEETING_SERVICE, args.jobId);
           return entry ? { status: entry.lastStatus } : undefined;
         },
         present: (job, done) => presentPage(job, done, include, selection),

@@ -1,7 +1,7 @@
 /**
  * The meeting server's tools, in the order `tools/list` shows them.
  */
-import { jobsServedBy, listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
+import { jobsServedBy, listJobsTool, toolGroup } from '@polymodal/mcp-common';
 import { MEETING_ICON } from '../icon.js';
 import { cancelMeetingTool } from './cancel-meeting.js';
 import { deleteMeetingTool } from './delete-meeting.js';
@@ -18,8 +18,6 @@ import { retranslateMeetingTool } from './retranslate-meeting.js';
 import { retryMeetingTool } from './retry-meeting.js';
 import { summarizeMeetingTool } from './summarize-meeting.js';
 import { updateMeetingTool } from './update-meeting.js';
-
-export type { MeetingToolDeps } from './meeting-tool-deps.js';
 
 export const meetingTools = toolGroup({
   icons: [MEETING_ICON],
@@ -40,5 +38,4 @@ export const meetingTools = toolGroup({
     meetingViewExportTool,
     meetingViewRecordingTool,
   ],
-  toolContext: sameContext,
 });

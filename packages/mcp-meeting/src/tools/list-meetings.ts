@@ -2,15 +2,10 @@
  * list_meetings: the account's newest recordings on the platform, with the upload limit and pricing.
  */
 import { MEETING_LIST_LIMIT } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import {
-  ANNOTATIONS_READ_ONLY,
-  formatBytes,
-  type MeetingToolDeps,
-  meetingToolError,
-  minimumCredits,
-} from './meeting-tool-deps.js';
+import { ANNOTATIONS_READ_ONLY, formatBytes, meetingToolError, minimumCredits } from './meeting-tool-deps.js';
 
 const DESCRIPTION = `Lists this account's newest meeting recordings (up to ${MEETING_LIST_LIMIT}: id, title, status), the upload limit and pricing. Free. list_jobs shows jobs started here; get_meeting reads one.`;
 
@@ -30,9 +25,9 @@ export const listMeetingsTool = defineTool({
   inputSchema: listMeetingsInput,
   outputSchema: listMeetingsOutput,
   annotations: ANNOTATIONS_READ_ONLY,
-  handler: (deps: MeetingToolDeps) => async (_args, extra) => {
+  handler: (deps: ToolDeps) => async (_args, extra) => {
     try {
-      const list = await deps.context.polymodal.meeting.list({
+      const list = await deps.platform.client.meeting.list({
         signal: extra.signal,
         deadline: Date.now() + deps.toolDeadlineSeconds * 1000,
       });

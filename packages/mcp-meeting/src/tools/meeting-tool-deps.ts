@@ -9,10 +9,8 @@ import { isMeetingTerminal, MEETING_MAX_DURATION_SECONDS, meetingCost } from '@p
 import { ApiError, TimeoutError } from '@polymodal/core/errors';
 import { inspectRecording } from '@polymodal/core/media';
 import type { CallToolResult } from '@polymodal/mcp-common';
-import { type ToolContext, type ToolErrorHints, toolErrorFor } from '@polymodal/mcp-common';
+import { type ToolDeps, type ToolErrorHints, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
-
-export type MeetingToolDeps = ToolContext;
 
 /** How long the facts of an error message (a price, a state, a limit) may take to gather. */
 const HINT_DEADLINE_MS = 5_000;
@@ -23,13 +21,9 @@ export const jobIdSchema = z.string().min(1).describe('Meeting job id.');
  * The job as it is now, for a tool that needs it once: a read less than 5 s old is reused, otherwise one
  * read, which may first wait out the rest of the spec's 5 s (within the call's deadline).
  */
-export async function readJob(
-  deps: MeetingToolDeps,
-  jobId: string,
-  signal: AbortSignal,
-): Promise<MeetingJob> {
+export async function readJob(deps: ToolDeps, jobId: string, signal: AbortSignal): Promise<MeetingJob> {
   const now = Date.now();
-  const outcome = await deps.context.polymodal.meeting.poll(jobId, {
+  const outcome = await deps.platform.client.meeting.poll(jobId, {
     deadline: now,
     firstReadDeadline: now + deps.toolDeadlineSeconds * 1000,
     signal,
@@ -63,7 +57,7 @@ export interface ErrorFacts {
 /** toolError with hints gathered only for the statuses that name them. */
 export async function meetingToolError(
   error: unknown,
-  deps: MeetingToolDeps,
+  deps: ToolDeps,
   facts: ErrorFacts = {},
 ): Promise<CallToolResult> {
   const hints: ToolErrorHints = { jobId: facts.jobId, next: facts.next };
@@ -73,7 +67,7 @@ export async function meetingToolError(
     try {
       if (error.status === 409 && facts.jobId) {
         const now = Date.now();
-        const outcome = await deps.context.polymodal.meeting.poll(facts.jobId, {
+        const outcome = await deps.platform.client.meeting.poll(facts.jobId, {
           deadline: now,
           firstReadDeadline: hintDeadline,
         });
@@ -87,7 +81,7 @@ export async function meetingToolError(
       // Hints are a courtesy: the error itself is what must reach the agent.
     }
   }
-  deps.context.log.warning('tool call failed', {
+  deps.platform.log.warning('tool call failed', {
     error: error instanceof Error ? error.message : String(error),
   });
   return toolErrorFor(error, deps, hints);
@@ -95,14 +89,14 @@ export async function meetingToolError(
 
 /** What the recording costs under the platform's rule (undefined when its duration cannot be read). */
 export async function priceRecording(
-  deps: MeetingToolDeps,
+  deps: ToolDeps,
   path: string,
   deadline?: number,
 ): Promise<number | undefined> {
-  const realPath = await deps.context.files.resolveReadable(path);
+  const realPath = await deps.platform.files.resolveReadable(path);
   const recording = await inspectRecording(realPath);
   if (recording.durationSeconds === undefined) return undefined;
-  const list = await deps.context.polymodal.meeting.list({ deadline, maxRetries: 0 });
+  const list = await deps.platform.client.meeting.list({ deadline, maxRetries: 0 });
   return meetingCost(recording.durationSeconds, minimumCredits(list.pricing) ?? 0);
 }
 
@@ -112,9 +106,9 @@ export function minimumCredits(pricing: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-async function describeLimits(deps: MeetingToolDeps, deadline: number): Promise<string> {
+async function describeLimits(deps: ToolDeps, deadline: number): Promise<string> {
   const hours = MEETING_MAX_DURATION_SECONDS / 3600;
-  const list = await deps.context.polymodal.meeting.list({ deadline, maxRetries: 0 });
+  const list = await deps.platform.client.meeting.list({ deadline, maxRetries: 0 });
   return typeof list.maxUploadBytes === 'number'
     ? `${hours} hours of recording, ${formatBytes(list.maxUploadBytes)} per upload`
     : `${hours} hours of recording`;

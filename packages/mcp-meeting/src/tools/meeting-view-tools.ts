@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { MeetingJob, TranscriptSegment } from '@polymodal/core';
 import { ValidationError } from '@polymodal/core/errors';
 import { readMediaAsDataUrl } from '@polymodal/core/media';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { defineTool, MAX_OUTPUT_RESOURCE_BYTES } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { EXPORT_MIME_TYPES, pageSegments, speakerLabel } from '../presenters/index.js';
@@ -19,7 +20,6 @@ import {
   ANNOTATIONS_READ_ONLY,
   isDone,
   jobIdSchema,
-  type MeetingToolDeps,
   meetingToolError,
   readJob,
 } from './meeting-tool-deps.js';
@@ -42,7 +42,7 @@ export const meetingViewPageTool = defineTool({
   inputSchema: pageInput,
   annotations: ANNOTATIONS_READ_ONLY,
   appOnly: true,
-  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       const job = await readJob(deps, args.jobId, extra.signal);
       const segments = (args.track === 'transcript' ? job.transcript : job.translatedTranscript) ?? [];
@@ -66,7 +66,7 @@ export const meetingViewPageTool = defineTool({
         nextFrom,
         segments: page,
         // Whether meeting_view_recording serves this client (the view offers "play from here" then).
-        canPlayRecording: deps.context.clients !== 'remote',
+        canPlayRecording: deps.platform.callers !== 'remote',
         ...(args.from === 1 ? talkTime(job, job.transcript ?? []) : {}),
       };
       return {
@@ -132,7 +132,7 @@ export const meetingViewExportTool = defineTool({
   inputSchema: exportInput,
   annotations: ANNOTATIONS_READ_ONLY,
   appOnly: true,
-  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       checkExport(args.what, args.format);
       const job = await readJob(deps, args.jobId, extra.signal);
@@ -166,12 +166,12 @@ export const meetingViewRecordingTool = defineTool({
   inputSchema: { path: z.string().min(1).max(4096) },
   annotations: ANNOTATIONS_READ_ONLY,
   appOnly: true,
-  handler: (deps: MeetingToolDeps) => async (args) => {
+  handler: (deps: ToolDeps) => async (args) => {
     try {
       // The recording's bytes go back to the client: fine for the person whose machine it is (stdio,
       // loopback HTTP), not for a remote tenant, who may share the server's readable directories with others
       // (reading a file there never needed more than naming it).
-      if (deps.context.clients === 'remote') {
+      if (deps.platform.callers === 'remote') {
         throw new ValidationError("the recording is played only for clients on the server's machine");
       }
       if (/^https?:/i.test(args.path)) {
@@ -183,7 +183,7 @@ export const meetingViewRecordingTool = defineTool({
       const media = await readMediaAsDataUrl(args.path, {
         kind,
         field: 'path',
-        files: deps.context.files,
+        files: deps.platform.files,
         maxBytes: MAX_OUTPUT_RESOURCE_BYTES,
       });
       const blob = media.dataUrl.slice(media.dataUrl.indexOf(',') + 1);

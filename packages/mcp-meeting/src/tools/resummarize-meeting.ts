@@ -1,9 +1,11 @@
 /**
  * resummarize_meeting: writes the summary again from the existing transcript, without a new charge.
  */
+
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
-import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
+import { jobIdSchema } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
@@ -20,6 +22,6 @@ export const resummarizeMeetingTool = defineTool({
   // Destructive: the new summary replaces the job's current one, which cannot be fetched again.
   annotations: { ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
   view: MEETING_VIEWER_VIEW,
-  handler: (deps: MeetingToolDeps) => async (args, extra) =>
+  handler: (deps: ToolDeps) => async (args, extra) =>
     runJobAction(deps, { action: 'resummarize', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),
 });

@@ -2,9 +2,10 @@
  * retranslate_meeting: translates the existing transcript into another language, without a new charge.
  */
 import { MeetingLanguage } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
-import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
+import { jobIdSchema } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
@@ -25,7 +26,7 @@ export const retranslateMeetingTool = defineTool({
   // Destructive: the new translation replaces the job's current one, which cannot be fetched again.
   annotations: { ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
   view: MEETING_VIEWER_VIEW,
-  handler: (deps: MeetingToolDeps) => async (args, extra) =>
+  handler: (deps: ToolDeps) => async (args, extra) =>
     runJobAction(deps, {
       action: 'retranslate',
       jobId: args.jobId,

@@ -1,9 +1,11 @@
 /**
  * retry_meeting: processes a FAILED or CANCELLED job again from its uploaded recording.
  */
+
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createWaitSecondsSchema, defineTool } from '@polymodal/mcp-common';
 import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
-import { jobIdSchema, type MeetingToolDeps } from './meeting-tool-deps.js';
+import { jobIdSchema } from './meeting-tool-deps.js';
 import { JOB_ACTION_ANNOTATIONS, jobActionOutputSchema, runJobAction } from './run-job-action.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
@@ -19,6 +21,6 @@ export const retryMeetingTool = defineTool({
   outputSchema: jobActionOutputSchema,
   annotations: JOB_ACTION_ANNOTATIONS,
   view: MEETING_VIEWER_VIEW,
-  handler: (deps: MeetingToolDeps) => async (args, extra) =>
+  handler: (deps: ToolDeps) => async (args, extra) =>
     runJobAction(deps, { action: 'retry', jobId: args.jobId, waitSeconds: args.waitSeconds, extra }),
 });

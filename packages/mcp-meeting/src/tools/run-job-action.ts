@@ -11,6 +11,7 @@
  */
 import type { MeetingJob, MeetingLanguage } from '@polymodal/core';
 import { isMeetingTerminal, MEETING_SERVICE } from '@polymodal/core/constants';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   type CreditEstimate,
   createToolDeadline,
@@ -22,7 +23,7 @@ import {
   type WaitExtra,
 } from '@polymodal/mcp-common';
 import { presentMeetingJob } from './job-result.js';
-import { type MeetingToolDeps, meetingJobView, meetingToolError, readJob } from './meeting-tool-deps.js';
+import { meetingJobView, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 export type JobAction = 'cancel' | 'retry' | 'resummarize' | 'retranslate';
 
@@ -37,7 +38,7 @@ export const JOB_ACTION_ANNOTATIONS = {
 } as const;
 
 export async function runJobAction(
-  deps: MeetingToolDeps,
+  deps: ToolDeps,
   options: {
     action: JobAction;
     jobId: string;
@@ -47,7 +48,7 @@ export async function runJobAction(
   },
 ) {
   const { action, jobId, extra } = options;
-  const meeting = deps.context.polymodal.meeting;
+  const meeting = deps.platform.client.meeting;
   const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
   try {
     const signalOptions = { signal: extra.signal, deadline: deadline.at };
@@ -55,7 +56,7 @@ export async function runJobAction(
     else if (action === 'retry') {
       const estimate = await retryEstimate(deps, jobId, extra.signal);
       const admitted = estimate
-        ? await deps.context.budget.admitRestart({
+        ? await deps.platform.budget.admitRestart({
             service: MEETING_SERVICE,
             jobId,
             estimate,
@@ -75,7 +76,7 @@ export async function runJobAction(
         { targetLanguage: options.targetLanguage as MeetingLanguage },
         signalOptions,
       );
-    deps.context.log.info(`${action} accepted for meeting job ${jobId}`);
+    deps.platform.log.info(`${action} accepted for meeting job ${jobId}`);
 
     // The job was stopped before a restart; on the real platform the restart is dispatched
     // asynchronously, so a first read may still show the old final state. While waiting, only a final
@@ -111,13 +112,13 @@ export async function runJobAction(
  * price; without a budget and without a known price there is nothing to check or to reserve (undefined).
  */
 async function retryEstimate(
-  deps: MeetingToolDeps,
+  deps: ToolDeps,
   jobId: string,
   signal: AbortSignal,
 ): Promise<CreditEstimate | undefined> {
-  const known = restartCredits(await deps.context.ledger.findById(MEETING_SERVICE, jobId));
+  const known = restartCredits(await deps.platform.ledger.findById(MEETING_SERVICE, jobId));
   if (known) return known;
-  if (deps.context.budget.limit() === undefined) return undefined;
+  if (deps.platform.budget.limit() === undefined) return undefined;
   const job = await readJob(deps, jobId, signal);
   if (typeof job.credits === 'number' && job.credits > 0) {
     return { credits: job.credits, basis: "the platform's price for this recording" };

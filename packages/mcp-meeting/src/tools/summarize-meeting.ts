@@ -5,6 +5,7 @@
 import type { MeetingClient, MeetingJob } from '@polymodal/core';
 import { MEETING_LANGUAGES, MeetingAsrEngine, MeetingLanguage } from '@polymodal/core/constants';
 import { SubmissionInProgressError } from '@polymodal/core/errors';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   createProgressReporter,
   createToolDeadline,
@@ -18,7 +19,7 @@ import {
 import { z } from 'zod';
 import { MEETING_VIEWER_VIEW } from '../views/meeting-viewer-view.js';
 import { presentMeetingJob } from './job-result.js';
-import { type MeetingToolDeps, meetingJobView, meetingToolError } from './meeting-tool-deps.js';
+import { meetingJobView, meetingToolError } from './meeting-tool-deps.js';
 
 // Short on purpose (issue 14): hosts send it to the model on every turn. The detail is in the README's Tools.
 const DESCRIPTION = `Transcribes, translates and summarizes a meeting recording (max 2 h). 4 credits per started minute, charged on success; repeat calls resume, never pay twice. If done=false: get_meeting. Next: export_meeting.`;
@@ -45,10 +46,10 @@ export const summarizeMeetingTool = defineTool({
   outputSchema: jobOutputSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   view: MEETING_VIEWER_VIEW,
-  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     const reporter = createProgressReporter(extra);
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
-    const meeting = deps.context.polymodal.meeting;
+    const meeting = deps.platform.client.meeting;
     const inputs = resolveToolInputs(deps, deadline.signal);
     let uploadPercent = 0;
     try {
@@ -67,7 +68,7 @@ export const summarizeMeetingTool = defineTool({
         // The daily credit budget is checked only when new paid work starts (a resumed or joined job
         // costs nothing new), after the recording's length is read and before anything is sent.
         admit: (admission) =>
-          deps.context.budget.admit({
+          deps.platform.budget.admit({
             ...admission,
             estimate: estimateMeetingCredits(admission.recording.durationSeconds),
             what: 'this recording',
@@ -88,7 +89,7 @@ export const summarizeMeetingTool = defineTool({
           void reporter.report(percent / 100, `UPLOADING ${percent}%`);
         },
       });
-      deps.context.log.info(
+      deps.platform.log.info(
         submitted.resumed ? `resumed meeting job ${submitted.id}` : `submitted meeting job ${submitted.id}`,
       );
       const notes = [

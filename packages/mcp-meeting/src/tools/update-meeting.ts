@@ -3,9 +3,10 @@
  * before anything is sent, so a typo gets the list of valid ids instead of a bare 409.
  */
 import { ValidationError } from '@polymodal/core/errors';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { defineTool } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import { jobIdSchema, type MeetingToolDeps, meetingToolError, readJob } from './meeting-tool-deps.js';
+import { jobIdSchema, meetingToolError, readJob } from './meeting-tool-deps.js';
 
 // Schemas built once per process: every McpServer (one per HTTP request or session) registers these same objects.
 const updateMeetingInput = {
@@ -32,7 +33,7 @@ export const updateMeetingTool = defineTool({
   inputSchema: updateMeetingInput,
   outputSchema: updateMeetingOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  handler: (deps: MeetingToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     try {
       if (args.title === undefined && args.speakerNames === undefined) {
         throw new ValidationError('give a title and/or speakerNames to change');
@@ -60,7 +61,7 @@ export const updateMeetingTool = defineTool({
           );
         }
       }
-      const updated = await deps.context.polymodal.meeting.update(
+      const updated = await deps.platform.client.meeting.update(
         args.jobId,
         {
           ...(args.title !== undefined ? { title: args.title } : {}),

@@ -5,7 +5,7 @@
 
 import { redactSecrets } from '@polymodal/core/config';
 import { NotFoundError, TimeoutError, ValidationError } from '@polymodal/core/errors';
-import type { CallToolResult } from '@polymodal/mcp-common';
+import type { CallToolResult, ToolDeps } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   defineTool,
@@ -14,7 +14,6 @@ import {
   toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const describeTool = (seconds: number) =>
   `Asks the shared LLM (chat completions) and returns the text. Give prompt (optional system) or messages, not both. Usage counts for the key's team. A few seconds; gives up after ${seconds} s. Models: list_llm_models.`;
@@ -34,7 +33,7 @@ type LlmStep = 'models' | 'chat';
  */
 export function llmToolError(
   error: unknown,
-  deps: SpeechToolDeps,
+  deps: ToolDeps,
   context: { step: LlmStep; model?: string | undefined; seconds: number },
 ): CallToolResult {
   let text: string | undefined;
@@ -51,7 +50,7 @@ export function llmToolError(
         : `The shared LLM's model list did not answer within ${context.seconds} s, so nothing was asked. Try again shortly, or give "model" (from an earlier list_llm_models) to skip the list.`;
   }
   if (text === undefined) return toolErrorFor(error, deps);
-  const message = redactSecrets(text, deps.context.secrets);
+  const message = redactSecrets(text, deps.platform.secrets);
   const info = NotFoundError.isInstance(error)
     ? { kind: 'api', status: 404, message }
     : { kind: 'timeout', message };
@@ -85,7 +84,7 @@ export const askLlmTool = defineTool({
   inputSchema: askLlmInput,
   outputSchema: askLlmOutput,
   annotations: PLATFORM_WORK_ANNOTATIONS,
-  handler: (deps: SpeechToolDeps) => {
+  handler: (deps: ToolDeps) => {
     const seconds = deps.toolDeadlineSeconds;
     return async (args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
@@ -106,7 +105,7 @@ export const askLlmTool = defineTool({
             [{ path: 'system', message: 'only with prompt' }],
           );
         }
-        const { llm } = deps.context.polymodal;
+        const { llm } = deps.platform.client;
         model ??= (await llm.models(call)).data[0]?.id;
         if (!model) throw new ValidationError('The shared LLM lists no models; nothing to ask.');
         const messages = args.messages ?? [

@@ -1,6 +1,8 @@
 /**
  * get_reading_score: the state or result of a queued reading score, optionally waiting for it.
  */
+
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
@@ -12,7 +14,6 @@ import {
 import { z } from 'zod';
 import { READING_SCORE_VIEW } from '../views/reading-score-view.js';
 import { waitForTask } from './score-reading.js';
-import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Reads a queued score_reading job: its state, or the full result once ready. waitSeconds waits (default 0, so the score view's refresh answers at once). Free.`;
 
@@ -30,7 +31,7 @@ export const getReadingScoreTool = defineTool({
   outputSchema: jobOutputSchema,
   annotations: READ_ONLY_ANNOTATIONS,
   view: READING_SCORE_VIEW,
-  handler: (deps: SpeechToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     try {
       return await waitForTask(deps, args.jobId, args.waitSeconds, extra, deadline.at);

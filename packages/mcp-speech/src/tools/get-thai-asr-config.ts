@@ -2,9 +2,10 @@
  * get_thai_asr_config: the streaming recogniser's defaults and this key's limits and usage, within one
  * tool-call deadline.
  */
+
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createToolDeadline, defineTool, READ_ONLY_ANNOTATIONS, toolErrorFor } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Shows the streaming Thai recogniser's language, engine, defaults and this key's limits (requests per minute, sessions, daily audio seconds used and left). Free.`;
 
@@ -25,12 +26,12 @@ export const getThaiAsrConfigTool = defineTool({
   inputSchema: getThaiAsrConfigInput,
   outputSchema: getThaiAsrConfigOutput,
   annotations: READ_ONLY_ANNOTATIONS,
-  handler: (deps: SpeechToolDeps) => {
+  handler: (deps: ToolDeps) => {
     const seconds = deps.toolDeadlineSeconds;
     return async (_args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
       try {
-        const config = await deps.context.polymodal.thaiAsr.config({
+        const config = await deps.platform.client.thaiAsr.config({
           signal: extra.signal,
           deadline: deadline.at,
         });

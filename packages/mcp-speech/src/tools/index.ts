@@ -1,7 +1,7 @@
 /**
  * The speech server's tools, in the order `tools/list` shows them.
  */
-import { jobsServedBy, listJobsTool, sameContext, toolGroup } from '@polymodal/mcp-common';
+import { jobsServedBy, listJobsTool, toolGroup } from '@polymodal/mcp-common';
 import { SPEECH_ICON } from '../icon.js';
 import { askLlmTool } from './ask-llm.js';
 import { getReadingScoreTool } from './get-reading-score.js';
@@ -9,8 +9,6 @@ import { getThaiAsrConfigTool } from './get-thai-asr-config.js';
 import { listLlmModelsTool } from './list-llm-models.js';
 import { scoreReadingTool } from './score-reading.js';
 import { transcribeThaiTool } from './transcribe-thai.js';
-
-export type { SpeechToolDeps } from './speech-tool-deps.js';
 
 export const speechTools = toolGroup({
   icons: [SPEECH_ICON],
@@ -23,5 +21,4 @@ export const speechTools = toolGroup({
     getThaiAsrConfigTool,
     listJobsTool({ ...jobsServedBy(['speech']), noun: 'queued reading scores' }),
   ],
-  toolContext: sameContext,
 });

@@ -2,10 +2,11 @@
  * list_llm_models: the models of the platform's shared LLM pool, to pick one for ask_llm. Bounded by one
  * tool-call deadline: a list that hangs is not retried past it.
  */
+
+import type { ToolDeps } from '@polymodal/mcp-common';
 import { createToolDeadline, defineTool, READ_ONLY_ANNOTATIONS } from '@polymodal/mcp-common';
 import { z } from 'zod';
 import { llmToolError } from './ask-llm.js';
-import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Lists the shared LLM's model ids for ask_llm (default: the first). Free.`;
 
@@ -24,12 +25,12 @@ export const listLlmModelsTool = defineTool({
   inputSchema: listLlmModelsInput,
   outputSchema: listLlmModelsOutput,
   annotations: READ_ONLY_ANNOTATIONS,
-  handler: (deps: SpeechToolDeps) => {
+  handler: (deps: ToolDeps) => {
     const seconds = deps.toolDeadlineSeconds;
     return async (_args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
       try {
-        const { data } = await deps.context.polymodal.llm.models({
+        const { data } = await deps.platform.client.llm.models({
           signal: extra.signal,
           deadline: deadline.at,
         });

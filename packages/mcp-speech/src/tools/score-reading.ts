@@ -8,6 +8,7 @@ import type { ReadingScoreTask } from '@polymodal/core';
 import { READING_SCORE_MAX_UPLOAD_BYTES } from '@polymodal/core/constants';
 import { ValidationError } from '@polymodal/core/errors';
 import { readingTaskView } from '@polymodal/core/views';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   createToolDeadline,
   createWaitSecondsSchema,
@@ -23,7 +24,6 @@ import {
 import { z } from 'zod';
 import { READING_SCORE_VIEW } from '../views/reading-score-view.js';
 import { readingOutcome, readingSummary } from './reading-result.js';
-import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 const DESCRIPTION = `Scores a student's Thai reading (studentAudioPath) against referenceText or a reference recording (exactly one): scores, word-by-word comparison, words to practise. Usually seconds; if queued and done=false: get_reading_score. Files: local paths (allowed dirs) or https URLs.`;
 
@@ -48,7 +48,7 @@ export const scoreReadingTool = defineTool({
   outputSchema: jobOutputSchema,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: READING_SCORE_VIEW,
-  handler: (deps: SpeechToolDeps) => async (args, extra) => {
+  handler: (deps: ToolDeps) => async (args, extra) => {
     const deadline = createToolDeadline(extra.signal, deps.toolDeadlineSeconds);
     const inputs = resolveToolInputs(deps, deadline.signal);
     try {
@@ -66,7 +66,7 @@ export const scoreReadingTool = defineTool({
       const referenceAudio = args.referenceAudioPath
         ? await inputs.resolve(args.referenceAudioPath, { field: 'referenceAudioPath', ...limit })
         : undefined;
-      const submitted = await deps.context.polymodal.readingScore.submit({
+      const submitted = await deps.platform.client.readingScore.submit({
         studentAudio,
         ...(args.referenceText ? { referenceText: args.referenceText } : {}),
         ...(referenceAudio ? { referenceAudio } : {}),
@@ -133,7 +133,7 @@ function presentTask(task: ReadingScoreTask, done: boolean): PresentedJob {
 
 /** Shared by score_reading and get_reading_score. */
 export async function waitForTask(
-  deps: SpeechToolDeps,
+  deps: ToolDeps,
   taskId: string,
   waitSeconds: number,
   extra: WaitExtra,
@@ -145,7 +145,7 @@ export async function waitForTask(
     jobId: taskId,
     waitSeconds,
     deadline,
-    poll: (request) => deps.context.polymodal.readingScore.poll(taskId, request),
+    poll: (request) => deps.platform.client.readingScore.poll(taskId, request),
     view: readingTaskView,
     waitTool: 'get_reading_score',
     present: presentTask,

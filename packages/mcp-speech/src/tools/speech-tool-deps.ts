@@ -2,6 +2,4 @@
  * What every tool of the speech server receives. Every tool answers a failure with mcp-common's
  * `toolErrorFor`.
  */
-import type { ToolContext } from '@polymodal/mcp-common';
-
-export type SpeechToolDeps = ToolContext;
+import type { ToolDeps } from '@polymodal/mcp-common';

@@ -14,6 +14,7 @@
 import type { TranscribeResult } from '@polymodal/core';
 import { redactSecrets } from '@polymodal/core/config';
 import { DEFAULT_DOWNLOAD_LIMITS } from '@polymodal/core/download';
+import type { ToolDeps } from '@polymodal/mcp-common';
 import {
   createProgressReporter,
   createToolDeadline,
@@ -23,7 +24,6 @@ import {
   toolErrorFor,
 } from '@polymodal/mcp-common';
 import { z } from 'zod';
-import type { SpeechToolDeps } from './speech-tool-deps.js';
 
 /** The fastest pacing the tool accepts (besides 0, unpaced). */
 const MAX_SPEED = 20;
@@ -61,7 +61,7 @@ export const transcribeThaiTool = defineTool({
   inputSchema: transcribeThaiInput,
   outputSchema: transcribeThaiOutput,
   annotations: PLATFORM_WORK_ANNOTATIONS,
-  handler: (deps: SpeechToolDeps) => {
+  handler: (deps: ToolDeps) => {
     const seconds = deps.toolDeadlineSeconds;
     return async (args, extra) => {
       const deadline = createToolDeadline(extra.signal, seconds);
@@ -76,7 +76,7 @@ export const transcribeThaiTool = defineTool({
           field: 'audioPath',
           maxBytes: DEFAULT_DOWNLOAD_LIMITS.audio,
         });
-        const result = await deps.context.polymodal.thaiAsr.transcribe({
+        const result = await deps.platform.client.thaiAsr.transcribe({
           file,
           speed: args.speed,
           session: {
@@ -107,7 +107,7 @@ export const transcribeThaiTool = defineTool({
               type: 'text',
               text: redactSecrets(
                 describeResult(result, segments.length, args.speed, seconds),
-                deps.context.secrets,
+                deps.platform.secrets,
               ),
             },
           ],

@@ -1,14 +1,15 @@
 /**
- * What every tool of a Polymodal server receives: the context (platform client, files, ledger, log), the
- * client's roots and the tool deadline. A server's group may build more on it (`toolGroup`'s `toolContext`).
+ * What every tool of a Polymodal server receives: the platform context (client, files, ledger, log), the
+ * MCP client's roots and the tool deadline. A server's group may build more on it (`toolGroup`'s `deps`).
  */
 
 import type { RemoteInputsOptions } from '@polymodal/core/download';
-import type { ServerContext } from '../context/create-server-context.js';
+import type { PlatformContext } from '../context/create-platform-context.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 
-export interface ToolContext {
-  context: ServerContext;
+export interface ToolDeps {
+  /** What the platform gives the server: its client, files, ledger, budget and log. */
+  platform: PlatformContext;
   roots: RootsSync;
   /** Seconds one tool call may take before it answers with what it has. */
   toolDeadlineSeconds: number;

@@ -7,11 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { ConfigError, LedgerError } from '@polymodal/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createServerContext } from './create-server-context.js';
+import { createPlatformContext } from './create-platform-context.js';
 
 const KEY = 'pm_live_contextSecret42';
 
-describe('createServerContext', () => {
+describe('createPlatformContext', () => {
   let dir: string;
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'context-'));
@@ -21,7 +21,7 @@ describe('createServerContext', () => {
   });
 
   it('builds the client, files and ledger from the environment and lists the key as a secret', async () => {
-    const context = createServerContext({
+    const context = createPlatformContext({
       env: {
         POLYMODAL_BASE_URL: 'http://127.0.0.1:9/',
         POLYMODAL_API_KEY: KEY,
@@ -33,12 +33,12 @@ describe('createServerContext', () => {
     try {
       expect(context.secrets).toContain(KEY);
       // The platform client is built on first use: tool calls load it, reading it before says so.
-      expect(() => context.polymodal).toThrow(/loadPolymodal/);
-      expect(await context.loadPolymodal()).toBe(await context.loadPolymodal());
-      expect(context.polymodal.config.baseUrl).toBe('http://127.0.0.1:9');
+      expect(() => context.client).toThrow(/loadClient/);
+      expect(await context.loadClient()).toBe(await context.loadClient());
+      expect(context.client.config.baseUrl).toBe('http://127.0.0.1:9');
       expect(context.files.outputDir).toBe(path.join(dir, 'out'));
       expect(context.ledger.location.startsWith(path.join(dir, 'state'))).toBe(true);
-      expect(JSON.stringify(context.polymodal)).not.toContain(KEY);
+      expect(JSON.stringify(context.client)).not.toContain(KEY);
     } finally {
       await context.close();
     }
@@ -47,7 +47,7 @@ describe('createServerContext', () => {
   it('throws a ConfigError naming the variable, never its value', () => {
     let caught: unknown;
     try {
-      createServerContext({
+      createPlatformContext({
         env: { POLYMODAL_BASE_URL: 'http://127.0.0.1:9', POLYMODAL_API_KEY: `${KEY}\r\nX: y` },
       });
     } catch (error) {
@@ -56,13 +56,13 @@ describe('createServerContext', () => {
     expect(ConfigError.isInstance(caught)).toBe(true);
     expect((caught as Error).message).toContain('POLYMODAL_API_KEY');
     expect((caught as Error).message).not.toContain(KEY);
-    expect(() => createServerContext({ env: { POLYMODAL_API_KEY: KEY } })).toThrow(/POLYMODAL_BASE_URL/);
+    expect(() => createPlatformContext({ env: { POLYMODAL_API_KEY: KEY } })).toThrow(/POLYMODAL_BASE_URL/);
   });
 
   it('refuses a speech lease that is not a whole number of seconds, naming the variable', () => {
     for (const lease of ['0', '1.5', 'soon']) {
       expect(() =>
-        createServerContext({
+        createPlatformContext({
           env: {
             POLYMODAL_BASE_URL: 'http://127.0.0.1:9',
             POLYMODAL_API_KEY: KEY,
@@ -88,7 +88,7 @@ describe('createServerContext', () => {
 
     it('keeps the job ledger in PostgreSQL, shown without the password, and refuses work while it is down', async () => {
       const port = await closedPort();
-      const context = createServerContext({
+      const context = createPlatformContext({
         env: {
           POLYMODAL_BASE_URL: 'http://127.0.0.1:9/',
           POLYMODAL_API_KEY: KEY,
@@ -116,7 +116,9 @@ describe('createServerContext', () => {
       const base = { POLYMODAL_BASE_URL: 'http://127.0.0.1:9', POLYMODAL_API_KEY: KEY };
       let caught: unknown;
       try {
-        createServerContext({ env: { ...base, POLYMODAL_DATABASE_URL: `mysql://root:${password}@db/app` } });
+        createPlatformContext({
+          env: { ...base, POLYMODAL_DATABASE_URL: `mysql://root:${password}@db/app` },
+        });
       } catch (error) {
         caught = error;
       }
@@ -124,7 +126,7 @@ describe('createServerContext', () => {
       expect((caught as ConfigError).variable).toBe('POLYMODAL_DATABASE_URL');
       expect((caught as Error).message).not.toContain(password);
       expect(() =>
-        createServerContext({
+        createPlatformContext({
           env: {
             ...base,
             POLYMODAL_DATABASE_URL: 'postgres://db/jobs',
@@ -140,9 +142,9 @@ describe('createServerContext', () => {
       const script = `
         import { createRequire } from 'node:module';
         const require = createRequire(import.meta.url);
-        const { createServerContext } = await import(${JSON.stringify(built)});
+        const { createPlatformContext } = await import(${JSON.stringify(built)});
         const pgLoaded = () => Object.keys(require.cache).some((file) => /[\\/]pg[\\/]lib[\\/]/.test(file));
-        const context = createServerContext({ env: {
+        const context = createPlatformContext({ env: {
           POLYMODAL_BASE_URL: 'http://127.0.0.1:9', POLYMODAL_API_KEY: 'key',
           POLYMODAL_DATABASE_URL: 'postgres://app:pw@127.0.0.1:${await closedPort()}/jobs',
         } });

@@ -35,7 +35,7 @@ import { openStore } from './open-store.js';
 import { scopeJobsToLedger } from './scope-jobs-to-ledger.js';
 
 /**
- * Where the clients of a context run, which decides what their MCP roots and the refusals of paths may do:
+ * Where the callers (MCP clients) of a context run, which decides what their MCP roots and the refusals of paths may do:
  * - `stdio` (the default): the host that started the server, on this machine. Its roots widen what may be
  *   read, and a refusal names the server's readable directories.
  * - `loopback`: HTTP without authentication, which the runner serves on loopback only, so clients on this
@@ -44,20 +44,20 @@ import { scopeJobsToLedger } from './scope-jobs-to-ledger.js';
  * - `remote`: authenticated HTTP. Roots name directories on the client's machine and never widen what
  *   this server reads; a refusal names no server path.
  */
-export type ContextClients = 'stdio' | 'loopback' | 'remote';
+export type ContextCallers = 'stdio' | 'loopback' | 'remote';
 
-export interface ServerContext {
+export interface PlatformContext {
   /**
-   * The platform client, built by `loadPolymodal()` (every tool call of a Polymodal server awaits it first;
+   * The platform client, built by `loadClient()` (every tool call of a Polymodal server awaits it first;
    * reading it before throws). A server that a host starts and lists but never calls does not load the
    * clients, their contracts and their HTTP code.
    */
-  readonly polymodal: Polymodal;
+  readonly client: Polymodal;
   /** Loads and builds the platform client, once; resolves with it. */
-  loadPolymodal(): Promise<Polymodal>;
+  loadClient(): Promise<Polymodal>;
   files: FileAccess;
-  /** Where its clients run: whether their roots are honoured (see `ContextClients`). */
-  readonly clients: ContextClients;
+  /** Where its callers run: whether their roots are honoured (see `ContextCallers`). */
+  readonly callers: ContextCallers;
   ledger: JobLedger;
   /** Values that must never appear in a result, an error or a log line. */
   secrets: string[];
@@ -81,14 +81,14 @@ export interface ServerContext {
   close(): Promise<void>;
 }
 
-export interface ServerContextOptions {
+export interface PlatformContextOptions {
   env?: NodeJS.ProcessEnv;
   /** Logger name, e.g. the server's package name. */
   name?: string;
   /** Overrides of the HTTP client used by the platform client (timeouts, retries). */
   http?: Partial<HttpClientOptions>;
-  /** Where the clients of this context run (default `stdio`); see `ContextClients`. */
-  clients?: ContextClients;
+  /** Where the callers of this context run (default `stdio`); see `ContextCallers`. */
+  callers?: ContextCallers;
   /**
    * The tenant this context serves (a server with a tenants file builds one context per tenant): with
    * the PostgreSQL ledger, its entries are kept under this id, apart from every other tenant's.
@@ -114,7 +114,7 @@ export interface ServerContextOptions {
 /**
  * Builds the context, or throws the core `ConfigError` naming the variable to fix (never its value).
  */
-export function createServerContext(options: ServerContextOptions = {}): ServerContext {
+export function createPlatformContext(options: PlatformContextOptions = {}): PlatformContext {
   const env = options.env ?? process.env;
   const rawKey = env.POLYMODAL_API_KEY?.trim();
   // Redact whatever was configured, even a value the config check is about to refuse.
@@ -141,9 +141,9 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     addSecret,
   });
   const { ledger } = store;
-  const clients = options.clients ?? 'stdio';
+  const callers = options.callers ?? 'stdio';
   // Only a person at this machine is shown the server's directories when a path is refused.
-  const files = createFileAccess({ env, revealPaths: clients === 'stdio' });
+  const files = createFileAccess({ env, revealPaths: callers === 'stdio' });
   const client = createPlatformClientLoader({
     build: (createPolymodal) =>
       createPolymodal({
@@ -168,12 +168,12 @@ export function createServerContext(options: ServerContextOptions = {}): ServerC
     ...(options.sharedKey ? { scope: { ledger, isShared: options.sharedKey } } : {}),
   });
   return {
-    get polymodal(): Polymodal {
+    get client(): Polymodal {
       return client.built();
     },
-    loadPolymodal: client.load,
+    loadClient: client.load,
     files,
-    clients,
+    callers,
     ledger,
     secrets,
     hiddenDirs: () => hiddenDirsOf(files, ledger),
@@ -253,7 +253,7 @@ function createPlatformClientLoader(options: {
     built(): Polymodal {
       if (!polymodal) {
         throw new Error(
-          'The platform client is built on first use: await context.loadPolymodal() before reading context.polymodal (the tool calls of a Polymodal server do).',
+          'The platform client is built on first use: await context.loadClient() before reading context.client (the tool calls of a Polymodal server do).',
         );
       }
       return polymodal;
