@@ -331,6 +331,116 @@ describe('poll: one loop, one deadline, one interval', () => {
   });
 });
 
+describe("poll: the platform's Retry-After is a floor until the job ends", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'polymodal-floor-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * A speech task as the platform answers it: PENDING with `Retry-After: 3`, then STARTED without the
+   * header, then SUCCESS; every read goes through `observe`, as every client's does. `reads` notes when
+   * each read was sent and the Retry-After its answer carried.
+   */
+  function speechTask(clock: ReturnType<typeof virtualClock>, answers: Array<[string, string?]>) {
+    const reads: Array<{ at: number; retryAfterMs: number }> = [];
+    const pollOn = (engine: JobEngine, deadline: number) =>
+      engine.poll({
+        service: 'speech-synthesis',
+        id: 't1',
+        intervalMs: 1_000,
+        // The speech service's cadence: a quarter longer per read, at most 15 s, up to 10 % jitter.
+        cadence: { growth: 1.25, maxIntervalMs: 15_000, jitter: 0.1 },
+        deadline,
+        isDone: (job: Job) => job.status === 'SUCCESS',
+        status: (job: Job) => job.status,
+        read: async () => {
+          const response = await engine.observe(
+            'speech-synthesis',
+            't1',
+            async () => {
+              const [status, retryAfter] = answers[Math.min(reads.length, answers.length - 1)] ?? ['SUCCESS'];
+              reads.push({ at: clock.now(), retryAfterMs: Number(retryAfter ?? 0) * 1_000 });
+              const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
+              return { headers, data: { status } };
+            },
+            (answer) => ({ status: answer.data.status, body: answer.data }),
+          );
+          return response.data;
+        },
+      });
+    return { reads, pollOn };
+  }
+
+  /** Every read came no sooner after the one before than the largest Retry-After answered before it. */
+  function expectFloorKept(reads: Array<{ at: number; retryAfterMs: number }>) {
+    let floorMs = 0;
+    for (let index = 1; index < reads.length; index++) {
+      floorMs = Math.max(floorMs, reads[index - 1]?.retryAfterMs ?? 0);
+      const gap = (reads[index]?.at ?? 0) - (reads[index - 1]?.at ?? 0);
+      expect(gap, `read ${index + 1}`).toBeGreaterThanOrEqual(floorMs);
+    }
+  }
+
+  const answers: Array<[string, string?]> = [
+    ['PENDING', '3'],
+    ['STARTED'],
+    ['STARTED'],
+    ['STARTED'],
+    ['SUCCESS'],
+  ];
+
+  it('a STARTED answer without the header does not bring the pace back under an earlier Retry-After', async () => {
+    const clock = virtualClock(Date.now());
+    const ledger = createJobLedger({ dir: path.join(dir, 'jobs') });
+    await ledger.insert({ service: 'speech-synthesis', fingerprint: 'fp', id: 't1', lastStatus: 'PENDING' });
+    // Jitter at its largest and at none: it may only lengthen a pause.
+    for (const random of [() => 0, () => 0.999]) {
+      const engine = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep, random });
+      const task = speechTask(clock, answers);
+      const outcome = await task.pollOn(engine, clock.now() + 60_000);
+      expect(outcome).toMatchObject({ done: true, reads: 5 });
+      expectFloorKept(task.reads);
+      clock.advance(60_000);
+    }
+    expect((await ledger.findById('speech-synthesis', 't1'))?.retryAfterFloorMs).toBe(3_000);
+  });
+
+  it('without a ledger too, within one process', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep, random: () => 0 });
+    const task = speechTask(clock, answers);
+    expect(await task.pollOn(engine, clock.now() + 60_000)).toMatchObject({ done: true, reads: 5 });
+    expectFloorKept(task.reads);
+    // Backing off from the floor: 3 s, then a quarter longer per read.
+    const gaps = task.reads.slice(1).map((read, index) => read.at - (task.reads[index]?.at ?? 0));
+    expect(gaps).toEqual([3_000, 3_750, 4_687.5, 5_859.375]);
+  });
+
+  it('after a restart: a new engine over the same ledger keeps the floor the first one learnt', async () => {
+    const clock = virtualClock(Date.now());
+    const ledger = createJobLedger({ dir: path.join(dir, 'jobs') });
+    await ledger.insert({ service: 'speech-synthesis', fingerprint: 'fp', id: 't1', lastStatus: 'PENDING' });
+    const task = speechTask(clock, answers);
+    // The first process reads PENDING (Retry-After: 3) and STARTED, then its call ends and it stops.
+    const first = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep, random: () => 0 });
+    expect(await task.pollOn(first, clock.now() + 4_000)).toMatchObject({ done: false, reads: 2 });
+    // A new process, with nothing in memory, continues the job on the ledger alone.
+    const restarted = createJobEngine({
+      ledger: createJobLedger({ dir: path.join(dir, 'jobs') }),
+      now: clock.now,
+      sleep: clock.sleep,
+      random: () => 0,
+    });
+    expect(await task.pollOn(restarted, clock.now() + 60_000)).toMatchObject({ done: true, reads: 3 });
+    expect(task.reads).toHaveLength(5);
+    expectFloorKept(task.reads);
+  });
+});
+
 describe('start: claim before paying', () => {
   let dir: string;
   let ledger: JobLedger;

@@ -231,8 +231,11 @@ interface ReadMemory {
    * again, and a look at the ledger may still find the first.
    */
   takings?: number[];
-  /** The pause the platform asked for after the last read (its Retry-After), if it asked for one. */
-  askedMs?: number;
+  /**
+   * The longest pause the platform asked for between two reads of this job (its largest Retry-After so
+   * far): no read comes sooner after the one before, until the job ends. Kept in the ledger too.
+   */
+  floorMs?: number;
   /**
    * The job's ledger entry as this process last wrote it (a taking, or a status it recorded). The next
    * read's look at the ledger uses it instead of reading the entry again (issue 24: one ledger read less
@@ -377,12 +380,13 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     // noted once, where it was made, tells other processes when they may read next. A later note must not
     // shorten the wait that the ledger tells other processes, nor a restarted one.
     const key = keyOf(service, id);
-    const pauseMs = Math.max(read.retryAfterMs ?? 0, intervals.get(service) ?? 0);
+    const floorMs = Math.max(memory.get(key)?.floorMs ?? 0, read.retryAfterMs ?? 0);
+    const pauseMs = Math.max(floorMs, intervals.get(service) ?? 0);
     const nextAt = Math.max(at + pauseMs, memory.get(key)?.nextAt ?? 0);
     remember(service, id, {
       at,
       nextAt,
-      askedMs: read.retryAfterMs ?? 0,
+      floorMs,
       ...(read.body === undefined ? {} : { body: read.body, bodyAt: at }),
     });
     const reservation = taken.get(key);
@@ -392,6 +396,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     if (
       reservation &&
       at + (read.retryAfterMs ?? 0) <= reservation.nextAt &&
+      floorMs <= (reservation.entry.retryAfterFloorMs ?? 0) &&
       (read.status === undefined || read.status === reservation.entry.lastStatus) &&
       Object.entries(read.patch ?? {}).every(
         ([field, value]) =>
@@ -406,6 +411,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
       lastReadAt: new Date(at).toISOString(),
       nextReadAt: new Date(nextAt).toISOString(),
       readingUntil: null,
+      ...(floorMs > 0 ? { retryAfterFloorMs: floorMs } : {}),
     });
   }
 
@@ -626,6 +632,7 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
                 lastReadAt: null,
                 nextReadAt: null,
                 readingUntil: null,
+                retryAfterFloorMs: null,
               }
             : {}),
         });
@@ -666,9 +673,14 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     // of a taking whose read was not sent, that nothing was read).
     const own = remembered?.takings?.includes(written) ?? false;
     const ledgerNextAt = own ? 0 : written;
+    // The floor another process (or this one before a restart) learnt holds here too.
+    const floorMs = Math.max(remembered?.floorMs ?? 0, entry?.retryAfterFloorMs ?? 0);
+    if (remembered) remembered.floorMs = floorMs;
+    else if (floorMs > 0) memory.set(keyOf(service, id), { at: 0, nextAt: 0, floorMs });
     return {
       at: Math.max(remembered?.at ?? 0, own ? 0 : parseTime(entry?.lastReadAt)),
       nextAt: Math.max(remembered?.nextAt ?? 0, ledgerNextAt),
+      floorMs,
       entry,
       elsewhere: ledgerNextAt > (remembered?.nextAt ?? 0),
     };
@@ -702,11 +714,11 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
     slackMs: number,
   ): Promise<'taken' | 'lost' | 'slow'> {
     if (!ledger || !entry?.id) return 'taken';
-    // A platform that asked for a longer pause after the last read is likely to ask for it again: the
-    // taking says so at once, before this read's answer can.
+    // The longest pause the platform asked for holds for this read too: the taking says so at once,
+    // before this read's answer can.
     const key = keyOf(service, entry.id);
-    const asked = memory.get(key)?.askedMs ?? 0;
-    const nextAt = sentAt + Math.max(intervalMs, asked) + slackMs;
+    const floorMs = memory.get(key)?.floorMs ?? 0;
+    const nextAt = sentAt + Math.max(intervalMs, floorMs) + slackMs;
     // Known here as this process's taking before it is written: another caller's look at the ledger may
     // find the write before the answer to it reaches this one (a database pool has several connections),
     // and must join this read, not wait it out (or give up) as another process's. A lost one is forgotten.
@@ -779,12 +791,14 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
 
     for (;;) {
       signal?.throwIfAborted();
-      const { at, nextAt: notBefore, entry, elsewhere } = await gate(service, id);
+      const { at, nextAt: notBefore, floorMs, entry, elsewhere } = await gate(service, id);
       // Another caller of this process may have read the job while this one looked at the ledger (its read
       // then also took this caller's turn, or made the ledger say the next read is not due): its answer is
       // this call's. Else a caller that asked not to wait would answer "nothing to show yet" about a job that
       // was just read, finished, or wait one more interval and read a finished job again.
       if (await takeRemembered()) return outcome(true);
+      // Never sooner than the longest pause the platform asked for; jitter only lengthens the pause.
+      pause = Math.max(pause, floorMs);
       const spacing = pause * (1 + (cadence.jitter ?? 0) * random());
       let nextAt = Math.max(at > 0 ? at + spacing : 0, notBefore, now());
       if (reads === 0 && transientErrors === 0 && cadence.initialDelayMs) {

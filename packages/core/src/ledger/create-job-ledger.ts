@@ -75,6 +75,12 @@ export interface LedgerEntry {
   /** Set while a process reads the job from the platform (until the read's deadline at most). */
   readingUntil?: string | null | undefined;
   /**
+   * The longest pause the platform asked for between two reads of this job (its largest Retry-After, in
+   * ms): every later read, in any process and after a restart, comes at least this long after the one
+   * before. Null or absent when it never asked.
+   */
+  retryAfterFloorMs?: number | null | undefined;
+  /**
    * A submission that is to replace this entry's job (asked anew on purpose, or the job was gone or not
    * worth resuming) and has not created its job yet. Until it has, every other field still describes the
    * recorded job, which stays listed, resumable and counted; the submission's own progress (its receipt,
@@ -171,6 +177,8 @@ const StoredEntry = z.looseObject({
   lastReadAt: z.string().nullable().optional(),
   nextReadAt: z.string().nullable().optional(),
   readingUntil: z.string().nullable().optional(),
+  // Only spaces reads: a value that cannot be one is dropped rather than making the entry unreadable.
+  retryAfterFloorMs: z.number().nonnegative().nullable().optional().catch(undefined),
   pending: z
     .looseObject({
       lastStatus: z.string(),

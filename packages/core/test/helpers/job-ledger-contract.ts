@@ -239,6 +239,19 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
       expect(await ledger.findById('meeting', 'j2')).toMatchObject({ receipt: 'r2' });
     });
 
+    it("keeps a job's Retry-After floor through later writes, and clears it with null", async () => {
+      const ledger = await open();
+      await ledger.insert({ service: 'speech-synthesis', fingerprint: 'fp', id: 't', lastStatus: 'PENDING' });
+      expect((await ledger.findById('speech-synthesis', 't'))?.retryAfterFloorMs ?? null).toBeNull();
+      await ledger.updateById('speech-synthesis', 't', { lastStatus: 'PENDING', retryAfterFloorMs: 3_000 });
+      // A later read that changed the job leaves the floor as it was.
+      const started = await ledger.updateById('speech-synthesis', 't', { lastStatus: 'STARTED' });
+      expect(started).toMatchObject({ lastStatus: 'STARTED', retryAfterFloorMs: 3_000 });
+      expect(await ledger.findByFingerprint('speech-synthesis', 'fp')).toEqual(started);
+      const replaced = await ledger.update('speech-synthesis', 'fp', { id: 't2', retryAfterFloorMs: null });
+      expect(replaced?.retryAfterFloorMs ?? null).toBeNull();
+    });
+
     it('keeps every patch of 30 concurrent updates, fields of its own included', async () => {
       const ledger = await open();
       await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: null, lastStatus: 'UPLOADED' });
