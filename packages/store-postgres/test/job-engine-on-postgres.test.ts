@@ -261,9 +261,9 @@ describe('the job engine on PostgreSQL, two replicas', () => {
     await pool.end();
     expect(outcome.done).toBe(false);
     expect(reads).toBeGreaterThanOrEqual(2);
-    // Each read was taken by one UPDATE of its time and the next one's; none of them was written again
-    // after its answer (a taking that a loaded database answered too late to send its read is taken anew,
-    // hence at least as many takings as reads).
+    // Each read was reserved by one UPDATE of its time and the next one's; none of them was written again
+    // after its answer (a reservation that a loaded database answered too late to send its read is made
+    // anew, hence at least as many reservations as reads).
     expect(modifying.every((text) => /next_read_at =/.test(text) && !/last_status =/.test(text))).toBe(true);
     expect(modifying.length).toBeGreaterThanOrEqual(reads);
   });

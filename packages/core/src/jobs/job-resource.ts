@@ -76,17 +76,17 @@ export function defineJobResource<T>(options: JobResourceOptions<T>) {
   if (intervalMs === undefined) throw new TypeError(`${service} has no poll interval in the service table.`);
 
   const readAt = async (location: JobLocation, call: JobReadOptions): Promise<HttpResponse<T>> => {
-    const response = await engine.observe(
+    const response = await engine.observe({
       service,
-      location.id,
-      () => options.fetch(location.path, call),
-      (answer) => ({
+      id: location.id,
+      read: () => options.fetch(location.path, call),
+      seen: (answer) => ({
         status: kind.status(answer.data),
         body: answer.data,
         ...options.observed?.(answer, location.id),
       }),
-      options.retryAfter,
-    );
+      retryAfter: options.retryAfter,
+    });
     options.onRead?.(response.data, location.id);
     return response;
   };

@@ -163,7 +163,7 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
       expect(await ledger.compareAndSet('meeting', 'fp', 1.5, { lastStatus: 'X' })).toBeUndefined();
     });
 
-    it('compare-and-set that need not be durable (a read taken) keeps the same rules', async () => {
+    it('compare-and-set that need not be durable (a read reserved) keeps the same rules', async () => {
       const ledger = await open();
       const { entry } = await ledger.insert({
         service: 'meeting',
@@ -171,13 +171,20 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
         id: 'j1',
         lastStatus: 'A',
       });
-      const taking = { lastReadAt: '2025-01-01T00:00:00.000Z', nextReadAt: '2025-01-01T00:00:05.000Z' };
-      const taken = await ledger.compareAndSet('meeting', 'fp', entry.revision, taking, { durable: false });
-      expect(taken).toMatchObject({ ...taking, id: 'j1', lastStatus: 'A', revision: entry.revision + 1 });
-      expect(await ledger.findById('meeting', 'j1')).toEqual(taken);
-      // The revision it was given is gone: a second taking of the same look loses, as a durable one would.
+      const reservation = { lastReadAt: '2025-01-01T00:00:00.000Z', nextReadAt: '2025-01-01T00:00:05.000Z' };
+      const reserved = await ledger.compareAndSet('meeting', 'fp', entry.revision, reservation, {
+        durable: false,
+      });
+      expect(reserved).toMatchObject({
+        ...reservation,
+        id: 'j1',
+        lastStatus: 'A',
+        revision: entry.revision + 1,
+      });
+      expect(await ledger.findById('meeting', 'j1')).toEqual(reserved);
+      // The revision it was given is gone: a second reservation of the same look loses, as a durable one would.
       expect(
-        await ledger.compareAndSet('meeting', 'fp', entry.revision, taking, { durable: false }),
+        await ledger.compareAndSet('meeting', 'fp', entry.revision, reservation, { durable: false }),
       ).toBeUndefined();
     });
 
