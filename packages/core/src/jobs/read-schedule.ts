@@ -97,7 +97,8 @@ export class ReadSchedule {
   /**
    * The job's timing from this memory and `entry` (as the ledger or this process's last write has it). A
    * next-read time the ledger holds from a reservation of this process is as this process left it: its
-   * memory knows better (and of a reservation whose read was not sent, that nothing was read).
+   * memory knows better (and of a reservation whose read was not sent, that nothing was read). A floor
+   * the entry holds is remembered from here on.
    */
   timing(job: JobRef, entry: LedgerEntry | undefined): ReadTiming {
     const reads = this.jobs.get(keyOf(job));
