@@ -167,6 +167,61 @@ describe('the job engine on PostgreSQL, two replicas', () => {
     expect((await second?.findById('meeting', 'job-1'))?.lastStatus).toBe('COMPLETED');
   });
 
+  it("keeps a job's largest Retry-After as its floor across a restart of the replica", async () => {
+    const [first, second] = replicas();
+    await first?.insert({ service: 'speech-synthesis', fingerprint: 'fp', id: 't1', lastStatus: 'PENDING' });
+    // A held clock: the engine's pauses pass at once, the database keeps the times the engine gives it.
+    let time = Date.now();
+    const clock = {
+      now: () => time,
+      sleep: async (ms: number) => {
+        time += Math.max(0, ms);
+      },
+    };
+    const answers: Array<[string, string?]> = [['PENDING', '3'], ['STARTED'], ['STARTED'], ['SUCCESS']];
+    const reads: Array<{ at: number; retryAfterMs: number }> = [];
+    const pollOn = (ledger: JobLedger | undefined, waitMs: number) => {
+      const engine = createJobEngine({ ledger, log: quiet, ...clock, random: () => 0 });
+      return engine.poll({
+        service: 'speech-synthesis',
+        id: 't1',
+        intervalMs: 1_000,
+        cadence: { growth: 1.25, maxIntervalMs: 15_000, jitter: 0.1 },
+        deadline: time + waitMs,
+        isDone: (job) => job.status === 'SUCCESS',
+        status: (job) => job.status,
+        read: async () =>
+          (
+            await engine.observe(
+              'speech-synthesis',
+              't1',
+              async () => {
+                const [status, retryAfter] = answers[Math.min(reads.length, answers.length - 1)] ?? [
+                  'SUCCESS',
+                ];
+                reads.push({ at: time, retryAfterMs: Number(retryAfter ?? 0) * 1_000 });
+                const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
+                return { headers, data: { status } };
+              },
+              (response) => ({ status: response.data.status, body: response.data }),
+            )
+          ).data,
+      });
+    };
+    // The first replica reads PENDING (Retry-After: 3) and STARTED, and stops; the second, with nothing in
+    // memory, continues the job on what the database holds.
+    expect(await pollOn(first, 4_000)).toMatchObject({ done: false, reads: 2 });
+    expect((await second?.findById('speech-synthesis', 't1'))?.retryAfterFloorMs).toBe(3_000);
+    expect(await pollOn(second, 60_000)).toMatchObject({ done: true, reads: 2 });
+    expect(reads).toHaveLength(4);
+    for (let index = 1; index < reads.length; index++) {
+      expect(
+        (reads[index]?.at ?? 0) - (reads[index - 1]?.at ?? 0),
+        `read ${index + 1}`,
+      ).toBeGreaterThanOrEqual(3_000);
+    }
+  });
+
   it('a status read that changed nothing is one modifying statement', async () => {
     const pool = new pg.Pool({ connectionString: server.url, max: 2 });
     const modifying: string[] = [];
@@ -206,9 +261,9 @@ describe('the job engine on PostgreSQL, two replicas', () => {
     await pool.end();
     expect(outcome.done).toBe(false);
     expect(reads).toBeGreaterThanOrEqual(2);
-    // Each read was taken by one UPDATE of its time and the next one's; none of them was written again
-    // after its answer (a taking that a loaded database answered too late to send its read is taken anew,
-    // hence at least as many takings as reads).
+    // Each read was reserved by one UPDATE of its time and the next one's; none of them was written again
+    // after its answer (a reservation that a loaded database answered too late to send its read is made
+    // anew, hence at least as many reservations as reads).
     expect(modifying.every((text) => /next_read_at =/.test(text) && !/last_status =/.test(text))).toBe(true);
     expect(modifying.length).toBeGreaterThanOrEqual(reads);
   });

@@ -32,7 +32,7 @@ function open(schema = server.newSchema()): PostgresJobLedger {
 describeJobLedgerContract('PostgreSQL', () => open());
 
 describe('createPostgresJobLedger', () => {
-  it('commits a taking that need not be durable without waiting for the disk, and nothing else so', async () => {
+  it('commits a read reservation that need not be durable without waiting for the disk, and nothing else so', async () => {
     const schema = server.newSchema();
     const ledger = open(schema);
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'RUNNING' });

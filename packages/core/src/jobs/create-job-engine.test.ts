@@ -331,6 +331,116 @@ describe('poll: one loop, one deadline, one interval', () => {
   });
 });
 
+describe("poll: the platform's Retry-After is a floor until the job ends", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'polymodal-floor-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * A speech task as the platform answers it: PENDING with `Retry-After: 3`, then STARTED without the
+   * header, then SUCCESS; every read goes through `observe`, as every client's does. `reads` notes when
+   * each read was sent and the Retry-After its answer carried.
+   */
+  function speechTask(clock: ReturnType<typeof virtualClock>, answers: Array<[string, string?]>) {
+    const reads: Array<{ at: number; retryAfterMs: number }> = [];
+    const pollOn = (engine: JobEngine, deadline: number) =>
+      engine.poll({
+        service: 'speech-synthesis',
+        id: 't1',
+        intervalMs: 1_000,
+        // The speech service's cadence: a quarter longer per read, at most 15 s, up to 10 % jitter.
+        cadence: { growth: 1.25, maxIntervalMs: 15_000, jitter: 0.1 },
+        deadline,
+        isDone: (job: Job) => job.status === 'SUCCESS',
+        status: (job: Job) => job.status,
+        read: async () => {
+          const response = await engine.observe(
+            'speech-synthesis',
+            't1',
+            async () => {
+              const [status, retryAfter] = answers[Math.min(reads.length, answers.length - 1)] ?? ['SUCCESS'];
+              reads.push({ at: clock.now(), retryAfterMs: Number(retryAfter ?? 0) * 1_000 });
+              const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
+              return { headers, data: { status } };
+            },
+            (answer) => ({ status: answer.data.status, body: answer.data }),
+          );
+          return response.data;
+        },
+      });
+    return { reads, pollOn };
+  }
+
+  /** Every read came no sooner after the one before than the largest Retry-After answered before it. */
+  function expectFloorKept(reads: Array<{ at: number; retryAfterMs: number }>) {
+    let floorMs = 0;
+    for (let index = 1; index < reads.length; index++) {
+      floorMs = Math.max(floorMs, reads[index - 1]?.retryAfterMs ?? 0);
+      const gap = (reads[index]?.at ?? 0) - (reads[index - 1]?.at ?? 0);
+      expect(gap, `read ${index + 1}`).toBeGreaterThanOrEqual(floorMs);
+    }
+  }
+
+  const answers: Array<[string, string?]> = [
+    ['PENDING', '3'],
+    ['STARTED'],
+    ['STARTED'],
+    ['STARTED'],
+    ['SUCCESS'],
+  ];
+
+  it('a STARTED answer without the header does not bring the pace back under an earlier Retry-After', async () => {
+    const clock = virtualClock(Date.now());
+    const ledger = createJobLedger({ dir: path.join(dir, 'jobs') });
+    await ledger.insert({ service: 'speech-synthesis', fingerprint: 'fp', id: 't1', lastStatus: 'PENDING' });
+    // Jitter at its largest and at none: it may only lengthen a pause.
+    for (const random of [() => 0, () => 0.999]) {
+      const engine = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep, random });
+      const task = speechTask(clock, answers);
+      const outcome = await task.pollOn(engine, clock.now() + 60_000);
+      expect(outcome).toMatchObject({ done: true, reads: 5 });
+      expectFloorKept(task.reads);
+      clock.advance(60_000);
+    }
+    expect((await ledger.findById('speech-synthesis', 't1'))?.retryAfterFloorMs).toBe(3_000);
+  });
+
+  it('without a ledger too, within one process', async () => {
+    const clock = virtualClock();
+    const engine = createJobEngine({ now: clock.now, sleep: clock.sleep, random: () => 0 });
+    const task = speechTask(clock, answers);
+    expect(await task.pollOn(engine, clock.now() + 60_000)).toMatchObject({ done: true, reads: 5 });
+    expectFloorKept(task.reads);
+    // Backing off from the floor: 3 s, then a quarter longer per read.
+    const gaps = task.reads.slice(1).map((read, index) => read.at - (task.reads[index]?.at ?? 0));
+    expect(gaps).toEqual([3_000, 3_750, 4_687.5, 5_859.375]);
+  });
+
+  it('after a restart: a new engine over the same ledger keeps the floor the first one learnt', async () => {
+    const clock = virtualClock(Date.now());
+    const ledger = createJobLedger({ dir: path.join(dir, 'jobs') });
+    await ledger.insert({ service: 'speech-synthesis', fingerprint: 'fp', id: 't1', lastStatus: 'PENDING' });
+    const task = speechTask(clock, answers);
+    // The first process reads PENDING (Retry-After: 3) and STARTED, then its call ends and it stops.
+    const first = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep, random: () => 0 });
+    expect(await task.pollOn(first, clock.now() + 4_000)).toMatchObject({ done: false, reads: 2 });
+    // A new process, with nothing in memory, continues the job on the ledger alone.
+    const restarted = createJobEngine({
+      ledger: createJobLedger({ dir: path.join(dir, 'jobs') }),
+      now: clock.now,
+      sleep: clock.sleep,
+      random: () => 0,
+    });
+    expect(await task.pollOn(restarted, clock.now() + 60_000)).toMatchObject({ done: true, reads: 3 });
+    expect(task.reads).toHaveLength(5);
+    expectFloorKept(task.reads);
+  });
+});
+
 describe('start: claim before paying', () => {
   let dir: string;
   let ledger: JobLedger;
@@ -439,7 +549,7 @@ describe('start: claim before paying', () => {
         return { status: 'TRANSCRIBING' };
       },
     });
-    // Sent, so its taking is done.
+    // Sent, so its reservation is written.
     await until(() => reads.length === 1);
     // The second process may wait 2 s, much less than that read's own deadline: it reads itself one
     // interval after the first read was sent, not at once beside it.
@@ -526,7 +636,7 @@ describe('start: claim before paying', () => {
     const fast = engine.poll(askNotToWait(clock, read));
     await until(() => sent.length === 1);
     look.release();
-    // The look finds that taking: this process's own read, not another process's that holds this one
+    // The look finds that reservation: this process's own read, not another process's that holds this one
     // off. (Once it has answered, the caller joins the read or gives up before the next timer.)
     await until(look.looked);
     answer();
@@ -616,7 +726,7 @@ describe('start: claim before paying', () => {
     expect(clock.now() - start).toBe(0);
   });
 
-  it('a read in flight here is joined at once by a caller whose look at the ledger saw an earlier, slow taking of it', async () => {
+  it('a read in flight here is joined at once by a caller whose look at the ledger saw an earlier, slow reservation of it', async () => {
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
     const clock = virtualClock(Date.now());
     const start = clock.now();
@@ -629,16 +739,16 @@ describe('start: claim before paying', () => {
     });
     let holding = false;
     let looked = false;
-    let takings = 0;
+    let reservations = 0;
     let engine: JobEngine | undefined;
     const slow: JobLedger = {
       ...ledger,
-      // The first taking of the read takes 700 ms, past its slack (500 ms): it is taken again, then sent.
+      // The first reservation of the read takes 700 ms, past its slack (500 ms): it is made again, then sent.
       // Between the two, another caller looks at the ledger (and sees the first), slowly.
       compareAndSet: async (...args) => {
         const written = await ledger.compareAndSet(...args);
-        takings += 1;
-        if (takings === 1) {
+        reservations += 1;
+        if (reservations === 1) {
           second = engine?.poll(askNotToWait(clock, j1.read));
           await until(() => holding);
           clock.advance(700);
@@ -647,7 +757,7 @@ describe('start: claim before paying', () => {
       },
       findById: async (service, id) => {
         const entry = await ledger.findById(service, id);
-        if (takings === 1 && !holding) {
+        if (reservations === 1 && !holding) {
           holding = true;
           await released;
           looked = true;
@@ -659,7 +769,7 @@ describe('start: claim before paying', () => {
     const first = engine.poll(askNotToWait(clock, j1.read));
     await until(() => sent.length === 1);
     release();
-    // Once its look has answered (with the first taking), the caller has joined the read (or started waiting).
+    // Once its look has answered (with the first reservation), the caller has joined the read (or started waiting).
     await until(() => looked);
     j1.answer();
     expect(await first).toMatchObject({ done: true, reads: 1 });
@@ -668,7 +778,7 @@ describe('start: claim before paying', () => {
     expect(clock.now() - start).toBe(700);
   });
 
-  it('a read in flight here is joined by a caller that asked not to wait and saw its taking in the ledger before the taker heard back', async () => {
+  it('a read in flight here is joined by a caller that asked not to wait and saw its reservation in the ledger before the reserving caller heard back', async () => {
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
     const clock = virtualClock(Date.now());
     const start = clock.now();
@@ -682,7 +792,7 @@ describe('start: claim before paying', () => {
     let looked = false;
     const racing: JobLedger = {
       ...ledger,
-      // The second caller's look waits for the first caller's taking to be written, and answers before the
+      // The second caller's look waits for the first caller's reservation to be written, and answers before the
       // database's answer to that write reaches the first caller (two connections of one pool).
       findById: async (service, id) => {
         looks += 1;
@@ -708,7 +818,7 @@ describe('start: claim before paying', () => {
     await until(() => sent.length === 1);
     j1.answer();
     expect(await first).toMatchObject({ done: true, reads: 1 });
-    // Not "nothing to show yet" because the taking looked like another process's.
+    // Not "nothing to show yet" because the reservation looked like another process's.
     expect(await second).toMatchObject({ done: true, value: { status: 'COMPLETED' } });
     expect(sent).toEqual(['j1 at +1']);
     expect(clock.now() - start).toBe(1);
@@ -736,7 +846,7 @@ describe('start: claim before paying', () => {
         return new Promise<Job>(() => undefined);
       },
     });
-    // Sent, so its taking is done (the entry is written before the ledger's lock is let go).
+    // Sent, so its reservation is written (the entry is written before the ledger's lock is let go).
     await until(() => sent);
     const survivor = createJobEngine({
       ledger: createJobLedger({ dir: path.join(dir, 'jobs') }),
@@ -914,10 +1024,10 @@ describe('start: claim before paying', () => {
     expect(outcome).toMatchObject({ done: false, reads: 4 });
     expect(reads).toBe(4);
     expect(writes).toBe(reads);
-    // And no other ledger operation: the entry is read for the first read only; each later taking is
-    // written at the revision this process's own last taking left.
+    // And no other ledger operation: the entry is read for the first read only; each later reservation
+    // is written at the revision this process's own last reservation left.
     expect(looks).toBe(1);
-    // Each is the taking of a read, which need not wait for the disk (a store that can commit it so does).
+    // Each is the reservation of a read, which need not wait for the disk (a store that can commit it so does).
     expect(durability).toEqual([false, false, false, false]);
     const entry = await ledger.findById('meeting', 'j1');
     expect(Date.parse(entry?.nextReadAt ?? '') - Date.parse(entry?.lastReadAt ?? '')).toBeGreaterThanOrEqual(
@@ -925,7 +1035,7 @@ describe('start: claim before paying', () => {
     );
   });
 
-  it("a read taken by another process since this one's last taking is seen: this taking is refused, the ledger read again, and the other's interval kept", async () => {
+  it("a read taken by another process since this one's last reservation is seen: this reservation is refused, the ledger read again, and the other's interval kept", async () => {
     const clock = virtualClock(Date.now());
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'j1', lastStatus: 'PROCESSING' });
     const here = createJobEngine({ ledger, now: clock.now, sleep: clock.sleep });
@@ -951,7 +1061,7 @@ describe('start: claim before paying', () => {
     clock.advance(6_000);
     expect(await pollBy(there, 'there', 0)).toMatchObject({ reads: 1 });
     // By its own memory this process could read again at once; the ledger says the other's read holds it
-    // off one interval (and the taking's slack) from that read.
+    // off one interval (and the reservation's slack) from that read.
     clock.advance(1_000);
     expect(await pollBy(here, 'here', 7_000)).toMatchObject({ reads: 1 });
     const [, theirs = Number.NaN, ours = Number.NaN] = sent.map((line) => Number(line.split('+')[1]));
@@ -959,11 +1069,11 @@ describe('start: claim before paying', () => {
     expect(ours - theirs).toBeGreaterThanOrEqual(5_000);
   });
 
-  it('a read whose taking outlasts the slack is taken again, so another process never reads within an interval of it', async () => {
+  it('a read whose reservation outlasts the slack is reserved again, so another process never reads within an interval of it', async () => {
     const clock = virtualClock(Date.now());
     const slow: JobLedger = {
       ...ledger,
-      // Every taking takes 700 ms: more than the first slack (500 ms), less than the doubled one.
+      // Every reservation takes 700 ms: more than the first slack (500 ms), less than the doubled one.
       compareAndSet: async (...args) => {
         const written = await ledger.compareAndSet(...args);
         clock.advance(700);

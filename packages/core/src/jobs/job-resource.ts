@@ -70,106 +70,127 @@ export interface JobResourceOptions<T> {
   failure?(job: T): { errorMessage: string | null; jobId?: string } | undefined;
 }
 
+/** A resource as its functions need it: the declaration, and the interval between reads. */
+interface Resource<T> extends JobResourceOptions<T> {
+  intervalMs: number;
+}
+
 export function defineJobResource<T>(options: JobResourceOptions<T>) {
-  const { service, kind, engine } = options;
-  const intervalMs = options.intervalMs ?? serviceOf(service)?.pollIntervalMs;
-  if (intervalMs === undefined) throw new TypeError(`${service} has no poll interval in the service table.`);
-
-  const readAt = async (location: JobLocation, call: JobReadOptions): Promise<HttpResponse<T>> => {
-    const response = await engine.observe(
-      service,
-      location.id,
-      () => options.fetch(location.path, call),
-      (answer) => ({
-        status: kind.status(answer.data),
-        body: answer.data,
-        ...options.observed?.(answer, location.id),
-      }),
-      options.retryAfter,
-    );
-    options.onRead?.(response.data, location.id);
-    return response;
-  };
-
+  const intervalMs = options.intervalMs ?? serviceOf(options.service)?.pollIntervalMs;
+  if (intervalMs === undefined) {
+    throw new TypeError(`${options.service} has no poll interval in the service table.`);
+  }
+  const resource: Resource<T> = { ...options, intervalMs };
   /** One read of the job, recorded (its status, and a pause it asks for) for every later read, anywhere. */
-  const read = async (id: string, call: JobReadOptions = {}) => readAt(await options.locate(id), call);
-
-  /** Waits on the job until it stops (or `until`) or `deadline` comes, never reading faster than it may. */
-  const poll = async (id: string, call: JobPollOptions<T>): Promise<PollOutcome<T>> => {
-    const location = await options.locate(id);
-    const { initialDelayMs } = call;
-    return engine.poll<T>({
-      service,
-      id: location.id,
-      // One attempt per read: the loop paces and counts transient failures at the interval.
-      read: async ({ signal, deadline }) =>
-        (await readAt(location, { signal, deadline, maxRetries: 0 })).data,
-      isDone: call.until ?? kind.isDone,
-      status: kind.status,
-      intervalMs,
-      cadence: {
-        ...options.cadence,
-        ...(initialDelayMs === undefined ? {} : { initialDelayMs: Math.max(initialDelayMs, intervalMs) }),
-      },
-      ...pollCallOptions(call),
-      ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
-      ...(call.onProgress ? { onValue: call.onProgress } : {}),
-    });
-  };
-
-  /** Waits until the job stops; PollingTimeoutError after `timeoutMs` (the job keeps running). */
-  const wait = async (id: string, call: JobWaitOptions<T> = {}): Promise<T> => {
-    const { timeoutMs: _timeoutMs, timeout: _timeout, ...pollCall } = call;
-    const startedAt = Date.now();
-    const outcome = await poll(id, {
-      ...pollCall,
-      deadline: startedAt + waitTimeoutMs(call, options.waitTimeoutMs),
-    });
-    const job = outcome.value;
-    if (!outcome.done || job === undefined) {
-      throw new PollingTimeoutError({
-        service,
-        jobId: id,
-        ...(job === undefined ? {} : { lastStatus: kind.status(job) }),
-        waitedMs: Date.now() - startedAt,
-      });
-    }
-    const failed = options.failure?.(job);
-    if (failed) {
-      const { jobId = id, errorMessage } = failed;
-      throw new JobFailedError({ service, jobId, status: kind.status(job), errorMessage });
-    }
-    return job;
-  };
-
-  /**
-   * The live status of a recorded job, for `StartJobOptions.current`: one poll that may wait out at most one
-   * interval. Undefined when the service answers 404 (the job is gone); a platform that cannot answer now
-   * throws, which leaves the recorded job the answer.
-   */
-  const currentStatus = async (id: string, request: { signal: AbortSignal; deadline: number }) => {
-    const now = Date.now();
-    try {
-      // No time to wait for a change, but a first read may wait out one interval and take until the deadline.
-      const outcome = await poll(id, {
-        deadline: now,
-        firstReadDeadline: request.deadline,
-        signal: request.signal,
-      });
-      if (outcome.value !== undefined) return kind.status(outcome.value);
-      throw outcome.lastError ?? new PollingTimeoutError({ service, jobId: id, waitedMs: Date.now() - now });
-    } catch (error) {
-      if (NotFoundError.isInstance(error)) return undefined;
-      throw error;
-    }
-  };
-
+  const read = async (id: string, call: JobReadOptions = {}) =>
+    readAt(resource, await options.locate(id), call);
   return {
     read,
     retrieve: async (id: string, call?: JobReadOptions): Promise<T> => (await read(id, call)).data,
-    poll,
-    wait,
-    currentStatus,
-    view: kind.view,
+    poll: (id: string, call: JobPollOptions<T>) => poll(resource, id, call),
+    wait: (id: string, call: JobWaitOptions<T> = {}) => wait(resource, id, call),
+    currentStatus: (id: string, request: { signal: AbortSignal; deadline: number }) =>
+      currentStatus(resource, id, request),
+    view: options.kind.view,
   };
+}
+
+async function readAt<T>(
+  resource: Resource<T>,
+  location: JobLocation,
+  call: JobReadOptions,
+): Promise<HttpResponse<T>> {
+  const { service, kind, engine } = resource;
+  const response = await engine.observe({
+    service,
+    id: location.id,
+    read: () => resource.fetch(location.path, call),
+    seen: (answer) => ({
+      status: kind.status(answer.data),
+      body: answer.data,
+      ...resource.observed?.(answer, location.id),
+    }),
+    retryAfter: resource.retryAfter,
+  });
+  resource.onRead?.(response.data, location.id);
+  return response;
+}
+
+/** Waits on the job until it stops (or `until`) or `deadline` comes, never reading faster than it may. */
+async function poll<T>(resource: Resource<T>, id: string, call: JobPollOptions<T>): Promise<PollOutcome<T>> {
+  const { service, kind, engine, intervalMs } = resource;
+  const location = await resource.locate(id);
+  const { initialDelayMs } = call;
+  return engine.poll<T>({
+    service,
+    id: location.id,
+    // One attempt per read: the loop paces and counts transient failures at the interval.
+    read: async ({ signal, deadline }) =>
+      (await readAt(resource, location, { signal, deadline, maxRetries: 0 })).data,
+    isDone: call.until ?? kind.isDone,
+    status: kind.status,
+    intervalMs,
+    cadence: {
+      ...resource.cadence,
+      ...(initialDelayMs === undefined ? {} : { initialDelayMs: Math.max(initialDelayMs, intervalMs) }),
+    },
+    ...pollCallOptions(call),
+    ...(call.firstReadDeadline === undefined ? {} : { firstReadDeadline: call.firstReadDeadline }),
+    ...(call.onProgress ? { onValue: call.onProgress } : {}),
+  });
+}
+
+/** Waits until the job stops; PollingTimeoutError after `timeoutMs` (the job keeps running). */
+async function wait<T>(resource: Resource<T>, id: string, call: JobWaitOptions<T>): Promise<T> {
+  const { service, kind } = resource;
+  const { timeoutMs: _timeoutMs, timeout: _timeout, ...pollCall } = call;
+  const startedAt = Date.now();
+  const outcome = await poll(resource, id, {
+    ...pollCall,
+    deadline: startedAt + waitTimeoutMs(call, resource.waitTimeoutMs),
+  });
+  const job = outcome.value;
+  if (!outcome.done || job === undefined) {
+    throw new PollingTimeoutError({
+      service,
+      jobId: id,
+      ...(job === undefined ? {} : { lastStatus: kind.status(job) }),
+      waitedMs: Date.now() - startedAt,
+    });
+  }
+  const failed = resource.failure?.(job);
+  if (failed) {
+    const { jobId = id, errorMessage } = failed;
+    throw new JobFailedError({ service, jobId, status: kind.status(job), errorMessage });
+  }
+  return job;
+}
+
+/**
+ * The live status of a recorded job, for `StartJobOptions.current`: one poll that may wait out at most one
+ * interval. Undefined when the service answers 404 (the job is gone); a platform that cannot answer now
+ * throws, which leaves the recorded job the answer.
+ */
+async function currentStatus<T>(
+  resource: Resource<T>,
+  id: string,
+  request: { signal: AbortSignal; deadline: number },
+): Promise<string | undefined> {
+  const now = Date.now();
+  try {
+    // No time to wait for a change, but a first read may wait out one interval and take until the deadline.
+    const outcome = await poll(resource, id, {
+      deadline: now,
+      firstReadDeadline: request.deadline,
+      signal: request.signal,
+    });
+    if (outcome.value !== undefined) return resource.kind.status(outcome.value);
+    throw (
+      outcome.lastError ??
+      new PollingTimeoutError({ service: resource.service, jobId: id, waitedMs: Date.now() - now })
+    );
+  } catch (error) {
+    if (NotFoundError.isInstance(error)) return undefined;
+    throw error;
+  }
 }

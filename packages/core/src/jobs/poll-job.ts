@@ -42,7 +42,7 @@ export interface PollJobOptions<T> {
    * A caller that has no value at all (nothing remembered, nothing read yet) may still make its first
    * read up to this time when only the minimum interval stands in the way (at most one interval of
    * waiting, never a Retry-After). A tool passes its call's hard deadline here and `waitSeconds` as
-   * `deadline`. Default: `deadline`.
+   * `deadline`. Default (and when it is earlier): `deadline`. See `poll-deadlines.ts`.
    */
   firstReadDeadline?: number;
   signal?: AbortSignal | undefined;

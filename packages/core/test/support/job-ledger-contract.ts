@@ -163,7 +163,7 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
       expect(await ledger.compareAndSet('meeting', 'fp', 1.5, { lastStatus: 'X' })).toBeUndefined();
     });
 
-    it('compare-and-set that need not be durable (a read taken) keeps the same rules', async () => {
+    it('compare-and-set that need not be durable (a read reserved) keeps the same rules', async () => {
       const ledger = await open();
       const { entry } = await ledger.insert({
         service: 'meeting',
@@ -171,13 +171,20 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
         id: 'j1',
         lastStatus: 'A',
       });
-      const taking = { lastReadAt: '2025-01-01T00:00:00.000Z', nextReadAt: '2025-01-01T00:00:05.000Z' };
-      const taken = await ledger.compareAndSet('meeting', 'fp', entry.revision, taking, { durable: false });
-      expect(taken).toMatchObject({ ...taking, id: 'j1', lastStatus: 'A', revision: entry.revision + 1 });
-      expect(await ledger.findById('meeting', 'j1')).toEqual(taken);
-      // The revision it was given is gone: a second taking of the same look loses, as a durable one would.
+      const reservation = { lastReadAt: '2025-01-01T00:00:00.000Z', nextReadAt: '2025-01-01T00:00:05.000Z' };
+      const reserved = await ledger.compareAndSet('meeting', 'fp', entry.revision, reservation, {
+        durable: false,
+      });
+      expect(reserved).toMatchObject({
+        ...reservation,
+        id: 'j1',
+        lastStatus: 'A',
+        revision: entry.revision + 1,
+      });
+      expect(await ledger.findById('meeting', 'j1')).toEqual(reserved);
+      // The revision it was given is gone: a second reservation of the same look loses, as a durable one would.
       expect(
-        await ledger.compareAndSet('meeting', 'fp', entry.revision, taking, { durable: false }),
+        await ledger.compareAndSet('meeting', 'fp', entry.revision, reservation, { durable: false }),
       ).toBeUndefined();
     });
 
@@ -237,6 +244,19 @@ export function describeJobLedgerContract(store: string, open: () => JobLedger |
       const taken = await ledger.update('meeting', 'fp', { id: 'j2', receipt: 'r2', pending: null });
       expect(taken?.pending ?? null).toBeNull();
       expect(await ledger.findById('meeting', 'j2')).toMatchObject({ receipt: 'r2' });
+    });
+
+    it("keeps a job's Retry-After floor through later writes, and clears it with null", async () => {
+      const ledger = await open();
+      await ledger.insert({ service: 'speech-synthesis', fingerprint: 'fp', id: 't', lastStatus: 'PENDING' });
+      expect((await ledger.findById('speech-synthesis', 't'))?.retryAfterFloorMs ?? null).toBeNull();
+      await ledger.updateById('speech-synthesis', 't', { lastStatus: 'PENDING', retryAfterFloorMs: 3_000 });
+      // A later read that changed the job leaves the floor as it was.
+      const started = await ledger.updateById('speech-synthesis', 't', { lastStatus: 'STARTED' });
+      expect(started).toMatchObject({ lastStatus: 'STARTED', retryAfterFloorMs: 3_000 });
+      expect(await ledger.findByFingerprint('speech-synthesis', 'fp')).toEqual(started);
+      const replaced = await ledger.update('speech-synthesis', 'fp', { id: 't2', retryAfterFloorMs: null });
+      expect(replaced?.retryAfterFloorMs ?? null).toBeNull();
     });
 
     it('keeps every patch of 30 concurrent updates, fields of its own included', async () => {
