@@ -117,7 +117,7 @@ describe('per-call options', () => {
 
   it('every public method that reaches the platform accepts { signal, timeout, maxRetries }', () => {
     const call: Required<CallOptions> = { signal: new AbortController().signal, timeout: 1, maxRetries: 0 };
-    // Compiled, not run: `pnpm test` typechecks this file, so a method that stops taking the three options
+    // Compiled, not run: `pnpm test` typechecks this file, so a method that stops accepting the three options
     // fails the suite there.
     const compiled = (client: Polymodal) => [
       client.meeting.upload('a.wav', call),

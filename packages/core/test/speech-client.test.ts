@@ -363,7 +363,7 @@ describe('speech synthesis client', () => {
     const { taskId } = await speech.submit({ text: 'Still going.' });
     const seen: string[] = [];
     const outcome = await speech.poll(taskId, {
-      deadline: clock + 6_000,
+      deadline: clock + 10_000,
       onProgress: (task) => {
         seen.push(task.state);
       },

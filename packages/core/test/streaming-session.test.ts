@@ -293,7 +293,7 @@ describe('streaming session protocol', () => {
 });
 
 describe('streaming session: a server that stops answering, and the deadline', () => {
-  it('reports stalled within the idle timeout when the server sends ready and then nothing, while still taking audio', async () => {
+  it('reports stalled within the idle timeout when the server sends ready and then nothing, while still accepting audio', async () => {
     let audioBytes = 0;
     const url = await serve((socket) => {
       socket.send(JSON.stringify({ type: 'ready' }));

@@ -192,10 +192,10 @@ describe('the job engine on PostgreSQL, two replicas', () => {
         status: (job) => job.status,
         read: async () =>
           (
-            await engine.observe(
-              'speech-synthesis',
-              't1',
-              async () => {
+            await engine.observe({
+              service: 'speech-synthesis',
+              id: 't1',
+              read: async () => {
                 const [status, retryAfter] = answers[Math.min(reads.length, answers.length - 1)] ?? [
                   'SUCCESS',
                 ];
@@ -203,8 +203,8 @@ describe('the job engine on PostgreSQL, two replicas', () => {
                 const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
                 return { headers, data: { status } };
               },
-              (response) => ({ status: response.data.status, body: response.data }),
-            )
+              seen: (response) => ({ status: response.data.status, body: response.data }),
+            })
           ).data,
       });
     };
@@ -245,15 +245,15 @@ describe('the job engine on PostgreSQL, two replicas', () => {
       // As every client reads: through observe, with the platform's response.
       read: async () =>
         (
-          await engine.observe(
-            'meeting',
-            'job-1',
-            async () => {
+          await engine.observe({
+            service: 'meeting',
+            id: 'job-1',
+            read: async () => {
               reads += 1;
               return { headers: {}, data: { status: 'PROCESSING' } };
             },
-            (response) => ({ status: response.data.status, body: response.data }),
-          )
+            seen: (response) => ({ status: response.data.status, body: response.data }),
+          })
         ).data,
       isDone: () => false,
       status: (job) => job.status,

@@ -358,17 +358,17 @@ describe("poll: the platform's Retry-After is a floor until the job ends", () =>
         isDone: (job: Job) => job.status === 'SUCCESS',
         status: (job: Job) => job.status,
         read: async () => {
-          const response = await engine.observe(
-            'speech-synthesis',
-            't1',
-            async () => {
+          const response = await engine.observe({
+            service: 'speech-synthesis',
+            id: 't1',
+            read: async () => {
               const [status, retryAfter] = answers[Math.min(reads.length, answers.length - 1)] ?? ['SUCCESS'];
               reads.push({ at: clock.now(), retryAfterMs: Number(retryAfter ?? 0) * 1_000 });
               const headers: Record<string, string> = retryAfter ? { 'retry-after': retryAfter } : {};
               return { headers, data: { status } };
             },
-            (answer) => ({ status: answer.data.status, body: answer.data }),
-          );
+            seen: (answer) => ({ status: answer.data.status, body: answer.data }),
+          });
           return response.data;
         },
       });
@@ -1003,15 +1003,15 @@ describe('start: claim before paying', () => {
     let reads = 0;
     // Read as every client reads: through observe, with the platform's response.
     const read = () =>
-      engine.observe(
-        'meeting',
-        'j1',
-        async () => {
+      engine.observe({
+        service: 'meeting',
+        id: 'j1',
+        read: async () => {
           reads += 1;
           return { headers: {}, data: { status: 'PROCESSING' } };
         },
-        (response) => ({ status: response.data.status, body: response.data }),
-      );
+        seen: (response) => ({ status: response.data.status, body: response.data }),
+      });
     const outcome = await engine.poll({
       service: 'meeting',
       id: 'j1',

@@ -67,33 +67,8 @@ export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   const noteRead = (job: JobRef, read: ObservedRead) =>
     recordRead({ schedule, reservations, records }, job, read);
 
-  function observe<R extends ObservedResponse>(options: ObserveReadOptions<R>): Promise<R>;
-  function observe<R extends ObservedResponse>(
-    service: string,
-    id: string,
-    read: () => Promise<R>,
-    seen: (response: R) => ObservedRead,
-    retryAfter?: (error: unknown) => number | undefined,
-  ): Promise<R>;
-  function observe<R extends ObservedResponse>(
-    first: string | ObserveReadOptions<R>,
-    id?: string,
-    read?: () => Promise<R>,
-    seen?: (response: R) => ObservedRead,
-    retryAfter?: (error: unknown) => number | undefined,
-  ): Promise<R> {
-    const observed =
-      typeof first === 'string'
-        ? {
-            service: first,
-            id: id as string,
-            read: read as () => Promise<R>,
-            seen: seen as (response: R) => ObservedRead,
-            retryAfter,
-          }
-        : first;
-    return observeRead({ events, noteRead, now }, observed);
-  }
+  const observe = <R extends ObservedResponse>(options: ObserveReadOptions<R>): Promise<R> =>
+    observeRead({ events, noteRead, now }, options);
 
   return {
     ledger,

@@ -134,14 +134,6 @@ export interface JobEngine {
    * interval and the job's Retry-After floor hold for every later read of the job, in any call or process.
    */
   observe<R extends ObservedResponse>(options: ObserveReadOptions<R>): Promise<R>;
-  /** The same, with the options as positional parameters (the form earlier releases had). */
-  observe<R extends ObservedResponse>(
-    service: string,
-    id: string,
-    read: () => Promise<R>,
-    seen: (response: R) => ObservedRead,
-    retryAfter?: (error: unknown) => number | undefined,
-  ): Promise<R>;
   /** The job was changed (cancel, retry, rename…): a remembered body no longer describes it. */
   invalidate(service: string, id: string): void;
   /** Records a status (or other fields) of a known job; a failure is logged, never thrown. */

@@ -91,27 +91,32 @@ describe('job engine events', () => {
     });
     const seen = (response: { data: { status: string } }) => ({ status: response.data.status });
     expect(
-      await engine.observe('meeting', 'j1', async () => ({ headers: {}, data: { status: 'RUNNING' } }), seen),
+      await engine.observe({
+        service: 'meeting',
+        id: 'j1',
+        read: async () => ({ headers: {}, data: { status: 'RUNNING' } }),
+        seen: seen,
+      }),
     ).toEqual({ headers: {}, data: { status: 'RUNNING' } });
     await expect(
-      engine.observe(
-        'meeting',
-        'j1',
-        async () => {
+      engine.observe({
+        service: 'meeting',
+        id: 'j1',
+        read: async () => {
           throw createApiError({ status: 429, method: 'GET', url: '/jobs/j1', body: undefined });
         },
-        seen,
-      ),
+        seen: seen,
+      }),
     ).rejects.toThrow();
     await expect(
-      engine.observe(
-        'meeting',
-        'j1',
-        async () => {
+      engine.observe({
+        service: 'meeting',
+        id: 'j1',
+        read: async () => {
           throw new Error('never sent');
         },
-        seen,
-      ),
+        seen: seen,
+      }),
     ).rejects.toThrow('never sent');
     expect(reads).toEqual(['meeting', 'meeting']);
   });

@@ -78,7 +78,7 @@ export class MultipartFileStream extends Readable {
   }
 
   /**
-   * Declares that the consumer writes every chunk before taking the next, pauses this stream when its
+   * Declares that the consumer writes every chunk before it reads the next, pauses this stream when its
    * output is full and resumes it only once all that was written has been flushed (undici's HTTP/1.1
    * body writer on a socket's `drain`). Chunk buffers are then reused after such a pause/resume.
    */
