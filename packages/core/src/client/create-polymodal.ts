@@ -11,7 +11,8 @@ import { createFileAccess, type FileAccess } from '../files/create-file-access.j
 import { createFlashcardsClient } from '../flashcards/create-flashcards-client.js';
 import type { FlashcardsClient } from '../flashcards/flashcards-types.js';
 import { createHttpClient, type HttpClientOptions } from '../http/http-client.js';
-import { createJobEngine, type JobEngine, type JobEngineLogger } from '../jobs/create-job-engine.js';
+import { createJobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine, JobEngineLogger } from '../jobs/job-engine.js';
 import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
 import { createLlmClient, type LlmClient } from '../llm/create-llm-client.js';
 import { createMeetingClient } from '../meeting/create-meeting-client.js';

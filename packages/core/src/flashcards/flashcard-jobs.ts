@@ -8,7 +8,7 @@ import { FlashcardJob } from '../contracts/flashcards.js';
 import { jobErrorText } from '../errors/job-error-text.js';
 import { requestOptionsOf } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import { defineJobResource } from '../jobs/job-resource.js';
 import { checkJobId } from '../video/video-job-client.js';
 import { FLASHCARDS_JOB } from '../views/flashcards-job.js';

@@ -3,7 +3,7 @@ import type { FlashcardJob, FlashcardLimits, FlashcardOptions } from '../contrac
 import type { FileAccess } from '../files/create-file-access.js';
 import type { CallOptions } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import type { JobPollOptions, JobWaitOptions } from '../jobs/job-resource.js';
 import type { PollOutcome } from '../jobs/poll-job.js';
 

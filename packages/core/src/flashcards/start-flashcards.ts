@@ -27,7 +27,8 @@ import { type OpenedFile, openRegularFile } from '../files/open-verified-file.js
 import { shareOpenedFile } from '../files/share-opened-file.js';
 import { startCall } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import { type JobEngine, SUBMITTING, UNKNOWN_OUTCOME } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
+import { SUBMITTING, UNKNOWN_OUTCOME } from '../jobs/submission-outcome.js';
 import { fingerprint } from '../ledger/fingerprint.js';
 import { inspectOpenedRecording, type RecordingInfo } from '../media/inspect-recording.js';
 import { assertPublicHttpUrl } from '../net/assert-public-http-url.js';

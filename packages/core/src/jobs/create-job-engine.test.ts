@@ -13,7 +13,8 @@ import {
   UncertainSubmissionError,
 } from '../errors/polymodal-error.js';
 import { createJobLedger, type JobLedger } from '../ledger/create-job-ledger.js';
-import { createJobEngine, type JobEngine } from './create-job-engine.js';
+import { createJobEngine } from './create-job-engine.js';
+import type { JobEngine } from './job-engine.js';
 
 interface Job {
   status: string;

@@ -34,21 +34,6 @@ import { createSingleFlight } from './single-flight.js';
 import { startJob } from './start-job.js';
 import { SubmissionClaims } from './submission-claims.js';
 
-export { DEFAULT_CLAIM_LEASE_MS } from './claim-lease.js';
-export type {
-  JobEngine,
-  JobEngineLogger,
-  JobEngineOptions,
-  ObservedRead,
-  ObservedResponse,
-  ObserveReadOptions,
-  StartedJob,
-  StartJobContext,
-  StartJobOptions,
-  SubmissionPatch,
-} from './job-engine.js';
-export { NOT_CREATED, provesNotCreated, SUBMITTING, UNKNOWN_OUTCOME } from './submission-outcome.js';
-
 export function createJobEngine(options: JobEngineOptions = {}): JobEngine {
   const { ledger } = options;
   const now = options.now ?? Date.now;

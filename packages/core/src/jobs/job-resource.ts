@@ -12,7 +12,7 @@ import { JobFailedError, PollingTimeoutError } from '../errors/polymodal-error.j
 import { type CallOptions, pollCallOptions, waitTimeoutMs } from '../http/call-options.js';
 import type { HttpResponse } from '../http/http-client.js';
 import type { DefinedJobKind } from '../views/job-view.js';
-import type { JobEngine, ObservedRead } from './create-job-engine.js';
+import type { JobEngine, ObservedRead } from './job-engine.js';
 import type { PollCadence, PollOutcome } from './poll-job.js';
 
 /** `timeout` ends the waiting earlier than `deadline` when it comes first; `maxRetries` is failed reads in a row. */

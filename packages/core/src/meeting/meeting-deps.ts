@@ -11,7 +11,7 @@ import { ValidationError } from '../errors/polymodal-error.js';
 import type { FileAccess } from '../files/create-file-access.js';
 import { requestOptionsOf } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import { defineJobResource } from '../jobs/job-resource.js';
 import type { LedgerPatch } from '../ledger/create-job-ledger.js';
 import { MEETING_JOB } from '../views/meeting-job.js';

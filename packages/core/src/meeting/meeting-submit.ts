@@ -16,7 +16,7 @@ import { BadRequestError } from '../errors/api-error.js';
 import { JobFailedError, ValidationError } from '../errors/polymodal-error.js';
 import { type SharedFile, shareOpenedFile } from '../files/share-opened-file.js';
 import { startCall, waitTimeoutMs } from '../http/call-options.js';
-import type { StartJobContext } from '../jobs/create-job-engine.js';
+import type { StartJobContext } from '../jobs/job-engine.js';
 import { fingerprint } from '../ledger/fingerprint.js';
 import { inspectOpenedRecording, type RecordingInfo } from '../media/inspect-recording.js';
 import { MEETING_WAIT_TIMEOUT_MS, type MeetingDeps, meetingValidationError } from './meeting-deps.js';

@@ -12,7 +12,7 @@ import type {
 import type { FileAccess } from '../files/create-file-access.js';
 import type { CallOptions } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine, SubmissionPatch } from '../jobs/create-job-engine.js';
+import type { JobEngine, SubmissionPatch } from '../jobs/job-engine.js';
 import type { JobPollOptions, JobWaitOptions } from '../jobs/job-resource.js';
 import type { PollOutcome } from '../jobs/poll-job.js';
 import type { LedgerEntry } from '../ledger/create-job-ledger.js';

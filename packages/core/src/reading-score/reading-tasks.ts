@@ -11,7 +11,7 @@ import { ReadingScoreTask } from '../contracts/reading-score.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import { requestOptionsOf } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import { defineJobResource, type JobLocation } from '../jobs/job-resource.js';
 import { READING_SCORE_TASK } from '../views/reading-score-job.js';
 

@@ -22,7 +22,7 @@ import type { FileAccess } from '../files/create-file-access.js';
 import type { OpenedFile } from '../files/open-verified-file.js';
 import { startCall } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine, StartJobContext } from '../jobs/create-job-engine.js';
+import type { JobEngine, StartJobContext } from '../jobs/job-engine.js';
 import { fingerprint } from '../ledger/fingerprint.js';
 import { createMultipartFileBody } from '../upload/create-multipart-file-body.js';
 import { type CheckedAudio, openCheckedAudio } from './checked-audio.js';

@@ -7,7 +7,7 @@
  */
 import { CUSTOM_VOICE_SERVICE } from '../constants/service-table.js';
 import type { CustomVoiceCreated } from '../contracts/speech-synthesis.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import type { LedgerEntry } from '../ledger/create-job-ledger.js';
 
 /** The voice registered before under this fingerprint, if the ledger holds it. */

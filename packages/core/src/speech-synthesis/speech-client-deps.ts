@@ -6,7 +6,7 @@
 import type { MediaDownloader } from '../download/download-media.js';
 import type { FileAccess } from '../files/create-file-access.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import type { SleepFunction } from '../util/sleep.js';
 import type { SpeechGovernor } from './concurrency-governor.js';
 import type { SpeechTasks } from './speech-tasks.js';

@@ -19,7 +19,7 @@ import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import { type CallOptions, requestOptionsOf, startCall } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import type { JobPollOptions, JobWaitOptions } from '../jobs/job-resource.js';
 import type { PollOutcome } from '../jobs/poll-job.js';
 import { catalogRequestIssues, findCatalogModel } from './validate-catalog-request.js';

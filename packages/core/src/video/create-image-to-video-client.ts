@@ -13,7 +13,7 @@ import { describeIssues, listIssues } from '../errors/describe-issues.js';
 import { ValidationError } from '../errors/polymodal-error.js';
 import type { CallOptions } from '../http/call-options.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { JobEngine } from '../jobs/create-job-engine.js';
+import type { JobEngine } from '../jobs/job-engine.js';
 import type { JobPollOptions, JobWaitOptions } from '../jobs/job-resource.js';
 import type { PollOutcome } from '../jobs/poll-job.js';
 import { checkImageDataUrl } from '../media/check-image-data-url.js';

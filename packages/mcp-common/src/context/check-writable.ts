@@ -2,7 +2,6 @@
  * The readiness probe of a state directory: whether paid work could be recorded there now. The answer
  * never holds the path (a remote caller may read it); the log has the details.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logging/create-logger.js';
@@ -11,7 +10,11 @@ export type Readiness = { ok: true } | { ok: false; reason: string };
 
 /** Whether a file can be created in `dir` (created if missing). */
 export async function checkWritable(dir: string, log: Logger | undefined): Promise<Readiness> {
-  const probe = path.join(dir, `.ready-${process.pid}-${randomUUID()}`);
+  // node:crypto is loaded on first use: a server started over stdio loads nothing it does not need yet.
+  const probe = path.join(
+    dir,
+    `.ready-${process.pid}-${process.getBuiltinModule('node:crypto').randomUUID()}`,
+  );
   try {
     await mkdir(dir, { recursive: true });
     await writeFile(probe, '');

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createJobLedger, type JobLedger } from '@polymodal/core/ledger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectTools, ledgerContext } from '../../test/support/test-tools.js';
+import { connectTools, ledgerDeps } from '../../test/support/test-tools.js';
 import { type BudgetLimit, createCreditBudget } from '../budget/create-credit-budget.js';
 import { listJobsTool } from './list-jobs-tool.js';
 
@@ -32,7 +32,7 @@ describe('list_jobs: credits of today', () => {
           ...(options.found ? {} : { budget }),
         }),
       ],
-      ledgerContext(ledger),
+      ledgerDeps(ledger),
     );
     const result = await client.callTool({ name: 'list_jobs', arguments: {} });
     await client.close();

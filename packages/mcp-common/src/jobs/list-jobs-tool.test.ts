@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createJobLedger } from '@polymodal/core/ledger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { connectTools, ledgerContext } from '../../test/support/test-tools.js';
+import { connectTools, ledgerDeps } from '../../test/support/test-tools.js';
 import { listJobsTool } from './list-jobs-tool.js';
 
 describe('list_jobs', () => {
@@ -38,7 +38,7 @@ describe('list_jobs', () => {
 
     const client = await connectTools(
       [listJobsTool({ services: ['meeting'], getTool: 'get_meeting' })],
-      ledgerContext(ledger),
+      ledgerDeps(ledger),
     );
 
     const { tools } = await client.listTools();
@@ -81,7 +81,7 @@ describe('list_jobs', () => {
         parts: ['p2', 'p1', 'p3'].map((fingerprint) => ({ service: 'speech-synthesis', fingerprint })),
       },
     });
-    const client = await connectTools([listJobsTool({ services: ['speech-text'] })], ledgerContext(ledger));
+    const client = await connectTools([listJobsTool({ services: ['speech-text'] })], ledgerDeps(ledger));
 
     const result = await client.callTool({ name: 'list_jobs', arguments: {} });
     expect(result.isError).toBeFalsy();

@@ -45,7 +45,7 @@ export {
   withInMemoryClient,
 } from './server-harness.js';
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
-export { connectTools, ledgerContext, serverWithTools, testTools } from './test-tools.js';
+export { connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
 export { until } from './until.js';
 export { CHROMIUM_PATH, type MountOptions, startViewHost, type ViewHost, viewCsp } from './view-host.js';
 export {

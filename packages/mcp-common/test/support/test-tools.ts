@@ -1,4 +1,4 @@
-/** A tool group of test tools on the common context, for a server built with `createPolymodalServer`. */
+/** A tool group of test tools on the common dependencies, for a server built with `createPolymodalServer`. */
 import os from 'node:os';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createFileAccess } from '@polymodal/core/files';
@@ -18,7 +18,7 @@ export function testTools(...tools: Tool<ToolDeps>[]) {
 
 /**
  * A client connected (in memory) to a server with just `tools`, each given `deps`: the installer as every
- * server uses it, without a server context.
+ * server uses it, without a platform context.
  */
 export async function connectTools<D>(tools: readonly Tool<D>[], deps: D): Promise<Client> {
   const server = serverWithTools({
@@ -33,7 +33,7 @@ export async function connectTools<D>(tools: readonly Tool<D>[], deps: D): Promi
 }
 
 /**
- * A server with `groups` installed as every server installs its tools, without a server context: the
+ * A server with `groups` installed as every server installs its tools, without a platform context: the
  * groups' tools get their own dependencies; calls are neither counted nor preceded by a platform client.
  */
 export function serverWithTools(options: {
@@ -51,7 +51,7 @@ export function serverWithTools(options: {
   installTools(server, {
     server: { name, version },
     groups: options.groups,
-    // Nothing reads the common context here: the groups' tools get their own dependencies.
+    // Nothing reads the common dependencies here: the groups' tools get their own dependencies.
     common: { toolDeadlineSeconds: 50 } as ToolDeps,
     ...(options.within ? { within: options.within } : {}),
     keep: () => true,
@@ -63,7 +63,7 @@ export function serverWithTools(options: {
   return server;
 }
 
-/** The common context as far as `list_jobs` reads it: a ledger, no secrets, no hidden directories. */
-export function ledgerContext(ledger: JobLedger): ToolDeps {
-  return { context: { ledger, secrets: [], hiddenDirs: () => [] } } as unknown as ToolDeps;
+/** The common dependencies as far as `list_jobs` reads them: a ledger, no secrets, no hidden directories. */
+export function ledgerDeps(ledger: JobLedger): ToolDeps {
+  return { platform: { ledger, secrets: [], hiddenDirs: () => [] } } as unknown as ToolDeps;
 }
