@@ -9,7 +9,7 @@
 /// <reference lib="dom" />
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { saveScreenshot, useViewSession } from '@polymodal/mcp-common/testing';
+import { saveScreenshot, useViewSession } from '@polymodal/mcp-common/testing/views';
 import type { Frame } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 

@@ -13,16 +13,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
+import { serverEnv } from '@polymodal/mcp-common/testing';
 import {
   connectBin,
   listedTool,
   RENDERS_VIEWS,
   readView,
   saveScreenshot,
-  serverEnv,
   startViewHost,
   type ViewHost,
-} from '@polymodal/mcp-common/testing';
+} from '@polymodal/mcp-common/testing/views';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

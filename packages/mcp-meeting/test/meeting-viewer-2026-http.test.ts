@@ -14,14 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { Client, type ClientCapabilities, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { VIEW_MIME_TYPE } from '@polymodal/mcp-common/host';
 import { createTenantAccess, type HttpServerHandle, runHttpServer } from '@polymodal/mcp-common/http';
-import {
-  RENDERS_VIEWS,
-  readView,
-  saveScreenshot,
-  serverEnv,
-  startSandboxAndRoot,
-  startViewHost,
-} from '@polymodal/mcp-common/testing';
+import { serverEnv, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
+import { RENDERS_VIEWS, readView, saveScreenshot, startViewHost } from '@polymodal/mcp-common/testing/views';
 // The package by its name: the built server, every module of it the built one.
 import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
 import { writeMeetingRecording } from '@polymodal/sandbox';

@@ -14,18 +14,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { serverEnv, serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
 import {
   connectBin,
   listedTool,
   RENDERS_VIEWS,
   readView,
   saveScreenshot,
-  serverEnv,
-  serveTenants,
-  startSandboxAndRoot,
   startViewHost,
   type ViewHost,
-} from '@polymodal/mcp-common/testing';
+} from '@polymodal/mcp-common/testing/views';
 // The package by its name: the built server, every module of it the built one.
 import { createServer as createBuiltServer } from '@polymodal/mcp-meeting';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { connectBin, RENDERS_VIEWS, readView, useServerEnv } from '@polymodal/mcp-common/testing';
+import { useServerEnv } from '@polymodal/mcp-common/testing';
+import { connectBin, RENDERS_VIEWS, readView } from '@polymodal/mcp-common/testing/views';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

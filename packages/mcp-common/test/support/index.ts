@@ -1,17 +1,11 @@
 /**
  * `@polymodal/mcp-common/testing`: the test support every server package shares — servers connected in
- * process or over HTTP and their sandbox, tenants, raw HTTP requests, replicas on PostgreSQL, the speech the
- * sandbox saw, test tools, and views mounted in Chromium. TypeScript source, for the workspace's tests only:
+ * process or over HTTP and their sandbox, tenants, raw HTTP requests, the speech the
+ * sandbox saw and test tools. Views mounted in Chromium are `@polymodal/mcp-common/testing/views` and replicas
+ * on PostgreSQL `@polymodal/mcp-common/testing/cluster`, entries of their own so that a test that needs
+ * neither loads neither a browser driver nor a database driver. TypeScript source, for the workspace's tests only:
  * it is not published (publishConfig.exports leaves it out).
  */
-export {
-  type Cluster,
-  type ClusterOptions,
-  type Replica,
-  resultText,
-  SERVER_BINS,
-  startCluster,
-} from './cluster.js';
 export {
   clientOf,
   connectHttp,
@@ -47,15 +41,3 @@ export {
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
 export { connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
 export { until } from './until.js';
-export { CHROMIUM_PATH, type MountOptions, startViewHost, type ViewHost, viewCsp } from './view-host.js';
-export {
-  connectBin,
-  listedTool,
-  MAX_VIEW_BYTES,
-  RENDERS_VIEWS,
-  readView,
-  saveScreenshot,
-  useViewSession,
-  type ViewResource,
-  type ViewSession,
-} from './view-session.js';

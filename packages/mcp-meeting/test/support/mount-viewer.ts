@@ -3,8 +3,8 @@
  * viewer tests share, with what every mount must show (each segment of the script, its three speakers).
  */
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
-import type { ViewHost } from '@polymodal/mcp-common/testing';
-import { listedTool, type ViewResource } from '@polymodal/mcp-common/testing';
+import type { ViewHost } from '@polymodal/mcp-common/testing/views';
+import { listedTool, type ViewResource } from '@polymodal/mcp-common/testing/views';
 import type { Frame } from 'playwright-core';
 import { expect } from 'vitest';
 import { SHORT_SCRIPT } from './harness.js';
