@@ -10,9 +10,9 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openAudioFile, wavHeader } from '../src/audio.js';
+import { openAudioFile } from '../src/audio.js';
 import { ValidationError } from '../src/index.js';
-import { toneWav } from './support/make-wav.js';
+import { toneWav, writeSparseWav } from './support/make-wav.js';
 
 let dir: string;
 const servers: Server[] = [];
@@ -23,18 +23,6 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A WAV of `dataBytes` bytes of silence that takes no disk space: a real header, then a hole. */
-async function sparseWav(
-  name: string,
-  layout: { sampleRate: number; channels: number; bitsPerSample: number; format: 'pcm' | 'float' },
-  dataBytes: number,
-): Promise<string> {
-  const file = path.join(dir, name);
-  await writeFile(file, wavHeader(layout, dataBytes));
-  await truncate(file, 44 + dataBytes);
-  return file;
-}
 
 async function refusal(file: string, options: Parameters<typeof openAudioFile>[1] = {}): Promise<string> {
   const error = await openAudioFile(file, options).then(
@@ -104,8 +92,8 @@ describe('openAudioFile times a recording before decoding it', () => {
   }
 
   it('a 1.5 GB WAV from its header, without reading its samples', async () => {
-    const file = await sparseWav(
-      'long.wav',
+    const file = await writeSparseWav(
+      path.join(dir, 'long.wav'),
       { sampleRate: 16_000, channels: 1, bitsPerSample: 16, format: 'pcm' },
       1_500_000_000,
     );
@@ -159,8 +147,8 @@ describe('openAudioFile times a recording before decoding it', () => {
 describe('openAudioFile decodes block by block', () => {
   it('a 200 MB 48 kHz stereo float WAV to 16 kHz mono with memory flat (≤ 64 MiB over the start)', async () => {
     const dataBytes = 200_000_000;
-    const file = await sparseWav(
-      'long-float.wav',
+    const file = await writeSparseWav(
+      path.join(dir, 'long-float.wav'),
       { sampleRate: 48_000, channels: 2, bitsPerSample: 32, format: 'float' },
       dataBytes,
     );
@@ -186,8 +174,8 @@ describe('openAudioFile decodes block by block', () => {
   }, 60_000);
 
   it('stops reading when the file shrinks under it, naming the file', async () => {
-    const file = await sparseWav(
-      'shrinking.wav',
+    const file = await writeSparseWav(
+      path.join(dir, 'shrinking.wav'),
       { sampleRate: 16_000, channels: 1, bitsPerSample: 16, format: 'pcm' },
       2_000_000,
     );

@@ -15,7 +15,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { wavHeader } from '../src/audio.js';
 import {
   ConnectionError,
   createFileAccess,
@@ -24,7 +23,7 @@ import {
   StreamingError,
   ValidationError,
 } from '../src/index.js';
-import { toneWav } from './support/make-wav.js';
+import { toneWav, writeSparseWav } from './support/make-wav.js';
 
 const KEY = 'pm_live_thaiasrsecret';
 
@@ -482,14 +481,6 @@ describe('thai-asr client: deadline, stalls, malformed events, session creation'
   });
 });
 
-/** A WAV of `dataBytes` bytes of silence that takes no disk space: a real header, then a hole. */
-async function sparseWav(name: string, sampleRate: number, dataBytes: number): Promise<string> {
-  const file = path.join(dir, name);
-  await writeFile(file, wavHeader({ sampleRate, channels: 1, bitsPerSample: 16, format: 'pcm' }, dataBytes));
-  await truncate(file, 44 + dataBytes);
-  return file;
-}
-
 async function failureOf(attempt: Promise<unknown>): Promise<Error> {
   const error = await attempt.then(
     () => undefined,
@@ -502,7 +493,11 @@ async function failureOf(attempt: Promise<unknown>): Promise<Error> {
 describe('thai-asr client: the file is checked before the request it could waste', () => {
   it('refuses a 1.5 GB WAV before any request, naming the file, its length and the limit', async () => {
     platform = await startPlatform({ onSocket: () => {} });
-    const file = await sparseWav('all-day.wav', 16_000, 1_500_000_000);
+    const file = await writeSparseWav(
+      path.join(dir, 'all-day.wav'),
+      { sampleRate: 16_000, channels: 1, bitsPerSample: 16, format: 'pcm' },
+      1_500_000_000,
+    );
     const before = process.memoryUsage().rss;
     const error = await failureOf(open(platform.url).transcribe({ file, speed: 0 }));
     expect(ValidationError.isInstance(error)).toBe(true);
@@ -545,7 +540,11 @@ describe('thai-asr client: the file is checked before the request it could waste
 
   it("refuses, after the config read and before a session, audio longer than the key's allowance left today", async () => {
     platform = await startPlatform({ onSocket: () => {}, usedToday: 3500 });
-    const file = await sparseWav('lecture.wav', 16_000, 32_000 * 200);
+    const file = await writeSparseWav(
+      path.join(dir, 'lecture.wav'),
+      { sampleRate: 16_000, channels: 1, bitsPerSample: 16, format: 'pcm' },
+      32_000 * 200,
+    );
     const error = await failureOf(open(platform.url).transcribe({ file, speed: 0 }));
     expect(error.message).toMatch(
       /lecture\.wav is 200 s \(3 min 20 s\) of audio, more than the 100 s \(1 min 40 s\) the key has left today \(daily limit 3600 s, 3500 s used\)/,

@@ -6,6 +6,7 @@
  * "Still running" is asserted with the sandbox clock held, never by racing it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { textOfParts } from '@polymodal/mcp-common/testing';
 import type { SandboxConfig } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Connection, type MediaHarness, startMediaHarness } from './support/harness.js';
@@ -29,15 +30,6 @@ async function connect(overrides: Record<string, string> = {}): Promise<Connecti
   const connection = await harness!.connect(overrides);
   extraConnections.push(connection);
   return connection;
-}
-
-/** `count` sentences of about 150 characters: each is one part (two would exceed 200). */
-function textOfParts(count: number, topic = 'planning'): string {
-  return Array.from(
-    { length: count },
-    (_, index) =>
-      `Sentence ${index + 1} of the ${topic} notes is long enough ${'to fill most of one part '.repeat(4)}on its own.`,
-  ).join(' ');
 }
 
 /** The job-creating POSTs the sandbox received, oldest first, with the status each got. */

@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { parseWav, wavHeader } from '@polymodal/core/audio';
+import { parseWav } from '@polymodal/core/audio';
+import { writeSparseWav } from '@polymodal/core/testing';
 import { createThaiSpeech, THAI_PHRASES } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SpeechHarness, startSpeechHarness } from './support/harness.js';
@@ -58,18 +59,6 @@ async function call(args: Record<string, unknown>, timeout = 10_000) {
     text,
     structured: (result.structuredContent ?? {}) as Record<string, unknown>,
   };
-}
-
-/** A WAV of `dataBytes` bytes of silence that takes no disk space: a real 44-byte header, then a hole. */
-async function sparseWav(
-  name: string,
-  layout: { sampleRate: number; channels: number; bitsPerSample: number; format: 'pcm' | 'float' },
-  dataBytes: number,
-): Promise<string> {
-  const file = path.join(root, name);
-  await writeFile(file, wavHeader(layout, dataBytes));
-  await truncate(file, 44 + dataBytes);
-  return file;
 }
 
 const requestCount = () => harness.sandbox.control.requests().length;
@@ -113,8 +102,8 @@ afterAll(async () => {
 
 describe('transcribe_thai checks the file before any request', () => {
   it('refuses a 1.5 GB WAV from its header: nothing reaches the platform, memory stays flat', async () => {
-    const file = await sparseWav(
-      'all-day.wav',
+    const file = await writeSparseWav(
+      path.join(root, 'all-day.wav'),
       { sampleRate: 16_000, channels: 1, bitsPerSample: 16, format: 'pcm' },
       1_500_000_000,
     );
@@ -189,8 +178,8 @@ describe('transcribe_thai checks the file before any request', () => {
 describe('transcribe_thai streams a long recording', () => {
   it('a 200 MB WAV (48 kHz stereo float, 521 s) is decoded while it streams, in bounded memory', async () => {
     const dataBytes = 200_000_000;
-    const file = await sparseWav(
-      'seminar.wav',
+    const file = await writeSparseWav(
+      path.join(root, 'seminar.wav'),
       { sampleRate: 48_000, channels: 2, bitsPerSample: 32, format: 'float' },
       dataBytes,
     );

@@ -2,6 +2,9 @@
  * Builds WAV files of any layout for tests: a sine tone in PCM 8/16/24/32-bit or float 32/64-bit,
  * optionally as WAVE_FORMAT_EXTENSIBLE, with extra chunks before `data` when asked; or plain silence.
  */
+import { truncate, writeFile } from 'node:fs/promises';
+import { type WavLayout, wavHeader } from '../../src/audio/encode-wav.js';
+
 export interface ToneWavOptions {
   rate: number;
   channels: number;
@@ -85,4 +88,14 @@ export function rmsOf(samples: Int16Array): number {
   let sum = 0;
   for (const value of samples) sum += (value / 32768) ** 2;
   return Math.sqrt(sum / Math.max(1, samples.length));
+}
+
+/**
+ * A WAV file of `dataBytes` bytes of silence that takes no disk space: a real 44-byte header, then a hole.
+ * For limits of gigabytes that a test must reach without writing them.
+ */
+export async function writeSparseWav(file: string, layout: WavLayout, dataBytes: number): Promise<string> {
+  await writeFile(file, wavHeader(layout, dataBytes));
+  await truncate(file, 44 + dataBytes);
+  return file;
 }

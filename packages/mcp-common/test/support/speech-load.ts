@@ -6,7 +6,7 @@
 import type { LoggedRequest, Sandbox } from '@polymodal/sandbox';
 
 /** `count` sentences of about 150 characters: each is one part (two would exceed 200). */
-export function textOfParts(count: number, topic: string): string {
+export function textOfParts(count: number, topic = 'planning'): string {
   return Array.from(
     { length: count },
     (_, index) =>
