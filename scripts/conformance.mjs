@@ -188,7 +188,8 @@ const CHECK_RULES = {
   'sep-2575-missing-capability-http-400': fixtureTool('test_missing_capability'),
   'sep-2575-http-server-no-independent-requests-on-stream': fixtureTool('test_streaming_elicitation'),
   'sep-2575-server-no-log-without-loglevel': fixtureTool('test_logging_tool'),
-  // The caching scenario calls prompts/list whatever the server declares; -32601 is the right answer.
+  // The caching scenario calls prompts/list whatever the server declares; for a server that keeps no prompt
+  // (none declared) -32601 is the right answer. A server with prompts must pass it.
   'sep-2549-prompts-list-caching-hints': (facts, check) =>
     facts.capabilities.prompts === undefined && answeredCode(check, -32601)
       ? 'the server declares no prompts capability (prompts/list answered -32601, as the spec asks)'

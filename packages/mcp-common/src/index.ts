@@ -1,7 +1,8 @@
 /**
  * @polymodal/mcp-common, the tool kit: what a tool file imports. A tool is a definition (`defineTool`), a
- * server's tools are a group (`toolGroup`); the long-job contract (`respondWithJob`, `waitSeconds`, progress,
- * handles), tool deadlines, error results, output links, remote inputs, credit estimates and subtitles.
+ * prompt too (`definePrompt`), a server's tools and prompts are a group (`toolGroup`); the long-job contract
+ * (`respondWithJob`, `waitSeconds`, progress, handles), tool deadlines, error results, output links, remote
+ * inputs, credit estimates and subtitles.
  * Running a server (the factory, the stdio/HTTP runners, tenants, metrics) is `@polymodal/mcp-common/host`.
  */
 export { PLATFORM_WORK_ANNOTATIONS, READ_ONLY_ANNOTATIONS } from './annotations/tool-annotations.js';
@@ -30,11 +31,27 @@ export {
 } from './jobs/respond-with-job.js';
 export { outputLink } from './outputs/output-link.js';
 export { MAX_OUTPUT_RESOURCE_BYTES } from './outputs/output-resources.js';
-export type { CallToolResult, Icon, ResourceLink, ToolAnnotations } from './protocol/sdk-types.js';
+export {
+  definePrompt,
+  type Prompt,
+  type PromptArgs,
+  type PromptSource,
+  type PromptSpec,
+  quoted,
+  userMessage,
+} from './prompts/define-prompt.js';
+export type {
+  CallToolResult,
+  Icon,
+  PromptMessage,
+  ResourceLink,
+  ToolAnnotations,
+} from './protocol/sdk-types.js';
 export { perContext } from './server/per-context.js';
 export { svgIcon } from './server/tool-list-json.js';
 export { formatSrt, formatVtt, type SubtitleCue } from './subtitles/format-subtitles.js';
 export {
+  type BoundGroup,
   defineTool,
   exceptTools,
   type Tool,

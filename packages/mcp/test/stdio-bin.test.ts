@@ -1,7 +1,7 @@
 /**
  * The built `polymodal-mcp` bin over stdio, as a host starts it: the chosen toolsets and read-only mode from
- * the command line, a real tool call against the sandbox, and every server's views served to a host that
- * renders them.
+ * the command line, a real tool call against the sandbox, the prompts of the chosen toolsets, and every
+ * server's views served to a host that renders them.
  */
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { useServerEnv } from '@polymodal/mcp-common/testing';
+import { expectInOrder, promptText, useServerEnv } from '@polymodal/mcp-common/testing';
 import { connectBin, RENDERS_VIEWS, readView } from '@polymodal/mcp-common/testing/views';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,36 @@ describe('the built polymodal-mcp bin over stdio', () => {
     expect(models.length).toBeGreaterThan(0);
     expect(stderr).not.toContain(sandbox.apiKey);
   });
+
+  it('offers no prompt in the read-only mode, and declares none', async () => {
+    expect(client.getServerCapabilities()?.prompts).toBeUndefined();
+  });
+});
+
+describe('the built polymodal-mcp bin offers the prompts of its toolsets', () => {
+  // Listing and getting a prompt calls nothing: the platform is a closed port.
+  const { env } = useServerEnv({ name: 'mcp-combined-prompts-bin-', sandbox: false });
+
+  it('lists the meeting prompts with --toolsets meeting and gets one', async () => {
+    const client = new Client({ name: 'bin-prompts-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, '--toolsets', 'meeting'],
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((prompt) => prompt.name)).toEqual(['meeting_minutes', 'translate_meeting']);
+      const text = await promptText(client, 'meeting_minutes', { recording: 'team/weekly.m4a' });
+      expectInOrder(text, ['summarize_meeting', 'get_meeting', 'export_meeting']);
+      expect(text).toContain(JSON.stringify({ path: 'team/weekly.m4a' }));
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
 });
 
 describe('the built polymodal-mcp bin serves every view', () => {

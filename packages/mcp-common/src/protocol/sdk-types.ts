@@ -13,6 +13,7 @@ export type {
   ElicitRequestFormParams,
   ElicitResult,
   Icon,
+  PromptMessage,
   ResourceLink,
   ServerNotification,
   ToolAnnotations,

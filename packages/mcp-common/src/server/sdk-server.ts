@@ -1,8 +1,12 @@
 /**
  * Where a Polymodal server meets the MCP SDK's server API: the SDK server is created here, every tool is
  * registered here (once, through `registerTool`), and the `tools/list` and `resources/list` answers are built
- * here from the same definitions. Nothing else in the project registers a tool or replaces a request
- * handler, and nothing reads an SDK field that is not public.
+ * here from the same definitions (`list-tools.ts` builds the former). Nothing else in the project registers a
+ * tool or a prompt or replaces a request handler, and nothing reads an SDK field that is not public.
+ *
+ * Prompts (`definePrompt`) are registered here too, through `registerPrompt`, those of the groups whose tools
+ * are all offered on the server instance; the SDK answers `prompts/list` and `prompts/get` itself. A server
+ * that keeps no prompt declares no `prompts` capability.
  *
  * Each tool's handler is composed once, in one place, in this order (outermost first):
  * - the SDK's handler context becomes the tool kit's `ToolExtra` (signal, progress, the transport), so tools
@@ -58,15 +62,14 @@ import {
   type RegisteredResource,
   type Resource,
   type ServerContext,
-  type StandardSchemaWithJSON,
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
-import { toJSONSchema, type z } from 'zod';
 import type { MetricsSink } from '../metrics/process-metrics-sink.js';
 import { toolCallOutcome } from '../metrics/tool-call-outcome.js';
 import { addResourceLinks } from '../outputs/link-output-resources.js';
 import { registerOutputResources } from '../outputs/output-resources.js';
+import type { BoundPrompt } from '../prompts/define-prompt.js';
 import type { CallToolResult, ElicitResult, Icon, ToolExtra } from '../protocol/sdk-types.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 import type {
@@ -81,8 +84,9 @@ import type { ToolDeps } from '../tools/tool-deps.js';
 import type { ViewsPolicy } from '../views/views-policy.js';
 import { askInCall, currentCall, requestCapabilities, withQuestions } from './call-questions.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
+import { type ListedTool, listTools } from './list-tools.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
-import { withoutVacuousKeywords } from './tool-list-json.js';
+import { standardSchemaOf } from './standard-schema-of.js';
 
 export { McpServer };
 
@@ -145,9 +149,12 @@ export function installTools(server: McpServer, installation: ToolInstallation):
   // The answers to this server's questions are checked with an Ajv of its own, built at the first answer.
   const session = sessionOf(server, new LazyJsonSchemaValidator());
   const listed: ListedTool[] = [];
+  const prompts: PromptOfGroup[] = [];
   const names = new Set<string>();
   for (const group of installation.groups) {
-    for (const tool of group.bind(installation.common, session)) {
+    const bound = group.bind(installation.common, session);
+    prompts.push(...bound.prompts.map((prompt) => ({ prompt, icons: group.icons })));
+    for (const tool of bound.tools) {
       if (!installation.keep(tool.spec)) continue;
       // A later group's tool of the same name is a mistake in the server's list, not a second tool.
       if (names.has(tool.spec.name)) throw new Error(`Tool ${tool.spec.name} is listed twice`);
@@ -174,6 +181,12 @@ export function installTools(server: McpServer, installation: ToolInstallation):
   }
   // Saved outputs are resources of the context (the tenant's, over HTTP), and tool results link them so.
   const outputs = registerOutputResources(server, installation.files);
+  // A prompt calls tools the model sees: app-only ones are not among them.
+  installPrompts(
+    server,
+    prompts,
+    new Set(listed.filter(({ spec }) => !spec.appOnly).map(({ spec }) => spec.name)),
+  );
   if (listed.length === 0) return;
   const views = policy === 'off' ? [] : viewsOf(listed);
   const viewResources = views.map((view) => registerView(server, view, renders));
@@ -200,6 +213,41 @@ export function installTools(server: McpServer, installation: ToolInstallation):
     answer ??= { tools: hasAppOnly ? all.filter((_, index) => !listed[index]?.spec.appOnly) : all };
     return answer;
   });
+}
+
+interface PromptOfGroup {
+  prompt: BoundPrompt;
+  icons: readonly Icon[];
+}
+
+/**
+ * Registers the prompts whose tools are all offered on this server (so the toolsets and the read-only mode
+ * choose the prompts too). With none kept, nothing is declared: the server answers as one without prompts.
+ * The SDK answers `prompts/list` (in the order registered, each argument with its description) and
+ * `prompts/get` (the arguments checked against the prompt's object, an unknown prompt -32602).
+ */
+function installPrompts(server: McpServer, prompts: readonly PromptOfGroup[], offered: ReadonlySet<string>) {
+  const kept = prompts.filter(({ prompt }) => prompt.spec.uses.every((name) => offered.has(name)));
+  if (kept.length === 0) return;
+  // Declared before the first registration, which would otherwise declare `listChanged: true`: the prompts
+  // never change while a server runs, and a server built per request could not say that they had.
+  server.server.registerCapabilities({ prompts: { listChanged: false } });
+  const names = new Set<string>();
+  for (const { prompt, icons } of kept) {
+    const { spec } = prompt;
+    if (names.has(spec.name)) throw new Error(`Prompt ${spec.name} is listed twice`);
+    names.add(spec.name);
+    server.registerPrompt(
+      spec.name,
+      {
+        title: spec.title,
+        description: spec.description,
+        argsSchema: standardSchemaOf(spec.args),
+        ...(icons.length > 0 ? { icons: [...icons] } : {}),
+      },
+      (args) => ({ messages: [...prompt.messages(args)] }),
+    );
+  }
 }
 
 /** The extension a host declares when it renders views, and the mime type of a view it renders. */
@@ -394,100 +442,4 @@ function canAsk(server: McpServer, ctx: ServerContext): boolean {
 function isElicitResult(value: unknown): value is ElicitResult {
   const action = (value as { action?: unknown } | undefined)?.action;
   return action === 'accept' || action === 'decline' || action === 'cancel';
-}
-
-interface ListedTool {
-  spec: ToolSpec;
-  description: string;
-  icons: readonly Icon[];
-}
-
-/**
- * A tool's schema object as the SDK takes it (Standard Schema with its JSON Schema), with each JSON Schema it
- * asks for converted once per process. The SDK converts a tool's schemas for each server it builds (the
- * input's to check `Mcp-Param-*` headers, the output's to shape a result), and over HTTP a server is built
- * for every request: zod's conversion cost more than the rest of a `list_jobs` call. Validation is zod's own.
- */
-function standardSchemaOf(schema: z.ZodObject): ToolSchema {
-  let wrapped = standardSchemas.get(schema);
-  if (wrapped === undefined) {
-    const standard = schema['~standard'];
-    const converted = new Map<string, Record<string, unknown>>();
-    const once =
-      (io: 'input' | 'output') =>
-      (options: Parameters<typeof standard.jsonSchema.input>[0]): Record<string, unknown> => {
-        const key = `${io} ${JSON.stringify(options)}`;
-        let json = converted.get(key);
-        if (json === undefined) {
-          json = standard.jsonSchema[io](options);
-          converted.set(key, json);
-        }
-        return json;
-      };
-    wrapped = { '~standard': { ...standard, jsonSchema: { input: once('input'), output: once('output') } } };
-    standardSchemas.set(schema, wrapped);
-  }
-  return wrapped;
-}
-
-const standardSchemas = new WeakMap<z.ZodObject, ToolSchema>();
-
-type ToolSchema = StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
-
-/** Each schema object's JSON Schema, per direction, converted once per process. */
-const converted = { input: new WeakMap<z.ZodObject, Tool['inputSchema']>(), output: new WeakMap() };
-
-function jsonSchemaOf(schema: z.ZodObject, io: 'input' | 'output'): Tool['inputSchema'] {
-  const cache = converted[io] as WeakMap<z.ZodObject, Tool['inputSchema']>;
-  let json = cache.get(schema);
-  if (json === undefined) {
-    // What SDK 1.x's McpServer sends for a zod 4 object (draft-7, the input or output side of pipes),
-    // without the keywords that say nothing.
-    json = withoutVacuousKeywords(toJSONSchema(schema, { target: 'draft-7', io })) as Tool['inputSchema'];
-    cache.set(schema, json);
-  }
-  return json;
-}
-
-function listTools(
-  listed: readonly ListedTool[],
-  server: { name: string; version: string },
-  written: PrecomputedToolList | undefined,
-): Tool[] {
-  const fromFile =
-    written && server.name === written.server.name && server.version === written.server.version
-      ? new Map(written.tools.map((entry) => [entry.name as string, entry]))
-      : undefined;
-  return listed.map(({ spec, description, icons }): Tool => {
-    const entry = fromFile?.get(spec.name);
-    if (entry && describedAlike(spec, description, icons, entry)) return entry as Tool;
-    return {
-      name: spec.name,
-      title: spec.title,
-      description,
-      inputSchema: jsonSchemaOf(spec.inputSchema, 'input'),
-      annotations: spec.annotations,
-      ...(spec._meta ? { _meta: spec._meta } : {}),
-      ...(spec.outputSchema ? { outputSchema: jsonSchemaOf(spec.outputSchema, 'output') } : {}),
-      ...(icons.length > 0 ? { icons: [...icons] } : {}),
-    };
-  });
-}
-
-/** Whether the file's entry describes the tool as it is now (its schemas come from the same code). */
-function describedAlike(
-  spec: ToolSpec,
-  description: string,
-  icons: readonly Icon[],
-  entry: Record<string, unknown>,
-): boolean {
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  return (
-    same(spec.title, entry.title) &&
-    same(description, entry.description) &&
-    same(spec.annotations, entry.annotations) &&
-    same(spec._meta, entry._meta) &&
-    same(icons.length > 0 ? icons : undefined, entry.icons) &&
-    entry.execution === undefined
-  );
 }

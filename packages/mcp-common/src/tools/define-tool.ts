@@ -5,10 +5,14 @@
  * wraps its handler once (platform client, metrics, output links, roots) and builds the `tools/list` answer
  * from the same list. The combined server concatenates the servers' groups.
  *
+ * A group may also hold prompts (`prompts/define-prompt.ts`): workflows a person picks by name, each
+ * naming the tools it calls, offered wherever those tools are.
+ *
  * Definitions are built once per process, at module level: over Streamable HTTP every request builds a new
  * server from the same objects, and the JSON Schema of each schema object is converted once per process.
  */
 import { z } from 'zod';
+import type { BoundPrompt, Prompt, PromptSpec } from '../prompts/define-prompt.js';
 import type {
   CallToolResult,
   ElicitRequestFormParams,
@@ -140,54 +144,80 @@ export interface BoundTool {
 
 /** The tools of one server with what they need: the unit a server is made of, and a combined server concatenates. */
 export interface ToolGroup {
-  /** Listed on each of the group's tools, wherever the group is installed. */
+  /** Listed on each of the group's tools and prompts, wherever the group is installed. */
   readonly icons: readonly Icon[];
   readonly tools: readonly ToolSpec[];
-  /** The group's tools on one server instance, in order, with the dependencies built from the common ones. */
-  bind(common: ToolDeps, session: ToolSession): readonly BoundTool[];
+  /** The group's prompts, each offered where every tool it uses is. */
+  readonly prompts: readonly PromptSpec[];
+  /**
+   * The group's tools and prompts on one server instance, in order, with the dependencies built from the
+   * common ones.
+   */
+  bind(common: ToolDeps, session: ToolSession): BoundGroup;
+}
+
+/** A group bound to one server instance. */
+export interface BoundGroup {
+  readonly tools: readonly BoundTool[];
+  readonly prompts: readonly BoundPrompt[];
 }
 
 /**
- * A group of tools sharing one set of dependencies: the common ones (`ToolDeps`), or what `deps` builds
- * from them once per server instance.
+ * A group of tools (and prompts) sharing one set of dependencies: the common ones (`ToolDeps`), or what
+ * `deps` builds from them once per server instance.
  */
-export function toolGroup(options: { icons?: readonly Icon[]; tools: readonly Tool<ToolDeps>[] }): ToolGroup;
+export function toolGroup(options: {
+  icons?: readonly Icon[];
+  tools: readonly Tool<ToolDeps>[];
+  prompts?: readonly Prompt<ToolDeps>[];
+}): ToolGroup;
 export function toolGroup<D>(options: {
   icons?: readonly Icon[];
   tools: readonly Tool<D>[];
+  prompts?: readonly Prompt<D>[];
   /** The group's dependencies on one server instance, built from the common ones on first use. */
   deps: (common: ToolDeps) => D;
 }): ToolGroup;
 export function toolGroup<D>(options: {
   icons?: readonly Icon[];
   tools: readonly Tool<D>[];
+  prompts?: readonly Prompt<D>[];
   deps?: (common: ToolDeps) => D;
 }): ToolGroup {
   const { tools } = options;
+  const prompts = options.prompts ?? [];
   const depsOf = options.deps ?? ((common: ToolDeps) => common as D);
   return {
     icons: options.icons ?? [],
     tools,
+    prompts,
     bind(common, session) {
-      // Built once per server instance, and only when one of the group's tools is installed on it.
+      // Built once per server instance, and only when one of the group's tools or prompts is used on it.
       let deps: { value: D } | undefined;
-      return tools.map((tool) => ({
-        spec: tool,
-        handler: () => {
-          deps ??= { value: depsOf(common) };
-          return tool.handler(deps.value, session);
-        },
-      }));
+      const depsHere = () => {
+        deps ??= { value: depsOf(common) };
+        return deps.value;
+      };
+      return {
+        tools: tools.map((tool) => ({ spec: tool, handler: () => tool.handler(depsHere(), session) })),
+        prompts: prompts.map(
+          (prompt): BoundPrompt => ({ spec: prompt, messages: (args) => prompt.messages(args, depsHere()) }),
+        ),
+      };
     },
   };
 }
 
-/** The group without the named tools (the combined server lists one `list_jobs` of its own). */
+/** The group without the named tools (the combined server lists one `list_jobs` of its own); its prompts stay. */
 export function exceptTools(group: ToolGroup, names: readonly string[]): ToolGroup {
   const dropped = new Set(names);
   return {
     icons: group.icons,
     tools: group.tools.filter((tool) => !dropped.has(tool.name)),
-    bind: (common, session) => group.bind(common, session).filter((tool) => !dropped.has(tool.spec.name)),
+    prompts: group.prompts,
+    bind: (common, session) => {
+      const bound = group.bind(common, session);
+      return { tools: bound.tools.filter((tool) => !dropped.has(tool.spec.name)), prompts: bound.prompts };
+    },
   };
 }

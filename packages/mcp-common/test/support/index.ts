@@ -6,6 +6,8 @@
  * neither loads neither a browser driver nor a database driver. TypeScript source, for the workspace's tests only:
  * it is not published (publishConfig.exports leaves it out).
  */
+
+export { expectInOrder, promptText } from './prompts.js';
 export {
   clientOf,
   connectHttp,
@@ -20,6 +22,7 @@ export { serveTenants, type TenantsServer } from './serve-tenants.js';
 export {
   type Connection,
   connectInMemory,
+  connectInProcess,
   connectModernInProcess,
   GENERATIONS,
   modernClient,

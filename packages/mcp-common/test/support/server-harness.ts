@@ -120,6 +120,22 @@ export async function connectInMemory(
 }
 
 /**
+ * A client of `generation` on a server package's factory, in-process: a 2025-11-25 client on one server over
+ * InMemoryTransport (as over stdio), a 2026-07-28 one on a server per request on one shared context (as over
+ * stateless HTTP, see `connectModernInProcess`).
+ */
+export function connectInProcess(
+  generation: ProtocolGeneration,
+  createServer: ServerHarnessOptions['createServer'],
+  options: { env: Record<string, string>; secrets: readonly string[] },
+): Promise<Connection> {
+  const { env, secrets } = options;
+  return generation === '2026-07-28'
+    ? connectModernInProcess((context) => createServer({ env, context }), { env, secrets })
+    : connectInMemory(createServer({ env }), { secrets });
+}
+
+/**
  * Runs `use` with an SDK client on `instance` over InMemoryTransport and what the server has sent so far
  * (as it sent it: the client's parsing could drop a field), then closes both.
  */
@@ -257,15 +273,7 @@ export async function startServerHarness(options: ServerHarnessOptions): Promise
   const secrets = sandboxSecrets(sandbox);
   const generation = options.generation ?? defaultGeneration();
   const connect = (overrides: Record<string, string> = {}) =>
-    generation === '2026-07-28'
-      ? connectModernInProcess(
-          (context) => options.createServer({ env: { ...env, ...overrides }, context }),
-          {
-            env: { ...env, ...overrides },
-            secrets,
-          },
-        )
-      : connectInMemory(options.createServer({ env: { ...env, ...overrides } }), { secrets });
+    connectInProcess(generation, options.createServer, { env: { ...env, ...overrides }, secrets });
   const main = await connect();
   return {
     ...main,

@@ -1,10 +1,10 @@
 /**
- * The media server's tools, in the order `tools/list` shows them.
+ * The media server's tools, in the order `tools/list` shows them, and its prompts.
  */
-
-import type { ToolDeps } from '@polymodal/mcp-common';
 import { jobsServedBy, listJobsTool, toolGroup } from '@polymodal/mcp-common';
 import { MEDIA_ICON } from '../icon.js';
+import { speakTextPrompt } from '../prompts/speak-text.js';
+import { videoFlashcardsPrompt } from '../prompts/video-flashcards.js';
 import { createFlashcardsTool } from './create-flashcards.js';
 import { generateVideoTool } from './generate-video.js';
 import { getFlashcardsTool } from './get-flashcards.js';
@@ -32,5 +32,6 @@ export const mediaTools = toolGroup({
     // A speech synthesis is listed as one job, its parts (speech-synthesis entries) beneath it.
     listJobsTool({ ...jobsServedBy(['media']), noun: 'media jobs' }),
   ],
+  prompts: [videoFlashcardsPrompt, speakTextPrompt],
   // A speech synthesis that outlives a call is the platform client's (one per context), not the server's.
 });

@@ -1,8 +1,10 @@
 /**
- * The meeting server's tools, in the order `tools/list` shows them.
+ * The meeting server's tools, in the order `tools/list` shows them, and its prompts.
  */
 import { jobsServedBy, listJobsTool, toolGroup } from '@polymodal/mcp-common';
 import { MEETING_ICON } from '../icon.js';
+import { meetingMinutesPrompt } from '../prompts/meeting-minutes.js';
+import { translateMeetingPrompt } from '../prompts/translate-meeting.js';
 import { cancelMeetingTool } from './cancel-meeting.js';
 import { deleteMeetingTool } from './delete-meeting.js';
 import { exportMeetingTool } from './export-meeting.js';
@@ -38,4 +40,5 @@ export const meetingTools = toolGroup({
     meetingViewExportTool,
     meetingViewRecordingTool,
   ],
+  prompts: [meetingMinutesPrompt, translateMeetingPrompt],
 });

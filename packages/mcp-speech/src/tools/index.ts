@@ -1,8 +1,10 @@
 /**
- * The speech server's tools, in the order `tools/list` shows them.
+ * The speech server's tools, in the order `tools/list` shows them, and its prompts.
  */
 import { jobsServedBy, listJobsTool, toolGroup } from '@polymodal/mcp-common';
 import { SPEECH_ICON } from '../icon.js';
+import { checkThaiReadingPrompt } from '../prompts/check-thai-reading.js';
+import { thaiTranscriptPrompt } from '../prompts/thai-transcript.js';
 import { askLlmTool } from './ask-llm.js';
 import { getReadingScoreTool } from './get-reading-score.js';
 import { getThaiAsrConfigTool } from './get-thai-asr-config.js';
@@ -21,4 +23,5 @@ export const speechTools = toolGroup({
     getThaiAsrConfigTool,
     listJobsTool({ ...jobsServedBy(['speech']), noun: 'queued reading scores' }),
   ],
+  prompts: [checkThaiReadingPrompt, thaiTranscriptPrompt],
 });

@@ -1,0 +1,30 @@
+/**
+ * A prompt as a person's host gets it: `prompts/get` with the arguments they typed, read as the one message
+ * from the user that every Polymodal prompt is.
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
+
+/** The text of the prompt's one message (from the user, text). */
+export async function promptText(
+  client: Client,
+  name: string,
+  args: Record<string, string>,
+): Promise<string> {
+  const { messages } = await client.getPrompt({ name, arguments: args });
+  expect(messages).toHaveLength(1);
+  const [message] = messages;
+  expect(message?.role).toBe('user');
+  expect(message?.content.type).toBe('text');
+  return message?.content.type === 'text' ? message.content.text : '';
+}
+
+/** Each of `words` appears in `text`, each after the one before. */
+export function expectInOrder(text: string, words: readonly string[]): void {
+  let from = 0;
+  for (const word of words) {
+    const at = text.indexOf(word, from);
+    expect(at, `${word} after position ${from} in:\n${text}`).toBeGreaterThanOrEqual(0);
+    from = at + word.length;
+  }
+}

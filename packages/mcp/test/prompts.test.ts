@@ -1,0 +1,75 @@
+/**
+ * The combined server offers the prompts of its toolsets, and only those whose tools it serves: every
+ * server's prompts with every toolset, the meeting prompts with `--toolsets meeting`, and none in the
+ * read-only mode (every prompt starts paid work), where it then declares no prompts capability at all. On
+ * both protocol generations, in-process; the built bin is tested in stdio-bin.test.ts.
+ */
+import {
+  connectInProcess,
+  expectInOrder,
+  GENERATIONS,
+  type ProtocolGeneration,
+  promptText,
+  useServerEnv,
+} from '@polymodal/mcp-common/testing';
+import { describe, expect, it } from 'vitest';
+import { type CombinedServerDeps, createServer } from '../src/server.js';
+
+const { env } = useServerEnv({ name: 'mcp-combined-prompts-', sandbox: false });
+
+function connect(generation: ProtocolGeneration, deps: CombinedServerDeps = {}) {
+  return connectInProcess(
+    generation,
+    ({ env, context }) => createServer({ ...deps, env, ...(context ? { platform: context } : {}) }),
+    { env, secrets: [] },
+  );
+}
+
+async function promptNames(generation: ProtocolGeneration, deps?: CombinedServerDeps) {
+  const server = await connect(generation, deps);
+  try {
+    const declared = server.client.getServerCapabilities()?.prompts;
+    if (declared === undefined) return { declared, names: [] };
+    const { prompts } = await server.client.listPrompts();
+    return { declared, names: prompts.map((prompt) => prompt.name) };
+  } finally {
+    await server.close();
+  }
+}
+
+describe.each(GENERATIONS)('the combined server prompts, %s', (generation) => {
+  it("offers every server's prompts, in the order of its toolsets", async () => {
+    expect(await promptNames(generation)).toEqual({
+      declared: { listChanged: false },
+      names: [
+        'meeting_minutes',
+        'translate_meeting',
+        'video_flashcards',
+        'speak_text',
+        'check_thai_reading',
+        'thai_transcript',
+      ],
+    });
+  });
+
+  it('offers only the meeting prompts with the meeting toolset', async () => {
+    expect(await promptNames(generation, { toolsets: ['meeting'] })).toEqual({
+      declared: { listChanged: false },
+      names: ['meeting_minutes', 'translate_meeting'],
+    });
+  });
+
+  it('offers no prompt, and declares none, in the read-only mode', async () => {
+    expect(await promptNames(generation, { readOnly: true })).toEqual({ declared: undefined, names: [] });
+  });
+
+  it('gets a prompt of a mounted server as that server gives it', async () => {
+    const server = await connect(generation, { toolsets: ['speech'] });
+    try {
+      const text = await promptText(server.client, 'thai_transcript', { recording: 'lesson.wav' });
+      expectInOrder(text, ['transcribe_thai', JSON.stringify({ audioPath: 'lesson.wav' })]);
+    } finally {
+      await server.close();
+    }
+  });
+});
