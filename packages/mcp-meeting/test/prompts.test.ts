@@ -16,11 +16,7 @@ import { createServer } from '../src/server.js';
 const { env } = useServerEnv({ name: 'mcp-meeting-prompts-', sandbox: false });
 
 function connect(generation: (typeof GENERATIONS)[number]) {
-  return connectInProcess(
-    generation,
-    ({ env, context }) => createServer({ env, ...(context ? { platform: context } : {}) }),
-    { env, secrets: [] },
-  );
+  return connectInProcess(generation, createServer, { env, secrets: [] });
 }
 
 describe.each(GENERATIONS)('the meeting prompts, %s', (generation) => {

@@ -17,11 +17,7 @@ import { createServer } from '../src/server.js';
 const { env } = useServerEnv({ name: 'mcp-speech-prompts-', sandbox: false });
 
 function connect(generation: (typeof GENERATIONS)[number]) {
-  return connectInProcess(
-    generation,
-    ({ env, context }) => createServer({ env, ...(context ? { platform: context } : {}) }),
-    { env, secrets: [] },
-  );
+  return connectInProcess(generation, createServer, { env, secrets: [] });
 }
 
 describe.each(GENERATIONS)('the speech prompts, %s', (generation) => {

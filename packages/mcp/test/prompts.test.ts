@@ -18,11 +18,10 @@ import { type CombinedServerDeps, createServer } from '../src/server.js';
 const { env } = useServerEnv({ name: 'mcp-combined-prompts-', sandbox: false });
 
 function connect(generation: ProtocolGeneration, deps: CombinedServerDeps = {}) {
-  return connectInProcess(
-    generation,
-    ({ env, context }) => createServer({ ...deps, env, ...(context ? { platform: context } : {}) }),
-    { env, secrets: [] },
-  );
+  return connectInProcess(generation, (options) => createServer({ ...deps, ...options }), {
+    env,
+    secrets: [],
+  });
 }
 
 async function promptNames(generation: ProtocolGeneration, deps?: CombinedServerDeps) {

@@ -131,7 +131,7 @@ export function connectInProcess(
 ): Promise<Connection> {
   const { env, secrets } = options;
   return generation === '2026-07-28'
-    ? connectModernInProcess((context) => createServer({ env, context }), { env, secrets })
+    ? connectModernInProcess((context) => createServer({ env, platform: context }), { env, secrets })
     : connectInMemory(createServer({ env }), { secrets });
 }
 
@@ -239,7 +239,7 @@ export interface ServerHarness extends Connection {
 
 export interface ServerHarnessOptions {
   /** The server package's factory (on a shared context for 2026-07-28 clients, see `connectModernInProcess`). */
-  createServer(options: { env: Record<string, string>; context?: PlatformContext }): ServerInstance;
+  createServer(options: { env: Record<string, string>; platform?: PlatformContext }): ServerInstance;
   /**
    * The protocol generation of the harness's clients (default `POLYMODAL_TEST_GENERATION`, else 2025-11-25:
    * `POLYMODAL_TEST_GENERATION=2026-07-28 pnpm vitest run packages/mcp-meeting` runs a package's tool tests on
