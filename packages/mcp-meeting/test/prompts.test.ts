@@ -7,6 +7,7 @@ import {
   connectInProcess,
   expectInOrder,
   GENERATIONS,
+  listedPrompts,
   promptText,
   useServerEnv,
 } from '@polymodal/mcp-common/testing';
@@ -23,15 +24,8 @@ describe.each(GENERATIONS)('the meeting prompts, %s', (generation) => {
   it('lists meeting_minutes and translate_meeting, each described, with its arguments in order', async () => {
     const server = await connect(generation);
     try {
-      expect(server.client.getServerCapabilities()?.prompts).toEqual({ listChanged: false });
-      const { prompts } = await server.client.listPrompts();
+      const { prompts, argumentsOf } = await listedPrompts(server.client);
       expect(prompts.map((prompt) => prompt.name)).toEqual(['meeting_minutes', 'translate_meeting']);
-      const argumentsOf = Object.fromEntries(
-        prompts.map((prompt) => [
-          prompt.name,
-          prompt.arguments?.map((argument) => [argument.name, argument.required === true]),
-        ]),
-      );
       expect(argumentsOf).toEqual({
         meeting_minutes: [
           ['recording', true],

@@ -8,6 +8,7 @@ import {
   connectInProcess,
   expectInOrder,
   GENERATIONS,
+  listedPrompts,
   promptText,
   useServerEnv,
 } from '@polymodal/mcp-common/testing';
@@ -24,14 +25,7 @@ describe.each(GENERATIONS)('the speech prompts, %s', (generation) => {
   it('lists check_thai_reading and thai_transcript, each described, with its arguments in order', async () => {
     const server = await connect(generation);
     try {
-      expect(server.client.getServerCapabilities()?.prompts).toEqual({ listChanged: false });
-      const { prompts } = await server.client.listPrompts();
-      const argumentsOf = Object.fromEntries(
-        prompts.map((prompt) => [
-          prompt.name,
-          prompt.arguments?.map((argument) => [argument.name, argument.required === true]),
-        ]),
-      );
+      const { prompts, argumentsOf } = await listedPrompts(server.client);
       expect(argumentsOf).toEqual({
         check_thai_reading: [
           ['recording', true],

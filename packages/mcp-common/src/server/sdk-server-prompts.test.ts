@@ -3,14 +3,13 @@
  * server that keeps fewer tools keeps fewer prompts), listed with their group's icons and arguments, got with
  * the group's dependencies and checked arguments; none kept, no `prompts` capability declared.
  */
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createFileAccess } from '@polymodal/core/files';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { connectClient, serverWithTools } from '../../test/support/test-tools.js';
 import { definePrompt, quoted, userMessage } from '../prompts/define-prompt.js';
 import { defineTool, type Tool, type ToolGroup, toolGroup } from '../tools/define-tool.js';
-import type { ToolDeps } from '../tools/tool-deps.js';
-import { createSdkServer, installTools, type ToolInstallation } from './sdk-server.js';
+import type { ToolInstallation } from './sdk-server.js';
 import { svgIcon } from './tool-list-json.js';
 
 const BLUE = svgIcon(
@@ -62,23 +61,14 @@ function group(tools: readonly Tool<Deps>[], prompts = [greet, viewOnly]): ToolG
 
 const TOOLS = [tool('start'), tool('read', { readOnly: true }), tool('page', { appOnly: true })];
 
-async function connect(groups: readonly ToolGroup[], options: Partial<ToolInstallation> = {}) {
-  const server = createSdkServer({ name: 'test', title: 'Test', version: '1.0.0', instructions: '' });
-  installTools(server, {
-    server: { name: 'test', version: '1.0.0' },
-    groups,
-    common: { toolDeadlineSeconds: 42 } as ToolDeps,
-    keep: () => true,
-    metrics: { toolCall: () => undefined },
-    loadPlatformClient: () => Promise.resolve(),
-    files: createFileAccess({ allowedDirs: [], outputDir: '/nonexistent-output-dir' }),
-    ...options,
-  });
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  await client.connect(clientSide);
-  return client;
+async function connect(groups: readonly ToolGroup[], options: { keep?: ToolInstallation['keep'] } = {}) {
+  return connectClient(
+    serverWithTools({
+      groups,
+      files: createFileAccess({ allowedDirs: [], outputDir: '/nonexistent-output-dir' }),
+      ...options,
+    }),
+  );
 }
 
 describe('installTools with prompts', () => {

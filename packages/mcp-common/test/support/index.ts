@@ -7,7 +7,7 @@
  * it is not published (publishConfig.exports leaves it out).
  */
 
-export { expectInOrder, promptText } from './prompts.js';
+export { expectInOrder, listedPrompts, promptText } from './prompts.js';
 export {
   clientOf,
   connectHttp,
@@ -42,5 +42,5 @@ export {
   withInMemoryClient,
 } from './server-harness.js';
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
-export { connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
+export { connectClient, connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
 export { until } from './until.js';

@@ -28,3 +28,23 @@ export function expectInOrder(text: string, words: readonly string[]): void {
     from = at + word.length;
   }
 }
+
+/**
+ * What `prompts/list` shows a person: the prompts, and each one's arguments in the order a host asks for them,
+ * each with whether it is required. Also checks that the server declares prompts that never change at run
+ * time.
+ */
+export async function listedPrompts(client: Client) {
+  expect(client.getServerCapabilities()?.prompts).toEqual({ listChanged: false });
+  const { prompts } = await client.listPrompts();
+  const argumentsOf = Object.fromEntries(
+    prompts.map((prompt) => [
+      prompt.name,
+      (prompt.arguments ?? []).map((argument): [string, boolean] => [
+        argument.name,
+        argument.required === true,
+      ]),
+    ]),
+  );
+  return { prompts, argumentsOf };
+}

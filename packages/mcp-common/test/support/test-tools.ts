@@ -21,10 +21,16 @@ export function testTools(...tools: Tool<ToolDeps>[]) {
  * server uses it, without a platform context.
  */
 export async function connectTools<D>(tools: readonly Tool<D>[], deps: D): Promise<Client> {
-  const server = serverWithTools({
-    groups: [toolGroup({ tools, deps: () => deps })],
-    files: createFileAccess({ allowedDirs: [], outputDir: os.tmpdir() }),
-  });
+  return connectClient(
+    serverWithTools({
+      groups: [toolGroup({ tools, deps: () => deps })],
+      files: createFileAccess({ allowedDirs: [], outputDir: os.tmpdir() }),
+    }),
+  );
+}
+
+/** An SDK client connected to `server` in memory. */
+export async function connectClient(server: McpServer): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -44,6 +50,8 @@ export function serverWithTools(options: {
   instructions?: string;
   within?: ToolInstallation['within'];
   views?: ToolInstallation['views'];
+  /** Which tools this server offers (default: every one). */
+  keep?: ToolInstallation['keep'];
 }): McpServer {
   const name = options.name ?? 'test';
   const version = options.version ?? '1.0.0';
@@ -54,7 +62,7 @@ export function serverWithTools(options: {
     // Nothing reads the common dependencies here: the groups' tools get their own dependencies.
     common: { toolDeadlineSeconds: 50 } as ToolDeps,
     ...(options.within ? { within: options.within } : {}),
-    keep: () => true,
+    keep: options.keep ?? (() => true),
     metrics: { toolCall: () => undefined },
     loadPlatformClient: () => Promise.resolve(),
     files: options.files,
