@@ -38,9 +38,12 @@
  *     Chromium through the view tests' host, a real result of its tool (the combined server over stdio)
  *     mounted BENCH_VIEWS_RUNS times (default 7), each in a fresh host, alternated with a minimal ext-apps
  *     view (the floor, bench/views-floor/): mount → initialized and result → content, medians and ratios.
- * Sections 5 to 12 start their own sandbox process (6, 9, 10, 11 and 12 at another speed) and servers (over
+ * 13. completion (completion.mjs): `completion/complete` of each completable kind of prompt argument (a path,
+ *     a job id, a voice, a video model, a language) on the combined server over Streamable HTTP, from a client
+ *     of each protocol generation, alternated with `ping` (the floor): medians, p95 and ratios.
+ * Sections 5 to 13 start their own sandbox process (6, 9, 10, 11 and 12 at another speed) and servers (over
  * stdio, over HTTP from 8 to 11). BENCH_ONLY selects sections by name, comma separated (upload, startup,
- * asr, tts, duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted, views), e.g.
+ * asr, tts, duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted, views, completion), e.g.
  * `BENCH_ONLY=abandoned,list-jobs,stores pnpm bench`; without it every section runs.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
@@ -52,6 +55,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { abandonedClientsReport, measureAbandonedClients } from './abandoned-clients.mjs';
+import { completionReport, measureCompletion } from './completion.mjs';
 import { duplicatePayReport, measureDuplicatePay } from './duplicate-pay.mjs';
 import { hostedReport, measureHosted } from './hosted.mjs';
 import { listJobsLoadReport, measureListJobsLoad } from './list-jobs-load.mjs';
@@ -78,6 +82,7 @@ const SECTIONS = [
   'stores',
   'hosted',
   'views',
+  'completion',
 ];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -216,6 +221,7 @@ try {
   if (wants('stores')) parts.push(storeLatencyReport(await measureStoreLatency()));
   if (wants('hosted')) parts.push(hostedReport(await measureHosted()));
   if (wants('views')) parts.push(viewsReport(await measureViews()));
+  if (wants('completion')) parts.push(completionReport(await measureCompletion()));
 
   const command = only.length === 0 ? 'pnpm bench' : `BENCH_ONLY=${only.join(',')} pnpm bench`;
   const report = `## Run of ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${os.cpus().length} cores)

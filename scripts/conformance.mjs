@@ -256,7 +256,7 @@ function notApplicable(scenario, facts) {
       };
     }
     if (gated.fixture !== undefined) {
-      const unknownAnswer = ['resources', 'prompts'].includes(gated.capability);
+      const unknownAnswer = ['resources', 'prompts', 'completions'].includes(gated.capability);
       return {
         reason: `needs the suite's fixture ${gated.fixture}${unknownAnswer ? ' (answered -32602, unknown)' : ''}`,
         ...(unknownAnswer ? { expectCode: -32602 } : {}),

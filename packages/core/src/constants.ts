@@ -4,7 +4,11 @@
  * labels, intervals, the tools that continue a job). Code that only needs these (an MCP server describing
  * its tools) does not build the contracts' schemas or load the clients.
  */
-export { LEARNING_DIRECTIONS, MAX_IDEMPOTENCY_KEY_LENGTH } from './constants/flashcards-constants.js';
+export {
+  FLASHCARD_VIDEO_EXTENSIONS,
+  LEARNING_DIRECTIONS,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+} from './constants/flashcards-constants.js';
 export {
   isMeetingTerminal,
   MEETING_ASR_ENGINES,
@@ -18,7 +22,11 @@ export {
   MeetingLanguage,
   meetingCost,
 } from './constants/meeting-constants.js';
-export { READING_SCORE_MAX_UPLOAD_BYTES } from './constants/reading-score-limits.js';
+export {
+  READING_AUDIO_EXTENSIONS,
+  READING_SCORE_MAX_UPLOAD_BYTES,
+} from './constants/reading-score-limits.js';
+export { RECORDING_EXTENSIONS, type RecordingExtension } from './constants/recording-extensions.js';
 export {
   CATALOG_VIDEO_API_PATH,
   CATALOG_VIDEO_SERVICE,

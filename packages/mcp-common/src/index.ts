@@ -31,6 +31,15 @@ export {
 } from './jobs/respond-with-job.js';
 export { outputLink } from './outputs/output-link.js';
 export { MAX_OUTPUT_RESOURCE_BYTES } from './outputs/output-resources.js';
+export { jobIds, registeredVoices } from './prompts/complete-from-ledger.js';
+export { readablePaths } from './prompts/complete-paths.js';
+export {
+  type Completion,
+  type CompletionRequest,
+  type CompletionSource,
+  matching,
+  oneOf,
+} from './prompts/completion.js';
 export {
   definePrompt,
   type Prompt,

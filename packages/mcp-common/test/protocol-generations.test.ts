@@ -447,6 +447,7 @@ describe('roots', () => {
         metrics: { toolCall: () => undefined },
         loadPlatformClient: () => Promise.resolve(),
         files,
+        log: { warning: () => undefined },
       });
       return { server, cleanup: () => Promise.resolve() };
     };

@@ -22,11 +22,15 @@ function connect(generation: (typeof GENERATIONS)[number]) {
 }
 
 describe.each(GENERATIONS)('the media prompts, %s', (generation) => {
-  it('lists video_flashcards and speak_text, each described, with its arguments in order', async () => {
+  it('lists make_video, video_flashcards and speak_text, each described, with its arguments in order', async () => {
     const server = await connect(generation);
     try {
       const { prompts, argumentsOf } = await listedPrompts(server.client);
       expect(argumentsOf).toEqual({
+        make_video: [
+          ['model', false],
+          ['idea', false],
+        ],
         video_flashcards: [
           ['video', true],
           ['direction', true],
@@ -54,6 +58,31 @@ describe.each(GENERATIONS)('the media prompts, %s', (generation) => {
       expectInOrder(text, ['create_flashcards', 'get_flashcards']);
       expect(text).toContain(JSON.stringify({ video, learningDirection: 'thai_to_chinese' }));
       expect(text).toMatch(/done=false/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('gets make_video as catalog, generate, then wait, asking for what is not given', async () => {
+    const server = await connect(generation);
+    try {
+      const given = await promptText(server.client, 'make_video', {
+        model: 'hub:text-to-video-lite',
+        idea: 'a paper boat at sunrise',
+      });
+      expectInOrder(given, ['list_video_models', 'generate_video', 'get_video_job']);
+      expect(given).toContain(
+        JSON.stringify({ model: 'hub:text-to-video-lite', prompt: 'a paper boat at sunrise' }),
+      );
+      expect(given).not.toMatch(/ask me/);
+
+      const asked = await promptText(server.client, 'make_video', {});
+      expectInOrder(asked, [
+        'ask me what the video should show',
+        'list_video_models',
+        'pick',
+        'generate_video',
+      ]);
     } finally {
       await server.close();
     }

@@ -5,6 +5,7 @@
  * both protocol generations, in-process; the built bin is tested in stdio-bin.test.ts.
  */
 import {
+  completionOf,
   connectInProcess,
   expectInOrder,
   GENERATIONS,
@@ -28,6 +29,8 @@ async function promptNames(generation: ProtocolGeneration, deps?: CombinedServer
   const server = await connect(generation, deps);
   try {
     const declared = server.client.getServerCapabilities()?.prompts;
+    // Completion is offered exactly where prompts are: it completes their arguments.
+    expect(server.client.getServerCapabilities()?.completions).toEqual(declared && {});
     if (declared === undefined) return { declared, names: [] };
     const { prompts } = await server.client.listPrompts();
     return { declared, names: prompts.map((prompt) => prompt.name) };
@@ -43,6 +46,7 @@ describe.each(GENERATIONS)('the combined server prompts, %s', (generation) => {
       names: [
         'meeting_minutes',
         'translate_meeting',
+        'make_video',
         'video_flashcards',
         'speak_text',
         'check_thai_reading',
@@ -60,6 +64,21 @@ describe.each(GENERATIONS)('the combined server prompts, %s', (generation) => {
 
   it('offers no prompt, and declares none, in the read-only mode', async () => {
     expect(await promptNames(generation, { readOnly: true })).toEqual({ declared: undefined, names: [] });
+  });
+
+  it("completes a mounted server's prompt, and refuses one of a toolset left out", async () => {
+    const server = await connect(generation, { toolsets: ['meeting'] });
+    try {
+      expect((await completionOf(server.client, 'translate_meeting', 'targetLanguage', 'en')).values).toEqual(
+        ['en'],
+      );
+      await expect(completionOf(server.client, 'speak_text', 'language', '')).rejects.toMatchObject({
+        code: -32602,
+        message: 'Prompt speak_text not found',
+      });
+    } finally {
+      await server.close();
+    }
   });
 
   it('gets a prompt of a mounted server as that server gives it', async () => {

@@ -3,13 +3,13 @@
  * the command line, a real tool call against the sandbox, the prompts of the chosen toolsets, and every
  * server's views served to a host that renders them.
  */
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { expectInOrder, promptText, useServerEnv } from '@polymodal/mcp-common/testing';
+import { completionOf, expectInOrder, promptText, useServerEnv } from '@polymodal/mcp-common/testing';
 import { connectBin, RENDERS_VIEWS, readView } from '@polymodal/mcp-common/testing/views';
 import { type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,8 +72,9 @@ describe('the built polymodal-mcp bin over stdio', () => {
     expect(stderr).not.toContain(sandbox.apiKey);
   });
 
-  it('offers no prompt in the read-only mode, and declares none', async () => {
+  it('offers no prompt in the read-only mode, and declares neither prompts nor completion', async () => {
     expect(client.getServerCapabilities()?.prompts).toBeUndefined();
+    expect(client.getServerCapabilities()?.completions).toBeUndefined();
   });
 });
 
@@ -81,7 +82,7 @@ describe('the built polymodal-mcp bin offers the prompts of its toolsets', () =>
   // Listing and getting a prompt calls nothing: the platform is a closed port.
   const { env } = useServerEnv({ name: 'mcp-combined-prompts-bin-', sandbox: false });
 
-  it('lists the meeting prompts with --toolsets meeting and gets one', async () => {
+  it('lists the meeting prompts with --toolsets meeting, gets one and completes its recording', async () => {
     const client = new Client({ name: 'bin-prompts-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
@@ -97,6 +98,13 @@ describe('the built polymodal-mcp bin offers the prompts of its toolsets', () =>
       const text = await promptText(client, 'meeting_minutes', { recording: 'team/weekly.m4a' });
       expectInOrder(text, ['summarize_meeting', 'get_meeting', 'export_meeting']);
       expect(text).toContain(JSON.stringify({ path: 'team/weekly.m4a' }));
+      // Over stdio the person is on this machine: the recordings complete by their absolute path.
+      await mkdir(path.join(env.POLYMODAL_ALLOWED_DIRS as string, 'team'), { recursive: true });
+      await writeFile(path.join(env.POLYMODAL_ALLOWED_DIRS as string, 'team', 'weekly.m4a'), 'x');
+      const folder = `${env.POLYMODAL_ALLOWED_DIRS}/team/`;
+      expect((await completionOf(client, 'meeting_minutes', 'recording', folder)).values).toEqual([
+        `${folder}weekly.m4a`,
+      ]);
     } finally {
       await client.close();
     }

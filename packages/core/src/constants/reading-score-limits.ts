@@ -5,3 +5,9 @@
  * Kept apart from the client, so that a tool checking a file's size does not load the client.
  */
 export const READING_SCORE_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The extensions of the recordings a reading score takes: the audio containers it recognises by content
+ * (WAV, MP3, M4A, OGG, WebM, FLAC), as a path completion offers them.
+ */
+export const READING_AUDIO_EXTENSIONS = ['.wav', '.mp3', '.m4a', '.ogg', '.webm', '.flac'] as const;

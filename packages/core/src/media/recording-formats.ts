@@ -3,6 +3,7 @@
  * with their MIME types and the magic bytes that identify them. Checking the bytes catches a misnamed file
  * before it is uploaded and paid for; what follows the bytes is checked by `validateRecordingContent`.
  */
+import type { RecordingExtension } from '../constants/recording-extensions.js';
 import { sniffVideoContainer } from './sniff-media-type.js';
 
 export type RecordingContainer =
@@ -33,7 +34,7 @@ export const RECORDING_CONTAINERS: Readonly<Record<string, RecordingContainer>> 
   '.mpg': 'mpeg',
   '.ogg': 'ogg',
   '.flac': 'flac',
-};
+} satisfies Record<RecordingExtension, RecordingContainer>;
 
 export const RECORDING_CONTENT_TYPES: Readonly<Record<RecordingContainer, string>> = {
   wav: 'audio/wav',

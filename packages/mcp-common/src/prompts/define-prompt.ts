@@ -13,6 +13,14 @@
  */
 import { z } from 'zod';
 import type { PromptMessage } from '../protocol/sdk-types.js';
+import type { ToolDeps } from '../tools/tool-deps.js';
+import {
+  type Completion,
+  type CompletionRequest,
+  type CompletionSource,
+  enumValuesOf,
+  oneOf,
+} from './completion.js';
 
 /** A prompt's arguments: each a string schema (`z.string()`, `z.enum`, optional or not) described for a person. */
 export type PromptArgs = Record<string, z.ZodType<string | undefined, string | undefined>>;
@@ -30,9 +38,11 @@ export interface PromptSpec {
   readonly args: z.ZodObject;
 }
 
-/** A prompt: its spec and its message for checked arguments and a server's dependencies `D`. */
+/** A prompt: its spec, its message for checked arguments and a server's dependencies `D`, its completions. */
 export interface Prompt<D> extends PromptSpec {
   messages(args: Record<string, unknown>, deps: D): readonly PromptMessage[];
+  /** How each completable argument is completed (an enum's values unless the source says otherwise). */
+  readonly complete: Readonly<Record<string, CompletionSource<D>>>;
 }
 
 /** A prompt as its file writes it: the arguments as a field map, `messages` typed by it. */
@@ -43,17 +53,29 @@ export interface PromptSource<D, S extends PromptArgs> {
   uses: readonly string[];
   args: S;
   messages(args: z.output<z.ZodObject<S>>, deps: D): readonly PromptMessage[];
+  /**
+   * Completion of the arguments people cannot remember (a path, a job id, a voice). An enum argument is
+   * completed with its values without saying so here.
+   */
+  complete?: { readonly [K in keyof S]?: CompletionSource<D> };
 }
 
 /**
  * A prompt definition from its source. The argument field map becomes one zod object here, once per process,
  * the same object the server checks `prompts/get` against and converts for `prompts/list`.
  */
-export function definePrompt<D = unknown, S extends PromptArgs = PromptArgs>(
+export function definePrompt<D = ToolDeps, S extends PromptArgs = PromptArgs>(
   source: PromptSource<D, S>,
 ): Prompt<D> {
   if (!/^[a-z][a-z0-9_]*$/.test(source.name)) throw new Error(`Prompt ${source.name} is not snake_case`);
   if (source.uses.length === 0) throw new Error(`Prompt ${source.name} names no tool it uses`);
+  const complete: Record<string, CompletionSource<D>> = {};
+  for (const [name, schema] of Object.entries(source.args)) {
+    const values = enumValuesOf(schema);
+    const given = source.complete?.[name];
+    if (given) complete[name] = given;
+    else if (values) complete[name] = oneOf(values);
+  }
   return {
     name: source.name,
     title: source.title,
@@ -63,6 +85,7 @@ export function definePrompt<D = unknown, S extends PromptArgs = PromptArgs>(
     // The server checks the arguments against `args` before `messages` sees them, so they have the shape
     // its type names; the list of definitions cannot carry each prompt's own argument type.
     messages: (args, deps) => (source.messages as Prompt<D>['messages'])(withoutEmpty(args), deps),
+    complete,
   };
 }
 
@@ -85,10 +108,15 @@ function objectOf(shape: PromptArgs): z.ZodObject {
   return object;
 }
 
-/** A prompt of a group, bound to one server instance: its spec, and its message with the group's dependencies. */
+/** A prompt of a group, bound to one server instance: its spec, its message and completions with the group's dependencies. */
 export interface BoundPrompt {
   readonly spec: PromptSpec;
   messages(args: Record<string, unknown>): readonly PromptMessage[];
+  /** The completion of one argument; undefined when the argument is not completed. */
+  complete(
+    argument: string,
+    request: Omit<CompletionRequest<unknown>, 'deps'>,
+  ): Promise<Completion> | undefined;
 }
 
 /** The prompt's one message: from the person, as if they had typed it. */

@@ -91,6 +91,7 @@ export function createPolymodalServer(options: PolymodalServerOptions): ServerIn
     metrics: deps.metrics ?? processMetricsSink,
     loadPlatformClient: () => context.loadClient(),
     files: context.files,
+    log: context.log,
     toolList: deps.toolList,
     views: readViewsPolicy(deps.env ?? process.env),
   });

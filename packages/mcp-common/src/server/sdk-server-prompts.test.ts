@@ -46,7 +46,7 @@ const greet = definePrompt({
   ],
 });
 
-const viewOnly = definePrompt({
+const viewOnly = definePrompt<Deps>({
   name: 'view_only',
   title: 'Uses a tool only views call',
   description: 'Calls the app-only tool.',

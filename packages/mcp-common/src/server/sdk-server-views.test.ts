@@ -106,6 +106,7 @@ function serverWith(listed: readonly Tool<unknown>[], views?: ViewsPolicy) {
     metrics: { toolCall: () => {} },
     loadPlatformClient: () => Promise.resolve(),
     files: createFileAccess({ allowedDirs: [], outputDir: '/nonexistent-output' }),
+    log: { warning: () => undefined },
     views,
   });
   return server;

@@ -77,6 +77,7 @@ function install(groups: readonly ToolGroup[], options: Partial<ToolInstallation
     metrics: { toolCall: () => undefined },
     loadPlatformClient: () => Promise.resolve(),
     files: createFileAccess({ allowedDirs: [], outputDir: '/nonexistent-output-dir' }),
+    log: { warning: () => undefined },
     ...options,
   });
   return server;

@@ -1,12 +1,13 @@
 /**
  * Where a Polymodal server meets the MCP SDK's server API: the SDK server is created here, every tool is
  * registered here (once, through `registerTool`), and the `tools/list` and `resources/list` answers are built
- * here from the same definitions (`list-tools.ts` builds the former). Nothing else in the project registers a
- * tool or a prompt or replaces a request handler, and nothing reads an SDK field that is not public.
+ * here from the same definitions (`list-tools.ts` builds the former). Nothing else in the project (but the
+ * installer's prompts part, `install-prompts.ts`) registers a tool or a prompt or replaces a request
+ * handler, and nothing reads an SDK field that is not public.
  *
- * Prompts (`definePrompt`) are registered here too, through `registerPrompt`, those of the groups whose tools
- * are all offered on the server instance; the SDK answers `prompts/list` and `prompts/get` itself. A server
- * that keeps no prompt declares no `prompts` capability.
+ * Prompts (`definePrompt`) are installed with the tools (`install-prompts.ts`), those of the groups whose
+ * tools are all offered on the server instance: the SDK answers `prompts/list` and `prompts/get`, the
+ * installer answers `completion/complete`. A server that keeps no prompt declares neither capability.
  *
  * Each tool's handler is composed once, in one place, in this order (outermost first):
  * - the SDK's handler context becomes the tool kit's `ToolExtra` (signal, progress, the transport), so tools
@@ -65,11 +66,11 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import type { FileAccess } from '@polymodal/core';
+import type { Logger } from '../logging/create-logger.js';
 import type { MetricsSink } from '../metrics/process-metrics-sink.js';
 import { toolCallOutcome } from '../metrics/tool-call-outcome.js';
 import { addResourceLinks } from '../outputs/link-output-resources.js';
 import { registerOutputResources } from '../outputs/output-resources.js';
-import type { BoundPrompt } from '../prompts/define-prompt.js';
 import type { CallToolResult, ElicitResult, Icon, ToolExtra } from '../protocol/sdk-types.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 import type {
@@ -83,6 +84,7 @@ import type {
 import type { ToolDeps } from '../tools/tool-deps.js';
 import type { ViewsPolicy } from '../views/views-policy.js';
 import { askInCall, currentCall, requestCapabilities, withQuestions } from './call-questions.js';
+import { installPrompts, type PromptOfGroup } from './install-prompts.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import { type ListedTool, listTools } from './list-tools.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
@@ -133,6 +135,8 @@ export interface ToolInstallation {
   loadPlatformClient: () => Promise<unknown>;
   /** The output directory whose files are resources, and which results link as such. */
   files: FileAccess;
+  /** Where what fails outside a tool call (a completion's source) is told; never the caller. */
+  log: Pick<Logger, 'warning'>;
   /** The bin's list written at build time, when there is one. */
   toolList?: (() => PrecomputedToolList | undefined) | undefined;
   /** To whom views and app-only tools are offered (`POLYMODAL_VIEWS`; `auto` by default). */
@@ -182,11 +186,12 @@ export function installTools(server: McpServer, installation: ToolInstallation):
   // Saved outputs are resources of the context (the tenant's, over HTTP), and tool results link them so.
   const outputs = registerOutputResources(server, installation.files);
   // A prompt calls tools the model sees: app-only ones are not among them.
-  installPrompts(
-    server,
+  installPrompts(server, {
     prompts,
-    new Set(listed.filter(({ spec }) => !spec.appOnly).map(({ spec }) => spec.name)),
-  );
+    offered: new Set(listed.filter(({ spec }) => !spec.appOnly).map(({ spec }) => spec.name)),
+    files: installation.files,
+    log: installation.log,
+  });
   if (listed.length === 0) return;
   const views = policy === 'off' ? [] : viewsOf(listed);
   const viewResources = views.map((view) => registerView(server, view, renders));
@@ -213,41 +218,6 @@ export function installTools(server: McpServer, installation: ToolInstallation):
     answer ??= { tools: hasAppOnly ? all.filter((_, index) => !listed[index]?.spec.appOnly) : all };
     return answer;
   });
-}
-
-interface PromptOfGroup {
-  prompt: BoundPrompt;
-  icons: readonly Icon[];
-}
-
-/**
- * Registers the prompts whose tools are all offered on this server (so the toolsets and the read-only mode
- * choose the prompts too). With none kept, nothing is declared: the server answers as one without prompts.
- * The SDK answers `prompts/list` (in the order registered, each argument with its description) and
- * `prompts/get` (the arguments checked against the prompt's object, an unknown prompt -32602).
- */
-function installPrompts(server: McpServer, prompts: readonly PromptOfGroup[], offered: ReadonlySet<string>) {
-  const kept = prompts.filter(({ prompt }) => prompt.spec.uses.every((name) => offered.has(name)));
-  if (kept.length === 0) return;
-  // Declared before the first registration, which would otherwise declare `listChanged: true`: the prompts
-  // never change while a server runs, and a server built per request could not say that they had.
-  server.server.registerCapabilities({ prompts: { listChanged: false } });
-  const names = new Set<string>();
-  for (const { prompt, icons } of kept) {
-    const { spec } = prompt;
-    if (names.has(spec.name)) throw new Error(`Prompt ${spec.name} is listed twice`);
-    names.add(spec.name);
-    server.registerPrompt(
-      spec.name,
-      {
-        title: spec.title,
-        description: spec.description,
-        argsSchema: standardSchemaOf(spec.args),
-        ...(icons.length > 0 ? { icons: [...icons] } : {}),
-      },
-      (args) => ({ messages: [...prompt.messages(args)] }),
-    );
-  }
 }
 
 /** The extension a host declares when it renders views, and the mime type of a view it renders. */

@@ -201,7 +201,14 @@ export function toolGroup<D>(options: {
       return {
         tools: tools.map((tool) => ({ spec: tool, handler: () => tool.handler(depsHere(), session) })),
         prompts: prompts.map(
-          (prompt): BoundPrompt => ({ spec: prompt, messages: (args) => prompt.messages(args, depsHere()) }),
+          (prompt): BoundPrompt => ({
+            spec: prompt,
+            messages: (args) => prompt.messages(args, depsHere()),
+            complete(argument, request) {
+              const source = Object.hasOwn(prompt.complete, argument) ? prompt.complete[argument] : undefined;
+              return source && Promise.resolve().then(() => source({ ...request, deps: depsHere() }));
+            },
+          }),
         ),
       };
     },

@@ -7,7 +7,7 @@
  * it is not published (publishConfig.exports leaves it out).
  */
 
-export { expectInOrder, listedPrompts, promptText } from './prompts.js';
+export { completionOf, expectInOrder, listedPrompts, promptText } from './prompts.js';
 export {
   clientOf,
   connectHttp,

@@ -48,3 +48,24 @@ export async function listedPrompts(client: Client) {
   );
   return { prompts, argumentsOf };
 }
+
+/**
+ * What a host offers while a person types `value` into a prompt's argument (`completion/complete`), with the
+ * arguments already given. Checks the answer's shape: at most 100 values, `hasMore` said.
+ */
+export async function completionOf(
+  client: Client,
+  prompt: string,
+  argument: string,
+  value: string,
+  given?: Record<string, string>,
+): Promise<{ values: string[]; hasMore: boolean }> {
+  const { completion } = await client.complete({
+    ref: { type: 'ref/prompt', name: prompt },
+    argument: { name: argument, value },
+    ...(given ? { context: { arguments: given } } : {}),
+  });
+  expect(completion.values.length).toBeLessThanOrEqual(100);
+  expect(typeof completion.hasMore).toBe('boolean');
+  return { values: completion.values, hasMore: completion.hasMore === true };
+}

@@ -13,6 +13,8 @@ import { type Connection, tenantClients } from './server-harness.js';
 export interface TenantsServer {
   handle: HttpServerHandle;
   connect(token: string): Promise<Connection['call']>;
+  /** A tenant's SDK client, for prompts and completion. */
+  client: ReturnType<typeof tenantClients>['client'];
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function serveTenants(options: {
   return {
     handle,
     connect: tenants.connect,
+    client: tenants.client,
     async close() {
       await tenants.close();
       await handle.close();

@@ -208,7 +208,11 @@ export async function startServerEnv(options: { name: string; sandbox: boolean }
  * `startServerEnv` for a whole test file: started before its tests, closed after them. The returned `env`
  * is one object, filled in before the first test, so a file can keep it in a constant.
  */
-export function useServerEnv(options: { name: string; sandbox: boolean }): { env: Record<string, string> } {
+export function useServerEnv(options: { name: string; sandbox: boolean }): {
+  env: Record<string, string>;
+  /** The file's sandbox, once started (with `sandbox: true`). */
+  sandbox(): Sandbox;
+} {
   const env: Record<string, string> = {};
   let started: ServerEnv | undefined;
   beforeAll(async () => {
@@ -216,7 +220,13 @@ export function useServerEnv(options: { name: string; sandbox: boolean }): { env
     Object.assign(env, started.env);
   });
   afterAll(() => started?.close());
-  return { env };
+  return {
+    env,
+    sandbox() {
+      if (!started?.sandbox) throw new Error("No sandbox: start the file's environment with sandbox: true");
+      return started.sandbox;
+    },
+  };
 }
 
 /** Every key the sandbox knows: none may appear in a result. */
@@ -330,22 +340,31 @@ export function tenantClients(
   url: string,
   secrets: readonly string[],
   generation: ProtocolGeneration = '2025-11-25',
-): { connect(token: string): Promise<Connection['call']>; close(): Promise<void> } {
+): {
+  connect(token: string): Promise<Connection['call']>;
+  /** The SDK client of a tenant, for what is not a tool call (prompts, completion). */
+  client(token: string, generation?: ProtocolGeneration): Promise<Client>;
+  close(): Promise<void>;
+} {
   const clients: Client[] = [];
+  const client = async (token: string, as: ProtocolGeneration = generation) => {
+    const connected =
+      as === '2026-07-28'
+        ? modernClient('tenant-client')
+        : new Client({ name: 'tenant-client', version: '1' });
+    await connected.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    clients.push(connected);
+    return connected;
+  };
   return {
     async connect(token) {
-      const client =
-        generation === '2026-07-28'
-          ? modernClient('tenant-client')
-          : new Client({ name: 'tenant-client', version: '1' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
-        }),
-      );
-      clients.push(client);
-      return toolCaller(client, secrets);
+      return toolCaller(await client(token), secrets);
     },
+    client,
     async close() {
       await Promise.allSettled(clients.map((client) => client.close()));
     },

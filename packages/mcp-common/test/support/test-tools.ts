@@ -52,6 +52,8 @@ export function serverWithTools(options: {
   views?: ToolInstallation['views'];
   /** Which tools this server offers (default: every one). */
   keep?: ToolInstallation['keep'];
+  /** Where the installer's warnings go (default: nowhere). */
+  log?: ToolInstallation['log'];
 }): McpServer {
   const name = options.name ?? 'test';
   const version = options.version ?? '1.0.0';
@@ -66,6 +68,7 @@ export function serverWithTools(options: {
     metrics: { toolCall: () => undefined },
     loadPlatformClient: () => Promise.resolve(),
     files: options.files,
+    log: options.log ?? { warning: () => undefined },
     ...(options.views ? { views: options.views } : {}),
   });
   return server;

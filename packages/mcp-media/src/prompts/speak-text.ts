@@ -2,7 +2,7 @@
  * speak_text: a text spoken into a saved WAV file, in a registered voice or the default one.
  */
 import { TTS_LANGUAGES } from '@polymodal/core/constants';
-import { definePrompt, quoted, userMessage } from '@polymodal/mcp-common';
+import { definePrompt, quoted, registeredVoices, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 // Built once per process, like the tools' schemas. The order is the order hosts ask in: the text, free and
@@ -28,6 +28,8 @@ export const speakTextPrompt = definePrompt({
     'Speaks a text of any length into one saved WAV file, in a registered voice or the default one. Costs credits per part of the text.',
   uses: ['synthesize_speech', 'get_speech'],
   args: speakTextArgs,
+  // The language completes from its list.
+  complete: { voice: registeredVoices() },
   messages: ({ voice, language, text }) => [
     userMessage(
       [

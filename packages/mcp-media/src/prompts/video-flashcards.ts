@@ -1,8 +1,8 @@
 /**
  * video_flashcards: language flashcards from a video, created and reviewed.
  */
-import { LEARNING_DIRECTIONS } from '@polymodal/core/constants';
-import { definePrompt, quoted, userMessage } from '@polymodal/mcp-common';
+import { FLASHCARD_VIDEO_EXTENSIONS, LEARNING_DIRECTIONS } from '@polymodal/core/constants';
+import { definePrompt, quoted, readablePaths, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 // Built once per process, like the tools' schemas. The order is the order hosts ask in.
@@ -25,6 +25,8 @@ export const videoFlashcardsPrompt = definePrompt({
     'Turns a video into language flashcards for a language pair (for example thai_to_chinese) and reviews them with you; the cards are also saved as a JSON file. Costs credits and daily video minutes.',
   uses: ['create_flashcards', 'get_flashcards'],
   args: videoFlashcardsArgs,
+  // A link is typed; a local video completes among the readable files. The direction completes from its list.
+  complete: { video: readablePaths(FLASHCARD_VIDEO_EXTENSIONS) },
   messages: ({ video, direction }) => [
     userMessage(
       [

@@ -3,6 +3,7 @@
  */
 import { jobsServedBy, listJobsTool, toolGroup } from '@polymodal/mcp-common';
 import { MEDIA_ICON } from '../icon.js';
+import { makeVideoPrompt } from '../prompts/make-video.js';
 import { speakTextPrompt } from '../prompts/speak-text.js';
 import { videoFlashcardsPrompt } from '../prompts/video-flashcards.js';
 import { createFlashcardsTool } from './create-flashcards.js';
@@ -32,6 +33,6 @@ export const mediaTools = toolGroup({
     // A speech synthesis is listed as one job, its parts (speech-synthesis entries) beneath it.
     listJobsTool({ ...jobsServedBy(['media']), noun: 'media jobs' }),
   ],
-  prompts: [videoFlashcardsPrompt, speakTextPrompt],
+  prompts: [makeVideoPrompt, videoFlashcardsPrompt, speakTextPrompt],
   // A speech synthesis that outlives a call is the platform client's (one per context), not the server's.
 });

@@ -1,8 +1,8 @@
 /**
  * meeting_minutes: minutes of a recorded meeting, from the recording to the exported summary.
  */
-import { MEETING_LANGUAGES, MeetingLanguage } from '@polymodal/core/constants';
-import { definePrompt, quoted, userMessage } from '@polymodal/mcp-common';
+import { MEETING_EXTENSIONS, MEETING_LANGUAGES, MeetingLanguage } from '@polymodal/core/constants';
+import { definePrompt, quoted, readablePaths, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 // Built once per process, like the tools' schemas. The order is the order hosts ask in.
@@ -25,6 +25,8 @@ export const meetingMinutesPrompt = definePrompt({
     'Transcribes and summarizes a meeting recording, then writes its minutes: summary, decisions, action items by owner, and the summary saved as a Markdown file. Costs 4 credits per started minute of the recording.',
   uses: ['summarize_meeting', 'get_meeting', 'export_meeting'],
   args: meetingMinutesArgs,
+  // The languages complete from their lists.
+  complete: { recording: readablePaths(MEETING_EXTENSIONS) },
   messages: ({ recording, language, minutesLanguage }) => [
     userMessage(
       [

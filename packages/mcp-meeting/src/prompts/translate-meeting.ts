@@ -1,8 +1,8 @@
 /**
  * translate_meeting: a meeting already transcribed, translated into another language and exported.
  */
-import { MEETING_LANGUAGES, MeetingLanguage } from '@polymodal/core/constants';
-import { definePrompt, quoted, userMessage } from '@polymodal/mcp-common';
+import { MEETING_LANGUAGES, MEETING_SERVICE, MeetingLanguage } from '@polymodal/core/constants';
+import { definePrompt, jobIds, quoted, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 // Built once per process, like the tools' schemas. The order is the order hosts ask in.
@@ -23,6 +23,8 @@ export const translateMeetingPrompt = definePrompt({
     "Translates a transcribed meeting into another language (replacing its current translation) and saves the translation as a Markdown file. Free: the meeting's credits were paid when it was summarized.",
   uses: ['retranslate_meeting', 'get_meeting', 'export_meeting'],
   args: translateMeetingArgs,
+  // The caller's own meetings, newest first; the language completes from its list.
+  complete: { jobId: jobIds(MEETING_SERVICE) },
   messages: ({ jobId, targetLanguage }) => [
     userMessage(
       [

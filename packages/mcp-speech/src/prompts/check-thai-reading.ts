@@ -1,7 +1,8 @@
 /**
  * check_thai_reading: a student's Thai reading scored against the text they practise, with feedback.
  */
-import { definePrompt, quoted, userMessage } from '@polymodal/mcp-common';
+import { READING_AUDIO_EXTENSIONS } from '@polymodal/core/constants';
+import { definePrompt, quoted, readablePaths, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 // Built once per process, like the tools' schemas. The order is the order hosts ask in: the text, free and
@@ -24,6 +25,7 @@ export const checkThaiReadingPrompt = definePrompt({
     "Scores a student's recording of a Thai text against that text: overall scores, the words read wrongly, and feedback with the words to practise. Costs credits per scoring.",
   uses: ['score_reading', 'get_reading_score'],
   args: checkThaiReadingArgs,
+  complete: { recording: readablePaths(READING_AUDIO_EXTENSIONS) },
   messages: ({ recording, referenceText }) => [
     userMessage(
       [

@@ -1,7 +1,8 @@
 /**
  * thai_transcript: a Thai recording transcribed, with its segments' times.
  */
-import { definePrompt, quoted, userMessage } from '@polymodal/mcp-common';
+import { RECORDING_EXTENSIONS } from '@polymodal/core/constants';
+import { definePrompt, quoted, readablePaths, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
 // Built once per process, like the tools' schemas.
@@ -19,6 +20,8 @@ export const thaiTranscriptPrompt = definePrompt({
     'Transcribes a Thai recording with the streaming Thai recogniser and hands back the text with the time of each segment. Uses the daily audio seconds of the key.',
   uses: ['transcribe_thai'],
   args: thaiTranscriptArgs,
+  // Any recording ffmpeg decodes (WAV without it).
+  complete: { recording: readablePaths(RECORDING_EXTENSIONS) },
   messages: ({ recording }) => [
     userMessage(
       [
