@@ -7,7 +7,7 @@
  * for both protocol generations, and a 2026-07-28 client's first request without a token gets the same
  * challenge as an `initialize`.
  */
-import { createHash } from 'node:crypto';
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,13 +26,13 @@ import { createPolymodalServer } from '../src/server/create-polymodal-server.js'
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { isAuthenticationConfigured } from '../src/tenants/read-oauth-settings.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, modernRequest, rawRequest } from './support/raw-http.js';
+import { tokenSha256 } from './support/serve-tenants.js';
 import { GENERATIONS } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
 const AUDIENCE = 'https://mcp.example.test/mcp';
 const METADATA_URL = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp';
 const BEARER_TOKEN_B = 'token-of-team-b-77d02e';
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
 const createJobsServer: ServerFactory = (request) =>
   createPolymodalServer({
@@ -124,7 +124,7 @@ describe('HTTP with OAuth access tokens', () => {
           // Reached only with an access token naming it.
           { id: 'team-a', apiKey: sandbox.apiKey },
           // Reached with its bearer token (and with an access token naming it).
-          { id: 'team-b', tokenSha256: sha256(BEARER_TOKEN_B), apiKey: sandbox.apiKey2 },
+          { id: 'team-b', tokenSha256: tokenSha256(BEARER_TOKEN_B), apiKey: sandbox.apiKey2 },
         ],
       }),
     );

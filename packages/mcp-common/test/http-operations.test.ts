@@ -5,7 +5,7 @@
  * lines; and a shutdown that makes a call waiting on a long job answer with its handle. The tool calls and
  * the drain are checked for clients of both protocol generations.
  */
-import { createHash } from 'node:crypto';
+
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,12 +23,12 @@ import { createTenantAccess, type TenantAccess } from '../src/tenants/create-ten
 import { defineTool } from '../src/tools/define-tool.js';
 import type { ToolDeps } from '../src/tools/tool-deps.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, rawRequest } from './support/raw-http.js';
+import { tokenSha256 } from './support/serve-tenants.js';
 import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
 const TOKEN = 'ops-tenant-token-6b1d20f4';
 const METRICS_TOKEN = 'scrape-token-91ac33e0';
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** Tools on the common factory: the platform's model list, and a wait on a job that never ends. */
 const createOpsServer: ServerFactory = (request) =>
@@ -119,7 +119,9 @@ describe('the HTTP service: /metrics, request ids, JSON logs, drain', () => {
     const tenantsFile = path.join(root, 'tenants.json');
     await writeFile(
       tenantsFile,
-      JSON.stringify({ tenants: [{ id: 'team-ops', tokenSha256: sha256(TOKEN), apiKey: sandbox.apiKey }] }),
+      JSON.stringify({
+        tenants: [{ id: 'team-ops', tokenSha256: tokenSha256(TOKEN), apiKey: sandbox.apiKey }],
+      }),
     );
     const env = {
       POLYMODAL_BASE_URL: sandbox.url,

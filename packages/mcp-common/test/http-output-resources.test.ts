@@ -7,8 +7,8 @@
  * a hard link to a file outside) is neither listed nor served, and never holds a thread of the pool. Every
  * test runs for clients of both protocol generations.
  */
+
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { closeSync, constants, openSync } from 'node:fs';
 import { link, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,10 +26,10 @@ import { createTenantAccess, type TenantAccess } from '../src/tenants/create-ten
 import { defineTool } from '../src/tools/define-tool.js';
 import type { ToolDeps } from '../src/tools/tool-deps.js';
 import { connectWithToken } from './support/raw-http.js';
+import { tokenSha256 } from './support/serve-tenants.js';
 import { GENERATIONS } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'token-of-team-a-6d21f0';
 const TOKEN_B = 'token-of-team-b-93ac4e';
 
@@ -91,8 +91,8 @@ describe.each(GENERATIONS)(
         tenantsFile,
         JSON.stringify({
           tenants: [
-            { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
-            { id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 },
+            { id: 'team-a', tokenSha256: tokenSha256(TOKEN_A), apiKey: sandbox.apiKey },
+            { id: 'team-b', tokenSha256: tokenSha256(TOKEN_B), apiKey: sandbox.apiKey2 },
           ],
         }),
       );

@@ -5,7 +5,7 @@
  * file, sessions beside per-request 2026-07-28 clients, readiness. What a client experiences is checked for
  * both protocol generations.
  */
-import { createHash } from 'node:crypto';
+
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,10 +24,10 @@ import type { ServerFactory } from '../src/runners/server-instance.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
 import { connectWithToken, INITIALIZE, JSON_HEADERS, modernRequest, rawRequest } from './support/raw-http.js';
+import { tokenSha256 } from './support/serve-tenants.js';
 import { GENERATIONS } from './support/server-harness.js';
 import { testTools } from './support/test-tools.js';
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'token-of-team-a-4f1c9a';
 const TOKEN_B = 'token-of-team-b-77d02e';
 const TOKEN_C = 'token-of-team-c-0b9e13';
@@ -91,8 +91,8 @@ describe('HTTP with a tenants file', () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'mcp-tenants-'));
     tenantsFile = path.join(root, 'tenants.json');
     await writeTenants([
-      { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
-      { id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 },
+      { id: 'team-a', tokenSha256: tokenSha256(TOKEN_A), apiKey: sandbox.apiKey },
+      { id: 'team-b', tokenSha256: tokenSha256(TOKEN_B), apiKey: sandbox.apiKey2 },
     ]);
     env = {
       POLYMODAL_BASE_URL: sandbox.url,
@@ -257,8 +257,8 @@ describe('HTTP with a tenants file', () => {
       ]);
 
       await writeTenants([
-        { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
-        { id: 'team-c', tokenSha256: sha256(TOKEN_C), apiKey: sandbox.apiKey2 },
+        { id: 'team-a', tokenSha256: tokenSha256(TOKEN_A), apiKey: sandbox.apiKey },
+        { id: 'team-c', tokenSha256: tokenSha256(TOKEN_C), apiKey: sandbox.apiKey2 },
       ]);
       expect(await access?.reload()).toEqual({
         ok: true,
@@ -310,7 +310,7 @@ describe('HTTP with a tenants file', () => {
     );
     expect(asTeamB.status).toBe(404);
 
-    await writeTenants([{ id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 }]);
+    await writeTenants([{ id: 'team-b', tokenSha256: tokenSha256(TOKEN_B), apiKey: sandbox.apiKey2 }]);
     expect(await access?.reload()).toMatchObject({ ok: true, removed: ['team-a'] });
     expect(handle?.sessions()).toBe(0);
     await expect(client.listTools()).rejects.toThrow(/401|unauthorized/i);
@@ -405,7 +405,7 @@ describe('HTTP with a tenants file', () => {
     expect(JSON.parse(asTeamB.body)).toMatchObject({ result: { structuredContent: { count: 0, jobs: [] } } });
     expect(asTeamB.body).not.toContain('job-of-team-a');
 
-    await writeTenants([{ id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 }]);
+    await writeTenants([{ id: 'team-b', tokenSha256: tokenSha256(TOKEN_B), apiKey: sandbox.apiKey2 }]);
     expect(await access?.reload()).toMatchObject({ ok: true, removed: ['team-a'] });
     expect(handle?.sessions()).toBe(0);
     await expect(modernA[0]!.callTool({ name: 'list_jobs', arguments: {} })).rejects.toThrow(

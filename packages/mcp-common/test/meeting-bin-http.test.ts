@@ -4,8 +4,8 @@
  * file refused with exit code 2 before listening, --version, and a clean stop on SIGTERM. What tenants'
  * clients experience is checked for both protocol generations.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { access, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,11 +14,11 @@ import type { Client } from '@modelcontextprotocol/client';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectWithToken } from './support/raw-http.js';
+import { tokenSha256 } from './support/serve-tenants.js';
 import { GENERATIONS, type ProtocolGeneration } from './support/server-harness.js';
 
 const MEETING_PACKAGE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'mcp-meeting');
 const BIN = path.join(MEETING_PACKAGE, 'dist', 'index.js');
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'team-a-token-5c2f0e91';
 const TOKEN_B = 'team-b-token-a83d7b44';
 
@@ -109,8 +109,8 @@ describe('the built meeting bin over HTTP', () => {
       tenantsFile,
       JSON.stringify({
         tenants: [
-          { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
-          { id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 },
+          { id: 'team-a', tokenSha256: tokenSha256(TOKEN_A), apiKey: sandbox.apiKey },
+          { id: 'team-b', tokenSha256: tokenSha256(TOKEN_B), apiKey: sandbox.apiKey2 },
         ],
       }),
     );
@@ -181,7 +181,9 @@ describe('the built meeting bin over HTTP', () => {
     it('re-reads the tenants file on SIGHUP, and keeps the tenants it has when the new file is bad', async () => {
       await writeFile(
         tenantsFile,
-        JSON.stringify({ tenants: [{ id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey }] }),
+        JSON.stringify({
+          tenants: [{ id: 'team-a', tokenSha256: tokenSha256(TOKEN_A), apiKey: sandbox.apiKey }],
+        }),
       );
       running = await startBin(env);
       await expect(connect(running.url, TOKEN_B, generation)).rejects.toThrow(/401|unauthorized/i);
@@ -189,7 +191,7 @@ describe('the built meeting bin over HTTP', () => {
       await writeFile(
         tenantsFile,
         JSON.stringify({
-          tenants: [{ id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 }],
+          tenants: [{ id: 'team-b', tokenSha256: tokenSha256(TOKEN_B), apiKey: sandbox.apiKey2 }],
         }),
       );
       let mark = running.stderr().length;

@@ -4,7 +4,7 @@
  * process's one pool, and `/readyz` follows the database (503 with a reason naming no URL while it is
  * down, 200 once it is back).
  */
-import { createHash } from 'node:crypto';
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,8 +14,8 @@ import { acquireSharedPostgresPool } from '../src/context/acquire-shared-postgre
 import { type HttpServerHandle, runHttpServer } from '../src/runners/run-http-server.js';
 import { createPolymodalServer } from '../src/server/create-polymodal-server.js';
 import { createTenantAccess, type TenantAccess } from '../src/tenants/create-tenant-access.js';
+import { tokenSha256 } from './support/serve-tenants.js';
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'token-of-acme-5d1e0c';
 const TOKEN_B = 'token-of-globex-a83f27';
 const KEY = 'pm_live_postgresTenants42';
@@ -57,8 +57,8 @@ describe('tenants on one PostgreSQL database', () => {
       tenantsFile,
       JSON.stringify({
         tenants: [
-          { id: 'acme', tokenSha256: sha256(TOKEN_A) },
-          { id: 'globex', tokenSha256: sha256(TOKEN_B) },
+          { id: 'acme', tokenSha256: tokenSha256(TOKEN_A) },
+          { id: 'globex', tokenSha256: tokenSha256(TOKEN_B) },
         ],
       }),
     );

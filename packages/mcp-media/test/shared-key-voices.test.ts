@@ -3,15 +3,13 @@
  * apart: over real HTTP against the sandbox, a tenant speaks in a voice only when it registered that voice
  * itself. Another tenant's cloneAudio is refused before any speech request (counted at the sandbox).
  */
-import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
+import { serveTenants, startSandboxAndRoot, tokenSha256 } from '@polymodal/mcp-common/testing';
 import { synthesizeVoice } from '@polymodal/sandbox';
 import { afterEach, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKENS = { a: 'voices-a-token-5d21', b: 'voices-b-token-8e4c' };
 
 let cleanups: (() => Promise<void>)[] = [];
@@ -31,8 +29,8 @@ it('a tenant sharing the key never speaks in a voice another tenant registered; 
     root,
     mediaDir,
     tenants: [
-      { id: 'team-a', tokenSha256: sha256(TOKENS.a) },
-      { id: 'team-b', tokenSha256: sha256(TOKENS.b) },
+      { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
+      { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
     ],
     createServer: (options) => createServer(options as Parameters<typeof createServer>[0]),
     secrets: Object.values(TOKENS),

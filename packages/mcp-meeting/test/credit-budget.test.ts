@@ -6,7 +6,6 @@
  * Open mode with POLYMODAL_CREDITS_PER_DAY over InMemoryTransport, and two tenants of a tenants file over
  * real HTTP. The budget's clock is fixed at noon UTC, so no test depends on the wall clock's day.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,14 +17,13 @@ import {
   runHttpServer,
   type TenantAccess,
 } from '@polymodal/mcp-common/http';
-import { connectInMemory, tenantClients } from '@polymodal/mcp-common/testing';
+import { connectInMemory, tenantClients, tokenSha256 } from '@polymodal/mcp-common/testing';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
 
 const UPLOADS = { method: 'POST', path: '/api/conference-summary/v1/uploads$' };
 const NOON = Date.parse('2026-11-23T12:00:00.000Z');
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** A 5.5-minute recording (6 started minutes: 24 credits), kept small with a low sample rate. */
 async function writeSixMinuteRecording(dir: string, name: string): Promise<string> {
@@ -276,12 +274,12 @@ describe('daily credit budget per tenant over HTTP', () => {
         tenants: [
           {
             id: 'team-a',
-            tokenSha256: sha256('token-a-1f9c'),
+            tokenSha256: tokenSha256('token-a-1f9c'),
             apiKey: sandbox.apiKey,
             budget: { creditsPerDay: 30 },
           },
           // No budget of its own: POLYMODAL_CREDITS_PER_DAY applies.
-          { id: 'team-b', tokenSha256: sha256('token-b-7d2e'), apiKey: sandbox.apiKey2 },
+          { id: 'team-b', tokenSha256: tokenSha256('token-b-7d2e'), apiKey: sandbox.apiKey2 },
         ],
       }),
     );

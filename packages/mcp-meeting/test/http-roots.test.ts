@@ -4,7 +4,6 @@
  * (another tenant's outputs included), and its refusal names no server path; a client on loopback without
  * authentication shares the server's machine, so its roots are still honoured.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,13 +14,13 @@ import {
   runHttpServer,
   type TenantAccess,
 } from '@polymodal/mcp-common/http';
+import { tokenSha256 } from '@polymodal/mcp-common/testing';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
 import { SHORT_SCRIPT } from './support/harness.js';
 
 const TOKEN_A = 'team-a-token-roots-3e9d51';
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** A client whose roots are the whole disk of its own machine; counts how often it was asked for them. */
 async function connectWithRootAtSlash(url: string, token?: string) {
@@ -88,7 +87,9 @@ describe('MCP roots of an HTTP client', () => {
     const tenantsFile = path.join(root, 'tenants.json');
     await writeFile(
       tenantsFile,
-      JSON.stringify({ tenants: [{ id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey }] }),
+      JSON.stringify({
+        tenants: [{ id: 'team-a', tokenSha256: tokenSha256(TOKEN_A), apiKey: sandbox.apiKey }],
+      }),
     );
     access = await createTenantAccess({
       env: { ...env, POLYMODAL_TENANTS_FILE: tenantsFile },

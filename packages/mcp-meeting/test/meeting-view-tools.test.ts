@@ -4,10 +4,9 @@
  * timeline, an export is the file itself and writes nothing; over HTTP (POLYMODAL_VIEWS=on, stateless) a
  * tenant pages only its own meetings, and another tenant's job id is refused before the platform is asked.
  */
-import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
+import { serveTenants, startSandboxAndRoot, tokenSha256 } from '@polymodal/mcp-common/testing';
 import { type MeetingScriptLine, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
@@ -21,7 +20,6 @@ const LONG_SCRIPT: MeetingScriptLine[] = Array.from({ length: SEGMENTS }, (_, li
   seconds: 1,
 }));
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKENS = { a: 'viewer-a-token-5e1d', b: 'viewer-b-token-8c2f' };
 
 let cleanups: (() => Promise<void>)[] = [];
@@ -40,8 +38,8 @@ async function serve() {
     root,
     mediaDir,
     tenants: [
-      { id: 'team-a', tokenSha256: sha256(TOKENS.a) },
-      { id: 'team-b', tokenSha256: sha256(TOKENS.b) },
+      { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
+      { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
     ],
     // Stateless HTTP never sees a client's capabilities: the deployment says its hosts render views.
     createServer: (options) =>

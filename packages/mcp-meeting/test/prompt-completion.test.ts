@@ -5,7 +5,6 @@
  * with tenants, one tenant's jobs are never offered to another, and completing costs nothing: the platform
  * is asked nothing.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MEETING_LANGUAGES } from '@polymodal/core/constants';
@@ -16,6 +15,7 @@ import {
   GENERATIONS,
   serveTenants,
   startSandboxAndRoot,
+  tokenSha256,
   useServerEnv,
 } from '@polymodal/mcp-common/testing';
 import { writeMeetingRecording } from '@polymodal/sandbox';
@@ -104,7 +104,6 @@ describe.each(GENERATIONS)('completing the meeting prompts in process, %s', (gen
   });
 });
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKENS = { a: 'complete-a-token-5e1d', b: 'complete-b-token-0c93' };
 
 let cleanups: (() => Promise<void>)[] = [];
@@ -125,8 +124,8 @@ describe('completing the meeting prompts over HTTP, with tenants', () => {
       root,
       mediaDir,
       tenants: [
-        { id: 'team-a', tokenSha256: sha256(TOKENS.a) },
-        { id: 'team-b', tokenSha256: sha256(TOKENS.b) },
+        { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
+        { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
       ],
       createServer: (options) => createServer(options as Parameters<typeof createServer>[0]),
       secrets: Object.values(TOKENS),

@@ -5,15 +5,18 @@
  * sandbox), with the answer a made-up id gets, and list_meetings shows only the tenant's own recordings. A
  * tenant with a key of its own still reads, by id, jobs made with its key elsewhere.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { createPlatformContext } from '@polymodal/mcp-common/host';
-import { connectInMemory, serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
+import {
+  connectInMemory,
+  serveTenants,
+  startSandboxAndRoot,
+  tokenSha256,
+} from '@polymodal/mcp-common/testing';
 import { type Sandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKENS = {
   a: 'shared-a-token-1c7f',
   b: 'shared-b-token-92de',
@@ -44,11 +47,11 @@ describe('tenants sharing one platform key', () => {
       mediaDir,
       tenants: [
         // a and b have no key of their own: both use POLYMODAL_API_KEY.
-        { id: 'team-a', tokenSha256: sha256(TOKENS.a) },
-        { id: 'team-b', tokenSha256: sha256(TOKENS.b) },
+        { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
+        { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
         // c has a key nobody else uses; d names the server's key as its own, so it shares it too.
-        { id: 'team-c', tokenSha256: sha256(TOKENS.c), apiKey: sandbox.apiKey2 },
-        { id: 'team-d', tokenSha256: sha256(TOKENS.d), apiKey: sandbox.apiKey },
+        { id: 'team-c', tokenSha256: tokenSha256(TOKENS.c), apiKey: sandbox.apiKey2 },
+        { id: 'team-d', tokenSha256: tokenSha256(TOKENS.d), apiKey: sandbox.apiKey },
       ],
       createServer: (options) => createServer(options as Parameters<typeof createServer>[0]),
       secrets: Object.values(TOKENS),

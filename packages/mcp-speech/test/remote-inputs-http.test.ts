@@ -8,7 +8,6 @@
  * The media host is a loopback server: the server's test-only socket seam (`remoteInputs.connect`, never
  * read from configuration) connects `https://media.example/...` to it in plain TCP.
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
@@ -23,11 +22,11 @@ import {
   runHttpServer,
   type TenantAccess,
 } from '@polymodal/mcp-common/http';
+import { tokenSha256 } from '@polymodal/mcp-common/testing';
 import { createReadingRecording, SAMPLE_READING_TEXT, type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const TOKEN_A = 'token-of-team-a-31be7c';
 const TOKEN_B = 'token-of-team-b-c05f92';
 const recording = createReadingRecording({ attempts: [SAMPLE_READING_TEXT] });
@@ -77,8 +76,8 @@ describe('score_reading with an https URL, over HTTP with two tenants', () => {
       tenantsFile,
       JSON.stringify({
         tenants: [
-          { id: 'team-a', tokenSha256: sha256(TOKEN_A), apiKey: sandbox.apiKey },
-          { id: 'team-b', tokenSha256: sha256(TOKEN_B), apiKey: sandbox.apiKey2 },
+          { id: 'team-a', tokenSha256: tokenSha256(TOKEN_A), apiKey: sandbox.apiKey },
+          { id: 'team-b', tokenSha256: tokenSha256(TOKEN_B), apiKey: sandbox.apiKey2 },
         ],
       }),
     );

@@ -3,6 +3,7 @@
  * against a sandbox, with tool callers per bearer token: the set-up of every test of tenants over HTTP.
  * The package is imported by its name, as the server packages do, so that every module is the built one.
  */
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { PlatformContext, ServerInstance } from '@polymodal/mcp-common/host';
@@ -59,4 +60,9 @@ export async function serveTenants(options: {
       await access.close();
     },
   };
+}
+
+/** A bearer token as the tenants file names it: the SHA-256 of the token, in hex (never the token itself). */
+export function tokenSha256(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
