@@ -56,12 +56,15 @@ function run(
   requests: string[],
   offered: readonly string[],
   results: (name: string, args: Record<string, unknown>, turn: number) => string,
-) {
+): { calls: [string, Record<string, unknown>][]; answer: string } {
   const steps: [string, Record<string, unknown>, string][] = [];
   for (let turn = 0; turn < 20; turn++) {
     const next = planTurn(conversation(requests, steps), offered);
     if (next.kind === 'answer')
-      return { calls: steps.map(([name, args]) => [name, args]), answer: next.text };
+      return {
+        calls: steps.map(([name, args]): [string, Record<string, unknown>] => [name, args]),
+        answer: next.text,
+      };
     steps.push([next.name, next.arguments, results(next.name, next.arguments, turn)]);
   }
   throw new Error('the planner did not answer within 20 turns');
