@@ -98,6 +98,8 @@ function platform(name: string, args: Record<string, unknown>): string {
         jobId: 'mtg_1',
         path: `/o/mtg_1.${String(args.format)}`,
       });
+    case 'retranslate_meeting':
+      return structured('Meeting job mtg_1 translated.', { jobId: 'mtg_1', status: 'COMPLETED', done: true });
     case 'synthesize_speech':
       return structured('Speech saved to /o/s.wav', { done: true, savedPath: '/o/s.wav' });
     case 'score_reading':
@@ -159,6 +161,21 @@ describe('planner rule S: follow the steps a message spells out', () => {
     expect(calls).toEqual([
       ['transcribe_thai', { audioPath: '/m/t.wav' }],
       ['transcribe_thai', { audioPath: '/m/u.wav' }],
+    ]);
+  });
+
+  it('takes a tool again when a later prompt calls it with other arguments: two exports of one meeting', () => {
+    const translate = [
+      'Translate the meeting job "mtg_1" into "fr".',
+      '1. Call retranslate_meeting with {"jobId":"mtg_1","targetLanguage":"fr"}. If it answers that the job is still running, first call get_meeting with {"jobId":"mtg_1","waitSeconds":40} until done=true, then call retranslate_meeting once more.',
+      '2. While a result says done=false, call get_meeting with {"jobId":"mtg_1","include":["translation"],"waitSeconds":40}, until done=true.',
+      '3. Call export_meeting with {"jobId":"mtg_1","what":"translation","format":"md"} (or "srt" or "vtt" if I asked for subtitles).',
+    ].join('\n');
+    const { calls } = run([minutesPrompt, translate], [...tools, 'retranslate_meeting'], platform);
+    expect(calls.slice(2)).toEqual([
+      ['export_meeting', { jobId: 'mtg_1', what: 'summary', format: 'md' }],
+      ['retranslate_meeting', { jobId: 'mtg_1', targetLanguage: 'fr' }],
+      ['export_meeting', { jobId: 'mtg_1', what: 'translation', format: 'md' }],
     ]);
   });
 

@@ -6,15 +6,16 @@
  * system message as lines `- <tool name>: ...`), each turn it picks the first rule that applies. Rule 1 comes
  * first; then the person's messages (the user messages that are not tool results: a task in words, the
  * messages of the prompts a host fetched) are read in order, and the first that still asks for a call gives
- * it: a message that spells out its steps through rule S, a message in free words through rules 2 to 7,
- * each read in that message alone. When no message asks for anything more, rule 8 answers.
+ * it: a message that spells out its steps through rule S, a message in free words through rules 2 to 7
+ * ("the task" there is that message alone). When no message asks for anything more, rule 8 answers.
  *  1. Keep waiting: the latest tool result says `done: false`, carries a `jobId` and its `next` names an
  *     offered tool → call that tool with `{jobId, waitSeconds: 40}`.
  *  S. Follow the steps: sentences that start "Call <tool> with" and give the arguments as a JSON object, or
  *     as "that jobId" (the job the step before started) and JSON members (`"what": "summary"`), as the
  *     servers' prompts write them (see prompt-steps.ts). Each step whose tool is offered is taken once, in
  *     the order written, with exactly those arguments, unless a call of that tool with those arguments was
- *     made already. A step that adds `adding my text as "X"` takes X from the person's reply; until they
+ *     made already (not merely a call of that tool: meeting_minutes and translate_meeting both export, one
+ *     the summary and the other the translation). A step that adds `adding my text as "X"` takes X from the person's reply; until they
  *     replied, the planner answers asking for it. Calls written only under a condition ("While a result
  *     says done=false, call get_meeting …") are not steps: rule 1 does the waiting.
  *  2. Summarise a meeting: the task names a recording path (wav, mp3, m4a, mp4, mov, mkv, avi) — the first
