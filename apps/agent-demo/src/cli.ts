@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pnpm demo`: an agent that reaches the Polymodal MCP servers over stdio and runs a built-in scenario
- * (meeting, video or flashcards) or the task given in words, on the embedded sandbox unless
+ * (meeting, video or flashcards; the first and last from the servers' prompts) or the task given in words, on the embedded sandbox unless
  * POLYMODAL_BASE_URL and POLYMODAL_API_KEY point at the real platform. It reasons with the platform's
  * shared LLM (the sandbox's planner offline) or with any OpenAI-compatible endpoint given with --llm-*.
  */
@@ -33,18 +33,22 @@ import {
 } from './reporter.js';
 import { isScenarioName, SCENARIOS, type ScenarioName, scenarioTask, writeSamples } from './scenarios.js';
 import { connectServer, type ServerEnv, serverBin } from './servers.js';
+import { prepareTask, type TaskPart } from './task-prompts.js';
 
 const HELP = `Usage: pnpm demo [--scenario meeting|video|flashcards] [--json] [--verbose] [--max-steps N]
                  [--llm-base-url URL --llm-model ID] ["<task in words>"]
 
 An agent uses the Polymodal meeting, media and speech MCP servers (spawned over stdio, as a desktop host
-does). Without a task it runs a built-in scenario:
-  meeting     (default) summarise the bundled sample meeting recording with a Thai translation, export the
-              summary (Markdown), transcript (SRT) and translation (VTT) into ./demo-output, synthesise the
-              action items as Thai speech (a WAV), score a bundled sample of a student's Thai reading, and
-              transcribe a Thai speech sample with the streaming recogniser
+does). Without a task it runs a built-in scenario, from the servers' prompts where one fits (fetched with
+prompts/get, as a host does when a person picks them):
+  meeting     (default) the prompts meeting_minutes (the bundled sample meeting, spoken in English, minutes
+              in Thai), check_thai_reading (a bundled sample of a student's Thai reading) and thai_transcript
+              (a Thai speech sample, with the streaming recogniser), and one line of words: also export the
+              transcript (SRT) and translation (VTT) and synthesise the action items as Thai speech (a WAV);
+              files go to ./demo-output
   video       make a 5-second video with a catalog text-to-video model and wait for it (an MP4)
-  flashcards  make Thai-to-Chinese flashcards from a bundled 2-second sample clip (a JSON file)
+  flashcards  the prompt video_flashcards: Thai-to-Chinese flashcards from a bundled 2-second sample clip
+              (a JSON file)
 A task in words can name the samples, written to ./demo-output/media.
 
 With no POLYMODAL_BASE_URL the demo starts the embedded sandbox (a local simulation of the platform: no key,
@@ -170,7 +174,9 @@ async function main(): Promise<number> {
       ...(stateDir ? { POLYMODAL_STATE_DIR: stateDir } : {}),
     });
     try {
-      const task = options.scenario ? scenarioTask(options.scenario, samples) : options.words;
+      const task: TaskPart[] = options.scenario
+        ? scenarioTask(options.scenario, samples)
+        : [{ words: options.words }];
       return await runTask({ options, model, servers, task, written, reporter: reporting });
     } finally {
       await Promise.all(servers.map((server) => server.close()));
@@ -222,27 +228,32 @@ async function connectServers(options: DemoOptions, env: ServerEnv) {
   return servers;
 }
 
-/** Runs the agent on `task` with every server's tools; 0 when it answered and every tool call succeeded. */
+/**
+ * Runs the agent on `task` (its prompts fetched from the servers, as a host does) with every server's tools;
+ * 0 when it answered and every tool call succeeded.
+ */
 async function runTask(run: {
   options: DemoOptions;
   model: ChatModel;
   servers: Awaited<ReturnType<typeof connectServers>>;
-  task: string;
+  task: readonly TaskPart[];
   written: readonly string[];
   reporter: Reporter;
 }): Promise<number> {
   const { options, reporter } = run;
   const tools = await collectMcpTools(run.servers, reporter);
+  const task = await prepareTask(run.task, run.servers);
   reporter.emit({
     type: 'task',
-    text: run.task,
+    text: task.text,
     tools: tools.length,
     ...(options.scenario ? { scenario: options.scenario } : {}),
+    parts: task.parts,
   });
   const result = await runAgent({
     model: run.model,
     tools,
-    task: run.task,
+    task: task.messages,
     maxSteps: options.maxSteps,
     reporter,
   });

@@ -50,6 +50,36 @@ describe('createConsoleReporter', () => {
   });
 });
 
+describe('the task on the console', () => {
+  it('names each prompt with its server and arguments in brief, and shows the words beside them', () => {
+    const out = capture();
+    const reporter = createConsoleReporter({ style: { colour: false, redraw: false }, write: out.write });
+    reporter.emit({
+      type: 'task',
+      text: 'Transcribe the Thai recording "/data/media/sample-thai-speech.wav".\n1. Call transcribe_thai with …',
+      tools: 27,
+      parts: [
+        {
+          prompt: 'thai_transcript',
+          server: 'speech',
+          arguments: { recording: '/data/media/sample-thai-speech.wav' },
+        },
+        { words: 'Also say hello.' },
+      ],
+    });
+    expect(out.text()).toBe(
+      "Task (27 tools available), from the servers' prompts:\n  /thai_transcript (speech) recording=sample-thai-speech.wav\n  Also say hello.\n",
+    );
+  });
+
+  it('shows a task in words as it is', () => {
+    const out = capture();
+    const reporter = createConsoleReporter({ style: { colour: false, redraw: false }, write: out.write });
+    reporter.emit({ type: 'task', text: 'Say hello.', tools: 3, parts: [{ words: 'Say hello.' }] });
+    expect(out.text()).toBe('Task (3 tools available): Say hello.\n');
+  });
+});
+
 describe('createSecretMask', () => {
   it('masks keys but leaves a short placeholder such as "none" alone', () => {
     const mask = createSecretMask([KEY, 'none', undefined, '']);

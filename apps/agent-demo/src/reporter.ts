@@ -7,6 +7,7 @@
  */
 import { redactSecrets } from '@polymodal/core';
 import type { OutputStyle } from './output-style.js';
+import type { ReportedPart } from './task-prompts.js';
 
 /** Where the agent's model runs. */
 export type ModelSource = 'sandbox' | 'platform' | 'endpoint';
@@ -15,7 +16,7 @@ export type TraceEvent =
   | { type: 'platform'; baseUrl: string; embedded: boolean }
   | { type: 'model'; model: string; source: ModelSource; endpoint?: string }
   | { type: 'server'; server: string; protocolVersion: string; era: 'modern' | 'legacy' }
-  | { type: 'task'; text: string; tools: number; scenario?: string }
+  | { type: 'task'; text: string; tools: number; scenario?: string; parts: ReportedPart[] }
   | { type: 'step'; step: number; maxSteps: number }
   | { type: 'message'; text: string }
   | { type: 'call'; server: string; tool: string; arguments: Record<string, unknown> }
@@ -49,13 +50,16 @@ export function createSecretMask(secrets: readonly (string | undefined)[]): (tex
   return (text) => redactSecrets(text, all);
 }
 
+/** An absolute path to a file (POSIX or Windows), whatever the argument is called (`recording`, `video`). */
+const LOCAL_FILE = /^(?:[A-Za-z]:)?[\\/][^\n]*\.[A-Za-z0-9]{1,5}$/;
+
 /** Arguments in brief: long strings shortened, paths reduced to their file name. */
 export function briefArguments(args: Record<string, unknown>): string {
   return Object.entries(args)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
       let text = typeof value === 'string' ? value : JSON.stringify(value);
-      if ((key === 'path' || key.endsWith('Path')) && typeof value === 'string')
+      if (typeof value === 'string' && (key === 'path' || key.endsWith('Path') || LOCAL_FILE.test(value)))
         text = value.split(/[\\/]/).pop() ?? value;
       if (text.length > 40) text = `${text.slice(0, 37)}...`;
       return `${key}=${text}`;
@@ -143,7 +147,7 @@ function consoleLine(
     case 'model':
       return `Model: ${event.model} (${MODEL_SOURCES[event.source]}${event.endpoint ? ` at ${event.endpoint}` : ''})`;
     case 'task':
-      return `Task (${event.tools} tools available): ${event.text}`;
+      return taskLines(event, dim);
     case 'message':
       return dim(`  model: ${event.text}`);
     case 'call':
@@ -167,6 +171,21 @@ function consoleLine(
       // says it on stderr, and stdout stays the run's narration.
       return undefined;
   }
+}
+
+/**
+ * The task: its words, or, when it comes from the servers' prompts, each prompt by name with its arguments
+ * in brief (its text is long and the host's, not the person's) and the words beside them.
+ */
+function taskLines(event: Extract<TraceEvent, { type: 'task' }>, dim: Paint): string {
+  const heading = `Task (${event.tools} tools available)`;
+  if (!event.parts.some((part) => 'prompt' in part)) return `${heading}: ${event.text}`;
+  const lines = event.parts.map((part) =>
+    'prompt' in part
+      ? `  /${part.prompt} ${dim(`(${part.server}) ${briefArguments(part.arguments)}`)}`
+      : `  ${part.words}`,
+  );
+  return [`${heading}, from the servers' prompts:`, ...lines].join('\n');
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The demo's built-in runs (`--scenario meeting|video|flashcards`, meeting by default) and the sample inputs
- * they use, written into the media folder the servers may read. A task given in words gets every sample,
- * so it can name any of them.
+ * they use, written into the media folder the servers may read. The meeting and flashcards scenarios are
+ * built from the servers' prompts, as a person picks them in a host; the video scenario, which no prompt
+ * covers yet, is a task in words. A task given in words gets every sample, so it can name any of them.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import {
   writeMeetingRecording,
   writeReadingRecording,
 } from '@polymodal/sandbox';
+import type { TaskPart } from './task-prompts.js';
 
 export const SCENARIOS = ['meeting', 'video', 'flashcards'] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
@@ -29,27 +31,41 @@ export interface Samples {
   videoPath: string;
 }
 
-export function meetingTask(recordingPath: string, readingPath: string, speechPath: string): string {
-  return (
-    `Summarise the meeting recording at ${recordingPath} (spoken in English), titled "Weekly product sync", with a ` +
-    'Thai translation. Export the summary as Markdown, the transcript as SRT and the Thai translation as VTT, ' +
-    'and synthesise the action items as speech in Thai. ' +
-    `Then score the student's Thai reading at ${readingPath} against "${SAMPLE_READING_TEXT}", and transcribe ` +
-    `the Thai speech at ${speechPath}. Finally tell me the decisions, the action items with their owners, what ` +
-    'the student should practise, and what the Thai speech says.'
-  );
+/**
+ * What the meeting scenario adds in words to its prompts: the transcript and translation exports and the
+ * action items spoken, which no prompt asks for.
+ */
+export const MEETING_ALSO =
+  'Also export the transcript as SRT and the Thai translation as VTT, and synthesise the action items as speech in Thai.';
+
+/**
+ * The meeting scenario as a person would ask for it in a host: three of the servers' prompts (minutes of the
+ * English meeting in Thai, the reading scored, the Thai speech transcribed) and one line of words.
+ */
+export function meetingParts(
+  samples: Pick<Samples, 'recordingPath' | 'readingPath' | 'speechPath'>,
+): TaskPart[] {
+  return [
+    {
+      prompt: 'meeting_minutes',
+      arguments: { recording: samples.recordingPath, language: 'en', minutesLanguage: 'th' },
+    },
+    { words: MEETING_ALSO },
+    {
+      prompt: 'check_thai_reading',
+      arguments: { recording: samples.readingPath, referenceText: SAMPLE_READING_TEXT },
+    },
+    { prompt: 'thai_transcript', arguments: { recording: samples.speechPath } },
+  ];
 }
 
 export const VIDEO_TASK =
   'Make a 5-second video of a paper boat drifting across a pond at sunrise. Pick a text-to-video model from ' +
   'the catalog, wait until the video is ready and tell me where it was saved.';
 
-export function flashcardsTask(videoPath: string): string {
-  return (
-    `Make Thai to Chinese flashcards from the video at ${videoPath}. Wait until they are ready, then tell me ` +
-    'how many segments and words they have, show the first cards with their translations and say where the ' +
-    'full result was saved.'
-  );
+/** The flashcards scenario: the media server's prompt, Thai to Chinese, on the sample clip. */
+export function flashcardsParts(videoPath: string): TaskPart[] {
+  return [{ prompt: 'video_flashcards', arguments: { video: videoPath, direction: 'thai_to_chinese' } }];
 }
 
 /** Writes the samples a scenario needs (every sample for a task in words) and returns their paths. */
@@ -82,17 +98,14 @@ export async function writeSamples(
   return { samples, written };
 }
 
-export function scenarioTask(name: ScenarioName, samples: Partial<Samples>): string {
+/** A scenario's task: the servers' prompts where one fits, else words. */
+export function scenarioTask(name: ScenarioName, samples: Partial<Samples>): TaskPart[] {
   switch (name) {
     case 'meeting':
-      return meetingTask(
-        samples.recordingPath as string,
-        samples.readingPath as string,
-        samples.speechPath as string,
-      );
+      return meetingParts(samples as Samples);
     case 'video':
-      return VIDEO_TASK;
+      return [{ words: VIDEO_TASK }];
     case 'flashcards':
-      return flashcardsTask(samples.videoPath as string);
+      return flashcardsParts(samples.videoPath as string);
   }
 }

@@ -4,6 +4,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { SAMPLE_READING_TEXT } from '@polymodal/sandbox';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answerHeadingsOf, assertBuilt, expectedHeadingsOf, parseEvents, runDemo } from './run-demo.js';
 
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 describe('pnpm demo on the embedded sandbox', () => {
-  it('summarises the meeting, exports the files, speaks the action items in Thai, scores the reading and transcribes the Thai sample over stdio', async () => {
+  it("runs the meeting scenario from the servers' prompts: minutes, exports, Thai speech, the reading scored and the Thai sample transcribed over stdio", async () => {
     outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-test-'));
     const run = await runDemo(['--json'], {
       POLYMODAL_OUTPUT_DIR: outputDir,
@@ -28,6 +29,70 @@ describe('pnpm demo on the embedded sandbox', () => {
 
     const platform = event<unknown>('platform');
     expect(platform).toMatchObject({ embedded: true });
+
+    // The task as a host builds it: three prompts fetched from the servers that offer them (their text is
+    // the servers'), and the demo's one line of words for what no prompt asks.
+    const media = path.join(outputDir, 'media');
+    const recording = path.join(media, 'sample-meeting.wav');
+    const readingPath = path.join(media, 'sample-reading.wav');
+    const speechPath = path.join(media, 'sample-thai-speech.wav');
+    const task = event<{ text: string; parts: unknown[] }>('task');
+    expect(task).toMatchObject({
+      scenario: 'meeting',
+      parts: [
+        {
+          prompt: 'meeting_minutes',
+          server: 'meeting',
+          arguments: { recording, language: 'en', minutesLanguage: 'th' },
+        },
+        { words: expect.stringContaining('synthesise the action items as speech in Thai') },
+        {
+          prompt: 'check_thai_reading',
+          server: 'speech',
+          arguments: { recording: readingPath, referenceText: SAMPLE_READING_TEXT },
+        },
+        { prompt: 'thai_transcript', server: 'speech', arguments: { recording: speechPath } },
+      ],
+    });
+    expect(task.parts).toHaveLength(4);
+    const summarizeArguments = { path: recording, sourceLanguage: 'en', targetLanguage: 'th' };
+    const scoreArguments = { studentAudioPath: readingPath, referenceText: SAMPLE_READING_TEXT };
+    for (const step of [
+      `1. Call summarize_meeting with ${JSON.stringify(summarizeArguments)}`,
+      `1. Call score_reading with ${JSON.stringify(scoreArguments)}`,
+      `1. Call transcribe_thai with ${JSON.stringify({ audioPath: speechPath })}`,
+    ]) {
+      expect(task.text).toContain(step);
+    }
+
+    // The calls the prompts name, in the order written, with their arguments; between them, the waits on
+    // unfinished jobs and what the line of words asks (the other exports and the action items spoken).
+    const waits = ['get_meeting', 'get_speech', 'get_reading_score'];
+    const calls = trace.events.filter(
+      (candidate) => candidate.type === 'call' && !waits.includes(String(candidate.tool)),
+    );
+    expect(calls.map((call) => call.tool)).toEqual([
+      'summarize_meeting',
+      'export_meeting',
+      'export_meeting',
+      'export_meeting',
+      'synthesize_speech',
+      'score_reading',
+      'transcribe_thai',
+    ]);
+    const jobId = (
+      trace.events.find((candidate) => candidate.type === 'result' && candidate.tool === 'summarize_meeting')
+        ?.structured as { jobId?: string } | undefined
+    )?.jobId;
+    expect(calls.map((call) => call.arguments)).toEqual([
+      summarizeArguments,
+      { jobId, what: 'summary', format: 'md' },
+      { jobId, what: 'transcript', format: 'srt' },
+      { jobId, what: 'translation', format: 'vtt' },
+      expect.objectContaining({ language: 'th' }),
+      scoreArguments,
+      { audioPath: speechPath },
+    ]);
     const summarized = trace.events.find(
       (event) => event.type === 'result' && event.tool === 'summarize_meeting',
     );
@@ -73,7 +138,8 @@ describe('pnpm demo on the embedded sandbox', () => {
 
     expect(files.paths).toContain(speech?.structured.savedPath);
     const answer = event<{ text: string }>('answer');
-    expect(answer.text).toContain('Weekly product sync');
+    // The meeting, titled by the platform after the recording's file name (the prompt takes no title).
+    expect(answer.text).toMatch(/- summarize_meeting: Meeting job mtg_\w+ "sample-meeting" COMPLETED\./);
     expect(answer.text).toMatch(/Action items:\n- .+\(Speaker \d/);
     // Each part labelled by the tool it comes from: the reading's practice and the Thai speech's words, no
     // flashcards (none were made).
@@ -82,7 +148,6 @@ describe('pnpm demo on the embedded sandbox', () => {
     expect(answer.text).toContain('What the Thai speech says:\n- สวัสดีครับ ประชุมเริ่มตอนเก้าโมง');
     const model = event<{ model: string }>('model');
     expect(model).toMatchObject({ model: 'sandbox-planner-1', source: 'sandbox' });
-    expect(event<unknown>('task')).toMatchObject({ scenario: 'meeting' });
     // One event per line, numbered in the order they happened, each step announced before its call.
     expect(trace.events.map((candidate) => candidate.seq)).toEqual(trace.events.map((_, index) => index + 1));
     const kinds = trace.events.map((candidate) => candidate.type);

@@ -2,12 +2,13 @@
  * The video and flashcards scenarios end to end: the built CLI, its three servers over stdio and the
  * sandbox planner, against a sandbox this test owns with its clock held. Nothing moves until the test
  * advances the clock, which it does only after reading, from the --json stream, the line saying the job
- * was started — so each run also proves that events arrive while the run is still going.
+ * was started (or, for a call that waits on its job itself, the line of the call, once the call has polled
+ * its job) — so each run also proves that events arrive while the run is still going.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Sandbox, startSandbox } from '@polymodal/sandbox';
+import { type RequestLogFilter, type Sandbox, startSandbox } from '@polymodal/sandbox';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   answerHeadingsOf,
@@ -30,16 +31,25 @@ afterEach(async () => {
   outputDir = undefined;
 });
 
+/** Resolves once the sandbox has logged a request that `filter` matches. */
+async function requestSeen(held: Sandbox, filter: RequestLogFilter): Promise<void> {
+  while (held.control.requests(filter).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 /**
  * Runs a scenario against the held sandbox and advances its clock by `advanceMs` once the line of the
- * tool that starts the job has been read. Returns the run, the events and what was seen before the end.
+ * tool that starts the job has been read: its result, or with `jobPolled` its call, as soon as the sandbox
+ * has received that call's first poll of the job (the call waits on the job itself; the request that creates
+ * the job is logged when it arrives, before the job exists). Returns the run, the events and what was seen
+ * before the end.
  */
-async function runHeld(scenario: string, startTool: string, advanceMs: number) {
+async function runHeld(scenario: string, startTool: string, advanceMs: number, jobPolled?: RequestLogFilter) {
   sandbox = await startSandbox({ clock: 'held' });
   outputDir = await mkdtemp(path.join(os.tmpdir(), 'demo-scenario-'));
   const held = sandbox;
   let startedAt: number | undefined;
   let linesBeforeAdvance = 0;
+  let advanced: Promise<void> | undefined;
   const run = await runDemo(
     ['--json', '--scenario', scenario],
     {
@@ -50,13 +60,17 @@ async function runHeld(scenario: string, startTool: string, advanceMs: number) {
     },
     (line) => {
       const event = JSON.parse(line) as DemoEvent;
-      if (startedAt === undefined && event.type === 'result' && event.tool === startTool) {
+      const startLine = jobPolled ? 'call' : 'result';
+      if (startedAt === undefined && event.type === startLine && event.tool === startTool) {
         startedAt = event.seq;
         linesBeforeAdvance = event.seq;
-        held.control.advance(advanceMs);
+        advanced = (jobPolled ? requestSeen(held, jobPolled) : Promise.resolve()).then(() =>
+          held.control.advance(advanceMs),
+        );
       }
     },
   );
+  await advanced;
   return { run, events: parseEvents(run.stdout), startedAt, linesBeforeAdvance };
 }
 
@@ -105,23 +119,41 @@ describe('pnpm demo --scenario video', () => {
 });
 
 describe('pnpm demo --scenario flashcards', () => {
-  it('uploads the sample clip, follows the flashcards handle and answers with the first cards', async () => {
-    const { run, events, startedAt } = await runHeld('flashcards', 'create_flashcards', 600_000);
+  it("fetches the media server's video_flashcards prompt, makes its call with its arguments and answers with the first cards", async () => {
+    const { run, events, startedAt, linesBeforeAdvance } = await runHeld(
+      'flashcards',
+      'create_flashcards',
+      600_000,
+      { method: 'GET', path: '/api/video-flashcards/v1/jobs/vf_' },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(startedAt).toBeDefined();
 
-    const calls = events.filter((event) => event.type === 'call');
-    expect(calls.map((event) => event.tool)).toEqual(['create_flashcards', 'get_flashcards']);
+    // The task is the prompt the media server answered to prompts/get: its name, its arguments, its text.
     const video = path.join(outputDir as string, 'media', 'sample-lesson.mp4');
-    expect(calls[0]).toMatchObject({
-      server: 'media',
-      arguments: { video, learningDirection: 'thai_to_chinese', waitSeconds: 0 },
+    const task = events.find((event) => event.type === 'task');
+    expect(task).toMatchObject({
+      scenario: 'flashcards',
+      parts: [
+        { prompt: 'video_flashcards', server: 'media', arguments: { video, direction: 'thai_to_chinese' } },
+      ],
     });
-    const finished = events.find((event) => event.type === 'result' && event.tool === 'get_flashcards') as
+    expect(task?.text).toContain(
+      `1. Call create_flashcards with ${JSON.stringify({ video, learningDirection: 'thai_to_chinese' })}`,
+    );
+
+    // The prompt's one call, with exactly its arguments: the tool waits on the job itself (its default
+    // wait), and the job finished during that wait, once the clock moved after the call's line was read.
+    const calls = events.filter((event) => event.type === 'call');
+    expect(calls.map((event) => event.tool)).toEqual(['create_flashcards']);
+    expect(calls[0]).toMatchObject({ server: 'media' });
+    expect(calls[0]?.arguments).toEqual({ video, learningDirection: 'thai_to_chinese' });
+    const finished = events.find((event) => event.type === 'result' && event.tool === 'create_flashcards') as
       | (DemoEvent & {
           structured: { savedPath: string; segmentCount: number; segments: { text: string }[] };
         })
       | undefined;
+    expect(finished?.seq).toBeGreaterThan(linesBeforeAdvance);
     expect(finished).toMatchObject({
       ok: true,
       structured: { done: true, outcome: 'succeeded', sourceLanguage: 'th', targetLanguage: 'zh' },

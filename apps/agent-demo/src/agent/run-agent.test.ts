@@ -67,6 +67,17 @@ describe('runAgent', () => {
     });
   });
 
+  it("opens the conversation with a prompt's messages, in order, after the system prompt", async () => {
+    const model = scriptedTextModel(['{"answer": "Done."}']);
+    const task: ChatMessage[] = [
+      { role: 'user', content: 'Write the minutes. 1. Call summarize_meeting with {"path":"/m/a.wav"}.' },
+      { role: 'user', content: 'Also export the transcript.' },
+    ];
+    await runAgent({ model, tools: [], task, maxSteps: 2, reporter: recorder() });
+    expect(model.seen[0]?.map((message) => message.role)).toEqual(['system', 'user', 'user']);
+    expect(model.seen[0]?.slice(1)).toEqual(task);
+  });
+
   it('reports each step, what the model says beside its calls, the call and its result, in order', async () => {
     const echo = tool('echo', () => ({ ok: true, text: 'echo: hi' }));
     const turns: ModelTurn[] = [

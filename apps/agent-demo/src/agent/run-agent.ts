@@ -46,7 +46,8 @@ export function agentSystemPrompt(tools: readonly ToolSpec[]): string {
 export async function runAgent(options: {
   model: ChatModel;
   tools: readonly AgentTool[];
-  task: string;
+  /** The person's request: words, or the opening messages (a prompt's, as `prompts/get` returned them). */
+  task: string | readonly ChatMessage[];
   maxSteps: number;
   reporter: Reporter;
   signal?: AbortSignal;
@@ -56,7 +57,7 @@ export async function runAgent(options: {
   const byName = new Map(options.tools.map((tool) => [tool.spec.name, tool]));
   const messages: ChatMessage[] = [
     { role: 'system', content: agentSystemPrompt(specs) },
-    { role: 'user', content: options.task },
+    ...(typeof options.task === 'string' ? [{ role: 'user' as const, content: options.task }] : options.task),
   ];
   const toolCalls: AgentRun['toolCalls'] = [];
   let malformedInARow = 0;

@@ -1,7 +1,8 @@
 /**
  * The planner's view of a conversation: the messages it is given, the tool calls read back out of them
  * (native `tool_calls` answered by `tool` messages, or the JSON protocol's `{"tool": ...}` answered by a
- * "Result of ..." user message), and the turn it answers with.
+ * "Result of ..." user message), the person's own messages among the user messages, and the turn it answers
+ * with.
  */
 
 export interface PlannerMessage {
@@ -42,12 +43,37 @@ function fillResult(exchange: ToolExchange, content: string): void {
     marker >= 0 ? parseObject(content.slice(marker + 'structuredContent: '.length)) : parseObject(content);
 }
 
-export function readExchanges(messages: readonly PlannerMessage[]): ToolExchange[] {
+/**
+ * A message of the person's own (a user message that is not a tool result): a task in words, or a prompt's
+ * message as a host hands it over.
+ */
+export interface PersonMessage {
+  text: string;
+  /** How many times the model had answered (without calling a tool) before it: a reply comes after one. */
+  answersBefore: number;
+}
+
+export interface Conversation {
+  exchanges: ToolExchange[];
+  /** The person's messages, in order. */
+  requests: PersonMessage[];
+}
+
+/** Whether an assistant message calls a tool (native `tool_calls` or the JSON protocol's `{"tool": ...}`). */
+function callsTool(message: PlannerMessage): boolean {
+  if ((message.tool_calls ?? []).length > 0) return true;
+  return typeof parseObject(message.content ?? '')?.tool === 'string';
+}
+
+export function readConversation(messages: readonly PlannerMessage[]): Conversation {
   const exchanges: ToolExchange[] = [];
+  const requests: PersonMessage[] = [];
   const pending = new Map<string, ToolExchange>();
   let lastJsonCall: ToolExchange | undefined;
+  let answers = 0;
   for (const message of messages) {
     if (message.role === 'assistant') {
+      if (!callsTool(message)) answers += 1;
       for (const call of message.tool_calls ?? []) {
         const exchange: ToolExchange = {
           name: call.function?.name ?? '',
@@ -78,7 +104,9 @@ export function readExchanges(messages: readonly PlannerMessage[]): ToolExchange
     ) {
       fillResult(lastJsonCall, (message.content ?? '').replace(/^[^\n]*\n/, ''));
       lastJsonCall = undefined;
+    } else if (message.role === 'user') {
+      requests.push({ text: message.content ?? '', answersBefore: answers });
     }
   }
-  return exchanges;
+  return { exchanges, requests };
 }

@@ -3,9 +3,21 @@
  * a small, documented policy so that an agent can run end to end offline and tests can predict every turn.
  *
  * Given the conversation and the tools on offer (native OpenAI `tools`, or the JSON protocol described in a
- * system message as lines `- <tool name>: ...`), each turn it picks the first rule that applies:
+ * system message as lines `- <tool name>: ...`), each turn it picks the first rule that applies. Rule 1 comes
+ * first; then the person's messages (the user messages that are not tool results: a task in words, the
+ * messages of the prompts a host fetched) are read in order, and the first that still asks for a call gives
+ * it: a message that spells out its steps through rule S, a message in free words through rules 2 to 7
+ * ("the task" there is that message alone). When no message asks for anything more, rule 8 answers.
  *  1. Keep waiting: the latest tool result says `done: false`, carries a `jobId` and its `next` names an
  *     offered tool → call that tool with `{jobId, waitSeconds: 40}`.
+ *  S. Follow the steps: sentences that start "Call <tool> with" and give the arguments as a JSON object, or
+ *     as "that jobId" (the job the step before started) and JSON members (`"what": "summary"`), as the
+ *     servers' prompts write them (see prompt-steps.ts). Each step whose tool is offered is taken once, in
+ *     the order written, with exactly those arguments, unless a call of that tool with those arguments was
+ *     made already (not merely a call of that tool: meeting_minutes and translate_meeting both export, one
+ *     the summary and the other the translation). A step that adds `adding my text as "X"` takes X from the person's reply; until they
+ *     replied, the planner answers asking for it. Calls written only under a condition ("While a result
+ *     says done=false, call get_meeting …") are not steps: rule 1 does the waiting.
  *  2. Summarise a meeting: the task names a recording path (wav, mp3, m4a, mp4, mov, mkv, avi) — the first
  *     one after the word "meeting" when there is one — and `summarize_meeting` is offered and was not
  *     called yet → call it with that path, `sourceLanguage`
@@ -53,7 +65,13 @@
  */
 
 import { composeAnswer } from './compose-answer.js';
-import { type PlannerMessage, type PlannerTurn, readExchanges } from './conversation.js';
+import {
+  type PersonMessage,
+  type PlannerMessage,
+  type PlannerTurn,
+  readConversation,
+} from './conversation.js';
+import { followSteps } from './follow-steps.js';
 import { planVideo } from './plan-video.js';
 import {
   exportMeeting,
@@ -65,6 +83,7 @@ import {
   summarizeMeeting,
   transcribeThai,
 } from './planner-rules.js';
+import { readSteps } from './prompt-steps.js';
 import { FLASHCARDS, MAKE_VIDEO } from './task-text.js';
 
 export type { PlannerMessage, PlannerTurn };
@@ -77,9 +96,8 @@ function makeVideo({ task, offered, exchanges }: PlanningInput): PlannerTurn | u
   return planVideo(task, offered, exchanges);
 }
 
-/** The rules in the order they are tried; the first that answers a turn wins. */
-const RULES: readonly ((input: PlanningInput) => PlannerTurn | undefined)[] = [
-  keepWaiting,
+/** Rules 2 to 7, for a message in free words, in the order they are tried; the first that answers wins. */
+const FREE_WORDS_RULES: readonly ((input: PlanningInput) => PlannerTurn | undefined)[] = [
   summarizeMeeting,
   exportMeeting,
   speakActionItems,
@@ -95,18 +113,36 @@ export function toolsFromPrompt(system: string): string[] {
 }
 
 export function planTurn(messages: readonly PlannerMessage[], tools: readonly string[]): PlannerTurn {
-  const exchanges = readExchanges(messages);
-  const input: PlanningInput = {
-    task: messages.find((message) => message.role === 'user')?.content ?? '',
-    exchanges,
-    offered: new Set(tools),
-    called: (name) => exchanges.filter((exchange) => exchange.name === name),
-  };
-  for (const rule of RULES) {
-    const turn = rule(input);
+  const { exchanges, requests } = readConversation(messages);
+  const offered = new Set(tools);
+  const called = (name: string) => exchanges.filter((exchange) => exchange.name === name);
+  const waiting = keepWaiting({ task: '', exchanges, offered, called });
+  if (waiting) return waiting;
+  for (const [index, request] of requests.entries()) {
+    const steps = readSteps(request.text);
+    const turn =
+      steps.length > 0
+        ? followSteps({ steps, exchanges, offered, reply: replyAfter(requests, index) })
+        : firstRule({ task: request.text, exchanges, offered, called });
     if (turn) return turn;
   }
   return { kind: 'answer', text: composeAnswer(exchanges) };
+}
+
+function firstRule(input: PlanningInput): PlannerTurn | undefined {
+  for (const rule of FREE_WORDS_RULES) {
+    const turn = rule(input);
+    if (turn) return turn;
+  }
+  return undefined;
+}
+
+/** The person's first message in words after the model answered them, following the message at `index`. */
+function replyAfter(requests: readonly PersonMessage[], index: number): string | undefined {
+  const asked = requests[index]?.answersBefore ?? 0;
+  return requests
+    .slice(index + 1)
+    .find((request) => request.answersBefore > asked && readSteps(request.text).length === 0)?.text;
 }
 
 export function plainReply(messages: readonly PlannerMessage[]): string {
