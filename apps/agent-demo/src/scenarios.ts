@@ -48,7 +48,12 @@ export function meetingParts(
   return [
     {
       prompt: 'meeting_minutes',
-      arguments: { recording: samples.recordingPath, language: 'en', minutesLanguage: 'th' },
+      arguments: {
+        recording: samples.recordingPath,
+        language: 'en',
+        minutesLanguage: 'th',
+        title: 'Weekly product sync',
+      },
     },
     { words: MEETING_ALSO },
     {

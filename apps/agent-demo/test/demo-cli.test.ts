@@ -43,7 +43,7 @@ describe('pnpm demo on the embedded sandbox', () => {
         {
           prompt: 'meeting_minutes',
           server: 'meeting',
-          arguments: { recording, language: 'en', minutesLanguage: 'th' },
+          arguments: { recording, language: 'en', minutesLanguage: 'th', title: 'Weekly product sync' },
         },
         { words: expect.stringContaining('synthesise the action items as speech in Thai') },
         {
@@ -55,7 +55,12 @@ describe('pnpm demo on the embedded sandbox', () => {
       ],
     });
     expect(task.parts).toHaveLength(4);
-    const summarizeArguments = { path: recording, sourceLanguage: 'en', targetLanguage: 'th' };
+    const summarizeArguments = {
+      path: recording,
+      sourceLanguage: 'en',
+      targetLanguage: 'th',
+      title: 'Weekly product sync',
+    };
     const scoreArguments = { studentAudioPath: readingPath, referenceText: SAMPLE_READING_TEXT };
     for (const step of [
       `1. Call summarize_meeting with ${JSON.stringify(summarizeArguments)}`,
@@ -138,8 +143,8 @@ describe('pnpm demo on the embedded sandbox', () => {
 
     expect(files.paths).toContain(speech?.structured.savedPath);
     const answer = event<{ text: string }>('answer');
-    // The meeting, titled by the platform after the recording's file name (the prompt takes no title).
-    expect(answer.text).toMatch(/- summarize_meeting: Meeting job mtg_\w+ "sample-meeting" COMPLETED\./);
+    // The meeting, titled as the demo asked through the prompt.
+    expect(answer.text).toMatch(/- summarize_meeting: Meeting job mtg_\w+ "Weekly product sync" COMPLETED\./);
     expect(answer.text).toMatch(/Action items:\n- .+\(Speaker \d/);
     // Each part labelled by the tool it comes from: the reading's practice and the Thai speech's words, no
     // flashcards (none were made).

@@ -57,6 +57,23 @@ describe.each(GENERATIONS)('the media prompts, %s', (generation) => {
       });
       expectInOrder(text, ['create_flashcards', 'get_flashcards']);
       expect(text).toContain(JSON.stringify({ video, learningDirection: 'thai_to_chinese' }));
+      // A video file on the web is said to be one; a local file, like a YouTube link, needs nothing.
+      const direct = 'https://cdn.example.com/lesson.mp4';
+      expect(
+        await promptText(server.client, 'video_flashcards', { video: direct, direction: 'thai_to_chinese' }),
+      ).toContain(
+        JSON.stringify({
+          video: direct,
+          learningDirection: 'thai_to_chinese',
+          sourceType: 'direct_video_url',
+        }),
+      );
+      expect(
+        await promptText(server.client, 'video_flashcards', {
+          video: 'lessons/week1.mp4',
+          direction: 'thai_to_chinese',
+        }),
+      ).toContain(JSON.stringify({ video: 'lessons/week1.mp4', learningDirection: 'thai_to_chinese' }));
       expect(text).toMatch(/done=false/);
     } finally {
       await server.close();

@@ -31,6 +31,7 @@ describe.each(GENERATIONS)('the meeting prompts, %s', (generation) => {
           ['recording', true],
           ['language', false],
           ['minutesLanguage', false],
+          ['title', false],
         ],
         translate_meeting: [
           ['jobId', true],
@@ -56,6 +57,8 @@ describe.each(GENERATIONS)('the meeting prompts, %s', (generation) => {
       const text = await promptText(server.client, 'meeting_minutes', { recording, minutesLanguage: 'th' });
       expectInOrder(text, ['summarize_meeting', 'get_meeting', 'export_meeting']);
       expect(text).toContain(JSON.stringify({ path: recording, targetLanguage: 'th' }));
+      const titled = await promptText(server.client, 'meeting_minutes', { recording, title: 'Q3 "plan"' });
+      expect(titled).toContain(JSON.stringify({ path: recording, title: 'Q3 "plan"' }));
       expect(text).toMatch(/done=false/);
       expect(text).toMatch(/paid twice/);
 

@@ -1,7 +1,11 @@
 /**
  * video_flashcards: language flashcards from a video, created and reviewed.
  */
-import { FLASHCARD_VIDEO_EXTENSIONS, LEARNING_DIRECTIONS } from '@polymodal/core/constants';
+import {
+  FLASHCARD_VIDEO_EXTENSIONS,
+  isYouTubeVideoUrl,
+  LEARNING_DIRECTIONS,
+} from '@polymodal/core/constants';
 import { definePrompt, quoted, readablePaths, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
@@ -31,7 +35,7 @@ export const videoFlashcardsPrompt = definePrompt({
     userMessage(
       [
         `Make language flashcards from the video ${quoted(video)} for the learning direction ${quoted(direction)}.`,
-        `1. Call create_flashcards with ${quoted({ video, learningDirection: direction })}; if the video is an https:// link but not YouTube, add "sourceType": "direct_video_url".`,
+        `1. Call create_flashcards with ${quoted({ video, learningDirection: direction, sourceType: sourceTypeOf(video) })}.`,
         '2. While a result says done=false, call get_flashcards with its jobId and "waitSeconds": 40, until done=true. Do not call create_flashcards again for this video: a new job would be paid twice.',
         '3. Hand back how many cards there are, then the first ten as a short table (the phrase, its translation, the words worth learning), and the saved JSON file as the result names it.',
         'If a tool answers with an error, tell me what it says and what it suggests, and stop there.',
@@ -39,3 +43,19 @@ export const videoFlashcardsPrompt = definePrompt({
     ),
   ],
 });
+
+/**
+ * A web link outside YouTube is a video file on the web, which the tool must be told (it takes a link for a
+ * YouTube video by default); a local file or a YouTube link needs nothing (the tool itself refuses a YouTube
+ * link that names no video).
+ */
+function sourceTypeOf(video: string): 'direct_video_url' | undefined {
+  if (!/^https?:\/\//i.test(video)) return undefined;
+  let host: string;
+  try {
+    host = new URL(video).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  return /(^|\.)(youtube\.com|youtu\.be)$/.test(host) ? undefined : 'direct_video_url';
+}

@@ -16,6 +16,7 @@ const meetingMinutesArgs = {
     .optional()
     .describe(`The language spoken: auto (the default) or one of ${MEETING_LANGUAGES.join(', ')}.`),
   minutesLanguage: MeetingLanguage.optional().describe('The language of the minutes (default en).'),
+  title: z.string().optional().describe("The meeting's title (default: the recording's file name)."),
 };
 
 export const meetingMinutesPrompt = definePrompt({
@@ -27,11 +28,11 @@ export const meetingMinutesPrompt = definePrompt({
   args: meetingMinutesArgs,
   // The languages complete from their lists.
   complete: { recording: readablePaths(MEETING_EXTENSIONS) },
-  messages: ({ recording, language, minutesLanguage }) => [
+  messages: ({ recording, language, minutesLanguage, title }) => [
     userMessage(
       [
         `Write the minutes of the meeting recorded in ${quoted(recording)}.`,
-        `1. Call summarize_meeting with ${quoted({ path: recording, sourceLanguage: language, targetLanguage: minutesLanguage })}.`,
+        `1. Call summarize_meeting with ${quoted({ path: recording, sourceLanguage: language, targetLanguage: minutesLanguage, title })}.`,
         '2. While a result says done=false, call get_meeting with its jobId and "waitSeconds": 40, until done=true. Do not call summarize_meeting again for this recording: a new job would be paid twice.',
         '3. Call export_meeting with that jobId, "what": "summary" and "format": "md". If I asked for subtitles or the transcript, also export "what": "transcript" in the format I asked for ("srt", "vtt" or "md").',
         '4. Hand back the summary, the decisions taken, the action items grouped by owner (with due dates where said), and the exported file as the result names it.',

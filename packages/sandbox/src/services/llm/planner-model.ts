@@ -15,8 +15,8 @@
  *     servers' prompts write them (see prompt-steps.ts). Each step whose tool is offered is taken once, in
  *     the order written, with exactly those arguments, unless a call of that tool with those arguments was
  *     made already (not merely a call of that tool: meeting_minutes and translate_meeting both export, one
- *     the summary and the other the translation). A step that adds `adding my text as "X"` takes X from the person's reply; until they
- *     replied, the planner answers asking for it. Calls written only under a condition ("While a result
+ *     the summary and the other the translation). A step that adds `adding my text as "X"` takes X from
+ *     the person's reply; until they replied, the planner answers asking for it. Calls written only under a condition ("While a result
  *     says done=false, call get_meeting …") are not steps: rule 1 does the waiting.
  *  2. Summarise a meeting: the task names a recording path (wav, mp3, m4a, mp4, mov, mkv, avi) — the first
  *     one after the word "meeting" when there is one — and `summarize_meeting` is offered and was not
