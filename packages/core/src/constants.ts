@@ -4,7 +4,6 @@
  * labels, intervals, the tools that continue a job). Code that only needs these (an MCP server describing
  * its tools) does not build the contracts' schemas or load the clients.
  */
-
 export {
   FLASHCARD_VIDEO_EXTENSIONS,
   LEARNING_DIRECTIONS,
