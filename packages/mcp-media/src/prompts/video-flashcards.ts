@@ -1,11 +1,7 @@
 /**
  * video_flashcards: language flashcards from a video, created and reviewed.
  */
-import {
-  FLASHCARD_VIDEO_EXTENSIONS,
-  isYouTubeVideoUrl,
-  LEARNING_DIRECTIONS,
-} from '@polymodal/core/constants';
+import { FLASHCARD_VIDEO_EXTENSIONS, LEARNING_DIRECTIONS } from '@polymodal/core/constants';
 import { definePrompt, quoted, readablePaths, userMessage } from '@polymodal/mcp-common';
 import { z } from 'zod';
 
