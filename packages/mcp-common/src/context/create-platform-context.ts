@@ -20,6 +20,7 @@
 import path from 'node:path';
 import type { FileAccess, Polymodal } from '@polymodal/core';
 import { resolveConfig } from '@polymodal/core/config';
+import { SPEECH_SYNTHESIS_SERVICE, serviceOf } from '@polymodal/core/constants';
 import { createFileAccess } from '@polymodal/core/files';
 import type { HttpClientOptions } from '@polymodal/core/http';
 import type { JobLedger } from '@polymodal/core/ledger';
@@ -70,6 +71,8 @@ export interface PlatformContext {
   log: Logger;
   /** Seconds one tool call may take before it answers with what it has. */
   toolDeadlineSeconds: number;
+  /** The least time between two reads of a job of `service` (what a host following it as a task is told). */
+  jobReadIntervalMs(service: string): number;
   /** The daily credit budget paid tools must pass before they upload or submit (no limit when unset). */
   budget: CreditBudget;
   /**
@@ -179,6 +182,9 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
     hiddenDirs: () => hiddenDirsOf(files, ledger),
     log,
     toolDeadlineSeconds: settings.toolDeadlineSeconds,
+    // A job made here of other requests (a long speech) is read as often as its parts.
+    jobReadIntervalMs: (service) =>
+      settings.pollIntervalMs ?? serviceOf(service)?.pollIntervalMs ?? SPEECH_PART_READ_INTERVAL_MS,
     budget: createCreditBudget({
       ledger,
       tenant: options.tenant,
@@ -191,6 +197,8 @@ export function createPlatformContext(options: PlatformContextOptions = {}): Pla
     close: () => client.close(store.closeStore),
   };
 }
+
+const SPEECH_PART_READ_INTERVAL_MS = serviceOf(SPEECH_SYNTHESIS_SERVICE).pollIntervalMs;
 
 /** The tenant's own daily budget when it has one, else the server's (POLYMODAL_CREDITS_PER_DAY), else none. */
 function budgetLimit(serverDefault: number | undefined, own: (() => number | undefined) | undefined) {

@@ -21,11 +21,13 @@ export interface JobService {
   service: ServiceName;
   /** The tool that continues the wait on one of its jobs. */
   waitTool: string;
+  /** The tool that cancels one of its jobs on the platform, where the service can. */
+  cancelTool?: string;
 }
 
 /** Per server, the services whose jobs it starts, in the order its `list_jobs` names them. */
 const JOB_SERVICES: Record<McpServerName, readonly JobService[]> = {
-  meeting: [{ service: MEETING_SERVICE, waitTool: 'get_meeting' }],
+  meeting: [{ service: MEETING_SERVICE, waitTool: 'get_meeting', cancelTool: 'cancel_meeting' }],
   media: [
     { service: CATALOG_VIDEO_SERVICE, waitTool: 'get_video_job' },
     { service: IMAGE_TO_VIDEO_SERVICE, waitTool: 'get_video_job' },
@@ -35,6 +37,9 @@ const JOB_SERVICES: Record<McpServerName, readonly JobService[]> = {
   ],
   speech: [{ service: READING_SCORE_SERVICE, waitTool: 'get_reading_score' }],
 };
+
+/** The job services of every server (a combined server's tools follow all of them). */
+export const ALL_JOB_SERVICES: readonly JobService[] = Object.values(JOB_SERVICES).flat();
 
 /** The job services of `server`, each with the tool that continues its jobs. */
 export function jobServicesOf(server: McpServerName): readonly JobService[] {

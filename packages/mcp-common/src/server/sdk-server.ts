@@ -69,10 +69,10 @@ import type { FileAccess } from '@polymodal/core';
 import type { Logger } from '../logging/create-logger.js';
 import type { MetricsSink } from '../metrics/process-metrics-sink.js';
 import { toolCallOutcome } from '../metrics/tool-call-outcome.js';
-import { addResourceLinks } from '../outputs/link-output-resources.js';
 import { registerOutputResources } from '../outputs/output-resources.js';
 import type { CallToolResult, ElicitResult, Icon, ToolExtra } from '../protocol/sdk-types.js';
 import type { RootsSync } from '../roots/sync-roots.js';
+import { declaresTasks, TASK_FIRST_WAIT_SECONDS } from '../tasks/tasks-extension.js';
 import type {
   BoundTool,
   ToolGroup,
@@ -85,9 +85,11 @@ import type { ToolDeps } from '../tools/tool-deps.js';
 import type { ViewsPolicy } from '../views/views-policy.js';
 import { askInCall, currentCall, requestCapabilities, withQuestions } from './call-questions.js';
 import { installPrompts, type PromptOfGroup } from './install-prompts.js';
+import { installTasks, type TaskAnswers } from './install-tasks.js';
 import { LazyJsonSchemaValidator, loadJsonSchemaValidator } from './lazy-json-schema-validator.js';
 import { type ListedTool, listTools } from './list-tools.js';
 import type { PrecomputedToolList } from './precomputed-tool-list.js';
+import { checkedOutput, type ToolRunner, toolRunner } from './run-tool.js';
 import { standardSchemaOf } from './standard-schema-of.js';
 
 export { McpServer };
@@ -154,16 +156,19 @@ export function installTools(server: McpServer, installation: ToolInstallation):
   const session = sessionOf(server, new LazyJsonSchemaValidator());
   const listed: ListedTool[] = [];
   const prompts: PromptOfGroup[] = [];
-  const names = new Set<string>();
+  const kept = new Map<string, { tool: BoundTool; run: ToolRunner }>();
+  // Known once every tool is registered; a call reads it when it runs.
+  let tasks: TaskAnswers | undefined;
   for (const group of installation.groups) {
     const bound = group.bind(installation.common, session);
     prompts.push(...bound.prompts.map((prompt) => ({ prompt, icons: group.icons })));
     for (const tool of bound.tools) {
       if (!installation.keep(tool.spec)) continue;
       // A later group's tool of the same name is a mistake in the server's list, not a second tool.
-      if (names.has(tool.spec.name)) throw new Error(`Tool ${tool.spec.name} is listed twice`);
-      names.add(tool.spec.name);
+      if (kept.has(tool.spec.name)) throw new Error(`Tool ${tool.spec.name} is listed twice`);
       const { spec } = tool;
+      const run = toolRunner(tool, installation);
+      kept.set(spec.name, { tool, run });
       const description =
         typeof spec.description === 'string'
           ? spec.description
@@ -174,15 +179,30 @@ export function installTools(server: McpServer, installation: ToolInstallation):
           title: spec.title,
           description,
           inputSchema: standardSchemaOf(spec.inputSchema),
-          ...(spec.outputSchema ? { outputSchema: standardSchemaOf(spec.outputSchema) } : {}),
+          // A task is no tool result: the SDK would refuse it against the schema, so the tool's results are
+          // checked by the installer instead (`checkedOutput`), and `tools/list` still shows the schema.
+          ...(spec.outputSchema && !spec.asTask ? { outputSchema: standardSchemaOf(spec.outputSchema) } : {}),
           annotations: spec.annotations,
           ...(spec._meta ? { _meta: spec._meta } : {}),
         },
-        composeHandler(tool, installation, spec.appOnly ? renders : undefined),
+        composeHandler(tool, installation, {
+          run,
+          offered: spec.appOnly ? renders : undefined,
+          tasks: () => tasks,
+        }),
       );
       listed.push({ spec, description, icons: group.icons });
     }
   }
+  tasks = installTasks(server, {
+    tools: new Map([...kept].map(([name, { tool }]) => [name, tool])),
+    run: async (tool, args, ctx) => {
+      const answered = await (kept.get(tool.spec.name) as { run: ToolRunner }).run(args, toolExtraOf(ctx));
+      // A job's read asks nothing; were it to, the task could not say it.
+      return isInputRequiredResult(answered) ? { content: [], isError: true } : answered;
+    },
+    platform: () => installation.common.platform,
+  });
   // Saved outputs are resources of the context (the tenant's, over HTTP), and tool results link them so.
   const outputs = registerOutputResources(server, installation.files);
   // A prompt calls tools the model sees: app-only ones are not among them.
@@ -324,32 +344,38 @@ function toolExtraOf(ctx: ServerContext): ToolExtra {
 
 /**
  * The one wrapper around every tool's handler (see the file's comment for the order). `offered`, for a tool
- * only views call, says whether this request's client renders views; to any other it does not exist.
+ * only views call, says whether this request's client renders views; to any other it does not exist. A tool
+ * that follows a paid job answers a request that declared the Tasks extension with a task when its job is
+ * still running after a short first wait (`install-tasks.ts`).
  */
 function composeHandler(
   tool: BoundTool,
   installation: ToolInstallation,
-  offered: ((ctx: ServerContext) => boolean) | undefined,
+  options: {
+    run: ToolRunner;
+    offered: ((ctx: ServerContext) => boolean) | undefined;
+    tasks: () => TaskAnswers | undefined;
+  },
 ) {
-  const { name } = tool.spec;
+  const { spec } = tool;
   const { within } = installation;
-  let handler: ToolHandler | undefined;
   const call = async (args: Record<string, unknown>, extra: ToolExtra, ctx: ServerContext) => {
     const started = performance.now();
     let outcome: ReturnType<typeof toolCallOutcome> = 'error';
     try {
-      await installation.loadPlatformClient();
-      handler ??= tool.handler();
-      const answered = await withQuestions(ctx, () => (handler as ToolHandler)(args, extra));
+      const tasks = spec.asTask && declaresTasks(ctx) ? options.tasks() : undefined;
+      const answered = await options.run(tasks ? withFirstWait(args) : args, extra, (run) =>
+        withQuestions(ctx, run),
+      );
       if (isInputRequiredResult(answered)) {
         outcome = 'ok';
         return answered;
       }
-      const linked = addResourceLinks(answered, installation.files, extra.overHttp === true);
-      outcome = toolCallOutcome(linked);
-      return linked;
+      const checked = spec.asTask ? checkedOutput(spec, answered) : answered;
+      outcome = toolCallOutcome(checked);
+      return tasks ? await tasks.answerAsTask(ctx, checked) : checked;
     } finally {
-      installation.metrics.toolCall(name, outcome, (performance.now() - started) / 1000);
+      installation.metrics.toolCall(spec.name, outcome, (performance.now() - started) / 1000);
     }
   };
   return (
@@ -358,14 +384,22 @@ function composeHandler(
   ): Promise<CallToolResult | InputRequiredResult> => {
     // To a client that does not render views the tool does not exist (the SDK answers the throw as an
     // error result).
-    if (offered && !offered(ctx)) throw new ProtocolError(-32602, `Tool ${name} not found`);
+    if (options.offered && !options.offered(ctx))
+      throw new ProtocolError(-32602, `Tool ${spec.name} not found`);
     const extra = toolExtraOf(ctx);
     return within
-      ? within({ listRoots: (options) => ctx.mcpReq.send({ method: 'roots/list' }, options) }, () =>
+      ? within({ listRoots: (listOptions) => ctx.mcpReq.send({ method: 'roots/list' }, listOptions) }, () =>
           call(args, extra, ctx),
         )
       : call(args, extra, ctx);
   };
+}
+
+/** A call that may become a task waits for its job only briefly: the host follows the rest in the background. */
+function withFirstWait(args: Record<string, unknown>): Record<string, unknown> {
+  return typeof args.waitSeconds === 'number' && args.waitSeconds > TASK_FIRST_WAIT_SECONDS
+    ? { ...args, waitSeconds: TASK_FIRST_WAIT_SECONDS }
+    : args;
 }
 
 /**

@@ -58,6 +58,12 @@ export interface ToolSpec {
    * which hosts keep from the model, and offered (listed and callable) only to clients that render views.
    */
   readonly appOnly?: boolean | undefined;
+  /**
+   * The tool starts or continues a paid job and answers with its handle (`respondWithJob`): to a request that
+   * declares the Tasks extension (2026-07-28) a job still running after a short first wait is answered as a
+   * task, which the host then follows itself (`server/install-tasks.ts`).
+   */
+  readonly asTask?: boolean | undefined;
 }
 
 /**
@@ -101,6 +107,8 @@ export interface ToolSource<D, S extends z.ZodRawShape> {
   view?: ToolView | undefined;
   /** A helper only views call (`ToolSpec.appOnly`). */
   appOnly?: boolean | undefined;
+  /** Starts or continues a paid job: answered as a task where the host runs tasks (`ToolSpec.asTask`). */
+  asTask?: boolean | undefined;
   handler: (deps: D, session: ToolSession) => ToolHandler<z.output<z.ZodObject<S>>>;
 }
 

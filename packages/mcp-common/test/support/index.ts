@@ -42,5 +42,6 @@ export {
   withInMemoryClient,
 } from './server-harness.js';
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
+export { connectTasksHost, httpDispatch, settled, type TasksHost } from './tasks-requester.js';
 export { connectClient, connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
 export { until } from './until.js';

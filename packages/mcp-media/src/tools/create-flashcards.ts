@@ -41,6 +41,7 @@ export const createFlashcardsTool = defineTool({
   description: DESCRIPTION,
   inputSchema: createFlashcardsInput,
   outputSchema: flashcardsOutcomeShape,
+  asTask: true,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: FLASHCARD_DECK_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) => {

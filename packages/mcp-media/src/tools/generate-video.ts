@@ -43,6 +43,7 @@ export const generateVideoTool = defineTool({
   description: DESCRIPTION,
   inputSchema: generateVideoInput,
   outputSchema: videoOutcomeShape,
+  asTask: true,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: MEDIA_PLAYER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) =>

@@ -21,6 +21,7 @@ export const getFlashcardsTool = defineTool({
     'Waits (waitSeconds, default 40) on a create_flashcards job; when done, returns the cards and saves them as JSON. Free.',
   inputSchema: getFlashcardsInput,
   outputSchema: flashcardsOutcomeShape,
+  asTask: true,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   view: FLASHCARD_DECK_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) => {

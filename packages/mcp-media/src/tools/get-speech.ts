@@ -25,6 +25,7 @@ export const getSpeechTool = defineTool({
     'Waits (waitSeconds, default 40) on a synthesize_speech job, also after a restart (resumes it; paid parts are reused); returns the WAV.',
   inputSchema: getSpeechInput,
   outputSchema: speechOutcomeShape,
+  asTask: true,
   annotations: {
     // Not read-only, like get_video_job and get_flashcards: a finished synthesis is saved into the output
     // directory, so a read-only client (the combined server's --read-only) must not see it.

@@ -27,6 +27,7 @@ export const getVideoJobTool = defineTool({
     'Waits (waitSeconds, default 40) on a generate_video or image_to_video job; when done, saves the MP4 and links it. Free.',
   inputSchema: getVideoJobInput,
   outputSchema: videoOutcomeShape,
+  asTask: true,
   annotations: {
     // Not read-only, like get_speech and get_flashcards: a finished video is saved into the output directory.
     readOnlyHint: false,

@@ -38,6 +38,7 @@ export const imageToVideoTool = defineTool({
   description: DESCRIPTION,
   inputSchema: imageToVideoInput,
   outputSchema: videoOutcomeShape,
+  asTask: true,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: MEDIA_PLAYER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) =>

@@ -47,6 +47,7 @@ export const synthesizeSpeechTool = defineTool({
   description: DESCRIPTION,
   inputSchema: synthesizeSpeechInput,
   outputSchema: speechOutcomeShape,
+  asTask: true,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: MEDIA_PLAYER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) => {

@@ -74,6 +74,7 @@ export const getMeetingTool = defineTool({
   description: DESCRIPTION,
   inputSchema: getMeetingInput,
   outputSchema: getMeetingOutput,
+  asTask: true,
   annotations: ANNOTATIONS_READ_ONLY,
   view: MEETING_VIEWER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) => {

@@ -20,6 +20,7 @@ export const resummarizeMeetingTool = defineTool({
   inputSchema: resummarizeMeetingInput,
   outputSchema: jobActionOutputSchema,
   // Destructive: the new summary replaces the job's current one, which cannot be fetched again.
+  asTask: true,
   annotations: { ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
   view: MEETING_VIEWER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) =>

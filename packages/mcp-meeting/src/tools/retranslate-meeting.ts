@@ -24,6 +24,7 @@ export const retranslateMeetingTool = defineTool({
   inputSchema: retranslateMeetingInput,
   outputSchema: jobActionOutputSchema,
   // Destructive: the new translation replaces the job's current one, which cannot be fetched again.
+  asTask: true,
   annotations: { ...JOB_ACTION_ANNOTATIONS, destructiveHint: true },
   view: MEETING_VIEWER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) =>

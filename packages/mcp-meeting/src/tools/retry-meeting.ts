@@ -19,6 +19,7 @@ export const retryMeetingTool = defineTool({
     'Then get_meeting.',
   inputSchema: retryMeetingInput,
   outputSchema: jobActionOutputSchema,
+  asTask: true,
   annotations: JOB_ACTION_ANNOTATIONS,
   view: MEETING_VIEWER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) =>

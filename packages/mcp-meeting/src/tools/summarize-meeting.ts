@@ -44,6 +44,7 @@ export const summarizeMeetingTool = defineTool({
   description: DESCRIPTION,
   inputSchema: summarizeMeetingInput,
   outputSchema: jobOutputSchema,
+  asTask: true,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   view: MEETING_VIEWER_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) => {

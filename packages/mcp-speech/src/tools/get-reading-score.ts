@@ -29,6 +29,7 @@ export const getReadingScoreTool = defineTool({
   description: DESCRIPTION,
   inputSchema: getReadingScoreInput,
   outputSchema: jobOutputSchema,
+  asTask: true,
   annotations: READ_ONLY_ANNOTATIONS,
   view: READING_SCORE_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) => {

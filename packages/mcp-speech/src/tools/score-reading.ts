@@ -46,6 +46,7 @@ export const scoreReadingTool = defineTool({
   description: DESCRIPTION,
   inputSchema: scoreReadingInput,
   outputSchema: jobOutputSchema,
+  asTask: true,
   annotations: PLATFORM_WORK_ANNOTATIONS,
   view: READING_SCORE_VIEW,
   handler: (deps: ToolDeps) => async (args, extra) => {

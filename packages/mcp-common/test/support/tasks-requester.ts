@@ -1,0 +1,111 @@
+/**
+ * A host that runs the Tasks extension, as tests need one: the extension's own requester
+ * (`@modelcontextprotocol/ext-tasks`, written by the extension's authors) on an SDK client over Streamable
+ * HTTP. The SDK client of 2.4 refuses a `resultType: "task"` answer, so the requester takes its 2026-07-28
+ * requests through a raw path of its host, given here: one POST per request, framed as an SDK client frames
+ * it (the method and, for a tool or a task, its name in the headers).
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  createTaskSessionFromClient,
+  type RawClientDispatch,
+  resultFromTaskOutcome,
+  type TaskEnabledSession,
+  type ToolExecution,
+} from '@modelcontextprotocol/ext-tasks/client';
+import { JSON_HEADERS } from './raw-http.js';
+
+const CLIENT_INFO = { name: 'tasks-requester', version: '1.0.0' };
+
+export interface TasksHost {
+  /** The SDK client the requester runs on (also a plain client of the same server). */
+  client: Client;
+  session: TaskEnabledSession;
+  /** One raw 2026-07-28 request, answered as the requester sees answers. */
+  dispatch: RawClientDispatch;
+  close(): Promise<void>;
+}
+
+/** A Tasks-running host on the server at `url`, presenting `token` when given. */
+export async function connectTasksHost(url: string, token?: string): Promise<TasksHost> {
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: auth } }));
+  const dispatch = httpDispatch(url, auth);
+  const session = createTaskSessionFromClient(client, {
+    endpointId: url,
+    rawDispatch: dispatch,
+    v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo: CLIENT_INFO, clientCapabilities: {} },
+  });
+  return {
+    client,
+    session,
+    dispatch,
+    async close() {
+      await session.close();
+      await client.close();
+    },
+  };
+}
+
+/** Requests as one POST each to `url`, with `headers` (a bearer token), answered as JSON or as an event stream. */
+export function httpDispatch(url: string, headers: Record<string, string> = {}): RawClientDispatch {
+  let nextId = 1;
+  return async (request, options) => {
+    // The requester hands over the request; the host frames it as a JSON-RPC message of its own id.
+    const message: {
+      jsonrpc: string;
+      id: unknown;
+      method: string;
+      params?: { name?: unknown; taskId?: unknown };
+    } = {
+      jsonrpc: '2.0',
+      id: nextId++,
+      ...(request as { method: string }),
+    };
+    const name =
+      message.params?.taskId ?? (message.method === 'tools/call' ? message.params?.name : undefined);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        ...JSON_HEADERS,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': message.method,
+        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+        ...headers,
+      },
+      body: JSON.stringify(message),
+      ...(options?.signal ? { signal: options.signal } : {}),
+    });
+    const answer = answerOf(await response.text(), message.id);
+    return answer.error === undefined
+      ? { kind: 'result', result: answer.result as never }
+      : { kind: 'error', error: answer.error as never };
+  };
+}
+
+/** The JSON-RPC answer to request `id` in a JSON body or an event stream (progress may come before it). */
+function answerOf(body: string, id: unknown): { result?: unknown; error?: unknown } {
+  const messages = body.trimStart().startsWith('{')
+    ? [JSON.parse(body)]
+    : body
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => JSON.parse(line.slice(5)));
+  const answer = messages.find(
+    (candidate: { id?: unknown; result?: unknown; error?: unknown }) =>
+      candidate.id === id && (candidate.result !== undefined || candidate.error !== undefined),
+  );
+  if (!answer) throw new Error(`no answer to request ${String(id)} in: ${body.slice(0, 300)}`);
+  return answer;
+}
+
+/** How a tool execution ended, as the host hands it back: its status, and the tool's result once completed. */
+export async function settled(
+  execution: ToolExecution<unknown>,
+): Promise<{ status: string; result?: { content: unknown[]; structuredContent?: Record<string, unknown> } }> {
+  const { outcome } = await execution.settle();
+  return outcome.status === 'completed'
+    ? { status: outcome.status, result: resultFromTaskOutcome(outcome) as never }
+    : { status: outcome.status };
+}
