@@ -59,10 +59,10 @@ export async function startHttpServer(bin, env, args = [], nodeArgs = []) {
 export const keepAliveAgent = (sockets) => new http.Agent({ keepAlive: true, maxSockets: sockets });
 
 /**
- * One JSON-RPC message POSTed as an SDK client posts it. Resolves `{status, sessionId, message}`: the
+ * One JSON-RPC message POSTed as an SDK client posts it (`headers` add to or replace the 2025-11-25 ones). Resolves `{status, sessionId, message}`: the
  * JSON-RPC answer (from the SSE stream or a JSON body), undefined for a notification's 202.
  */
-export function post(url, agent, message, sessionId) {
+export function post(url, agent, message, sessionId, headers = {}) {
   const body = JSON.stringify(message);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -76,6 +76,7 @@ export function post(url, agent, message, sessionId) {
           'content-length': Buffer.byteLength(body),
           'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
           ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+          ...headers,
         },
       },
       (response) => {

@@ -40,10 +40,12 @@
  *     view (the floor, bench/views-floor/): mount → initialized and result → content, medians and ratios.
  * 13. completion (completion.mjs): `completion/complete` of each completable kind of prompt argument (a path,
  *     a job id, a voice, a video model, a language) on the combined server over Streamable HTTP, from a client
- *     of each protocol generation, alternated with `ping` (the floor): medians, p95 and ratios.
- * Sections 5 to 13 start their own sandbox process (6, 9, 10, 11 and 12 at another speed) and servers (over
+ *     of each protocol generation, alternated with the completion of a free-text argument (the floor).
+ * 14. tasks (tasks.mjs): `tasks/get` of a meeting job beside `get_meeting` of the same job, alternated, while it
+ *     runs and once done: medians, p95 and their ratio.
+ * Sections 5 to 14 start their own sandbox process (6, 9, 10, 11 and 12 at another speed) and servers (over
  * stdio, over HTTP from 8 to 11). BENCH_ONLY selects sections by name, comma separated (upload, startup,
- * asr, tts, duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted, views, completion), e.g.
+ * asr, tts, duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted, views, completion, tasks), e.g.
  * `BENCH_ONLY=abandoned,list-jobs,stores pnpm bench`; without it every section runs.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
@@ -62,6 +64,7 @@ import { listJobsLoadReport, measureListJobsLoad } from './list-jobs-load.mjs';
 import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
 import { measureStoreLatency, storeLatencyReport } from './store-latency.mjs';
+import { measureTasks, tasksReport } from './tasks.mjs';
 import { buildOneToolFloor, measureToolContext, toolContextReport } from './tool-context.mjs';
 import { CAN_PIN, measureUploadThroughput, uploadThroughputReport } from './upload-throughput.mjs';
 import { measureViews, viewsReport } from './views.mjs';
@@ -83,6 +86,7 @@ const SECTIONS = [
   'hosted',
   'views',
   'completion',
+  'tasks',
 ];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -222,6 +226,7 @@ try {
   if (wants('hosted')) parts.push(hostedReport(await measureHosted()));
   if (wants('views')) parts.push(viewsReport(await measureViews()));
   if (wants('completion')) parts.push(completionReport(await measureCompletion()));
+  if (wants('tasks')) parts.push(tasksReport(await measureTasks()));
 
   const command = only.length === 0 ? 'pnpm bench' : `BENCH_ONLY=${only.join(',')} pnpm bench`;
   const report = `## Run of ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${os.cpus().length} cores)

@@ -62,6 +62,7 @@ function createControl(baseUrl) {
     requests: async ({ method, path: pattern }) =>
       (await send('GET', `requests?${new URLSearchParams({ method, path: pattern })}`)).requests,
     holdClock: () => send('POST', 'clock', { hold: true }),
+    advance: (ms) => send('POST', 'clock', { advanceMs: ms }),
     reset: () => send('POST', 'reset'),
   };
 }
