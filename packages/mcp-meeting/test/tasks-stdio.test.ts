@@ -2,66 +2,19 @@
  * A meeting as a task over stdio, as Claude Code runs the built bin on 2026-07-28: `server/discover` shows
  * the extension, a summary that is still running answers with a task, `tasks/get` follows it to `completed`
  * with what `get_meeting` answers, and a server started again on the same state answers for the same task.
- * Raw JSON-RPC over the SDK's stdio transport: the SDK client of 2.4 refuses a task answer.
+ * Raw JSON-RPC over the SDK's stdio transport (`startRawStdio`): the SDK client of 2.4 refuses a task answer.
  */
 import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { startRawStdio } from '@polymodal/mcp-common/testing';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHORT_SCRIPT } from './support/harness.js';
 
 const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'index.js');
 const TASKS = 'io.modelcontextprotocol/tasks';
-
-interface RawServer {
-  request(
-    method: string,
-    params: Record<string, unknown>,
-    declares?: boolean,
-  ): Promise<Record<string, unknown>>;
-  close(): Promise<void>;
-}
-
-/** The built bin over stdio, spoken to in raw 2026-07-28 messages (each declaring the extension by default). */
-async function startRaw(env: Record<string, string>): Promise<RawServer> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN],
-    env,
-    stderr: 'ignore',
-  });
-  const waiting = new Map<number, (message: Record<string, unknown>) => void>();
-  transport.onmessage = (message) => {
-    const { id } = message as { id?: unknown };
-    if (typeof id === 'number') waiting.get(id)?.(message as Record<string, unknown>);
-  };
-  await transport.start();
-  let nextId = 1;
-  return {
-    async request(method, params, declares = true) {
-      const id = nextId++;
-      const answered = new Promise<Record<string, unknown>>((resolve) => waiting.set(id, resolve));
-      await transport.send({
-        jsonrpc: '2.0',
-        id,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': declares ? { extensions: { [TASKS]: {} } } : {},
-          },
-        },
-      });
-      return answered;
-    },
-    close: () => transport.close(),
-  };
-}
 
 describe('a meeting as a task over stdio (2026-07-28)', () => {
   let sandbox: Sandbox;
@@ -92,7 +45,7 @@ describe('a meeting as a task over stdio (2026-07-28)', () => {
   it('answers with a task, follows it to the result of get_meeting, and again after a restart', async () => {
     const file = path.join(root, 'media', 'standup.wav');
     await writeMeetingRecording(file, { script: SHORT_SCRIPT });
-    const first = await startRaw(env);
+    const first = await startRawStdio(BIN, env);
     let taskId: string;
     try {
       const discovered = await first.request('server/discover', {});
@@ -111,7 +64,7 @@ describe('a meeting as a task over stdio (2026-07-28)', () => {
 
     // Another process on the same state, once the job is done on the platform.
     sandbox.control.advance(600_000);
-    const second = await startRaw(env);
+    const second = await startRawStdio(BIN, env);
     try {
       const done = await second.request('tasks/get', { taskId });
       const read = await second.request(

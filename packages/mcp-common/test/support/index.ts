@@ -42,6 +42,7 @@ export {
   withInMemoryClient,
 } from './server-harness.js';
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
+export { type RawStdioServer, startRawStdio } from './stdio-raw.js';
 export { connectTasksHost, httpDispatch, settled, type TasksHost } from './tasks-requester.js';
 export { connectClient, connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
 export { until } from './until.js';
