@@ -8,7 +8,8 @@
  * - 2025-11-25 (`initialize`): the suite 0.1.16 (`--spec-version 2025-11-25`), the Inspector with
  *   `--protocol-era legacy`;
  * - 2026-07-28 (`server/discover`, the per-request `_meta` envelope): the suite 0.2.0-alpha.12
- *   (`--spec-version 2026-07-28`), the Inspector with `--protocol-era modern`.
+ *   (`--spec-version 2026-07-28`), the Inspector with `--protocol-era modern`; and the same suite's scenarios
+ *   of the Tasks extension (off the spec timeline, so run on their own), in the open mode.
  *
  * Prints one table per generation (server × mode × check → pass / FAIL / n/a with the reason) and exits 1
  * if any applicable check fails, or if a check it does not count is not named in docs/conformance.md, which
@@ -179,6 +180,65 @@ const CAPABILITY_SCENARIOS = {
 const SESSION_SCENARIOS = new Set(['server-sse-multiple-streams']);
 
 /**
+ * The Tasks extension's scenarios (`io.modelcontextprotocol/tasks`, SEP-2663). The suite keeps them in its
+ * `pending` suite, off the spec timeline (`--spec-version` filters every extension scenario out), so they run
+ * on their own (`runTasksSuite`), on 2026-07-28, once per server in the open mode: the extension is the same
+ * in every HTTP mode, and the token and sessions fronts are covered by the other scenarios.
+ */
+const TASKS_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+];
+
+/**
+ * Check of a tasks scenario → the suite's fixture tools it calls, directly or through the task an earlier
+ * check of the scenario made with one. The checks not listed (the extension advertised, the task methods
+ * refused to a request that does not declare it, `tasks/result` and `tasks/list` removed, an unknown task id,
+ * a mismatched `Mcp-Method` header) need no fixture and always count.
+ */
+const TASKS_CHECK_FIXTURES = {
+  'tasks-sync-tool-call': ['greet'],
+  'sep-2663-result-type-task-on-create': ['slow_compute'],
+  'sep-2663-tasks-get-status-working': ['slow_compute'],
+  'sep-2663-tasks-get-status-completed': ['slow_compute'],
+  'sep-2663-tool-error-uses-completed-status': ['failing_job'],
+  'sep-2663-tasks-get-status-failed': ['protocol_error_job'],
+  'sep-2663-cancel-ack-empty-result': ['slow_compute'],
+  'tasks-cancel-terminal-idempotent-ack': ['slow_compute'],
+  'sep-2663-server-rejects-undeclared-client': ['slow_compute'],
+  'tasks-per-request-meta-opt-in': ['slow_compute'],
+  'tasks-wire-field-renames': ['slow_compute'],
+  'tasks-no-early-ttl-expiry': ['slow_compute'],
+  'tasks-no-related-task-meta-on-inlined-result': ['slow_compute'],
+  'tasks-request-state-removal-setup': ['slow_compute'],
+  'tasks-create-result-no-request-state': ['slow_compute'],
+  'tasks-get-detailed-no-request-state': ['slow_compute'],
+  'sep-2663-tasks-get-status-input-required': ['confirm_delete'],
+  'tasks-mrtr-tasks-update-resumes': ['confirm_delete'],
+  'tasks-mrtr-partial-fulfillment': ['multi_input'],
+  'tasks-headers-tolerate-mcp-method-on-tools-call': ['greet'],
+  'sep-2663-routing-headers-accepted-on-tasks-get': ['slow_compute'],
+  'sep-2663-server-rejects-mismatched-mcp-name-on-tasks-get': ['slow_compute'],
+  'tasks-server-directed-creation-no-hint': ['failing_job'],
+  'sep-2663-legacy-task-param-ignored': ['greet'],
+  'tasks-immediate-result-shortcut': ['slow_compute'],
+  'tasks-result-type-complete-on-non-task-responses': ['greet', 'slow_compute'],
+  'sep-2663-durable-create-strong-consistency': ['slow_compute'],
+  // A tool registered as requiring a task: ours answer a request without the extension as before.
+  'sep-2663-server-returns-missing-capability-when-required': ['failing_job'],
+  'sep-2663-server-returns-missing-capability-data-shape': ['failing_job'],
+  'sep-2663-mrtr-synchronous-before-task-creation': ['test_tool_with_task'],
+};
+
+/**
  * Single checks of a scenario that apply only when the server has what they exercise (2026-07-28): the
  * scenario counts, on its other checks, and the row's note names these. Check id → why not, given the facts;
  * `undefined` when the check applies. A check listed here that fails for any other reason is a FAIL.
@@ -210,6 +270,14 @@ const CHECK_RULES = {
           : undefined,
     ]),
   ),
+  ...Object.fromEntries(
+    Object.entries(TASKS_CHECK_FIXTURES).map(([id, fixtures]) => [id, taskFixtures(fixtures)]),
+  ),
+  // The suite records this check as skipped whatever the server does (its harness does not listen yet).
+  'tasks-status-notifications': (_facts, check) =>
+    check.status === 'SKIPPED'
+      ? 'skipped by the suite itself: task notifications come over subscriptions/listen, which its harness does not follow yet'
+      : undefined,
 };
 
 function fixtureTool(tool) {
@@ -217,6 +285,24 @@ function fixtureTool(tool) {
     !facts.tools.has(tool) && check.details?.untestable === true
       ? `needs the suite's diagnostic tool ${tool}, which this server does not have`
       : undefined;
+}
+
+/**
+ * A tasks check that calls fixture tools: excused only when the server lacks one of them and the failure is
+ * what that absence causes (the server's unknown-tool answer, `-32602` "Tool <name> not found", or the
+ * suite's "not testable" when the step that should have made a task made none); any other failure counts.
+ */
+function taskFixtures(fixtures) {
+  return (facts, check) => {
+    const missing = fixtures.filter((tool) => !facts.tools.has(tool));
+    if (missing.length === 0) return undefined;
+    const message = check.errorMessage ?? '';
+    const unknownTool = missing.some((tool) => message.includes(`Tool ${tool} not found`));
+    const noTask = check.details?.untestable === true || /\bfixture\b.*\bunavailable\b/.test(message);
+    const answered = check.details?.observedCode === -32602;
+    if (!unknownTool && !noTask && !answered) return undefined;
+    return `calls the suite's fixture tool${missing.length === 1 ? '' : 's'} ${missing.join(', ')}, which this server does not have`;
+  };
 }
 
 /**
@@ -304,7 +390,10 @@ function judgeScenario(scenario, checks, facts) {
   if (failed.length > 0) return { result: 'FAIL', note: failed.map(describeCheck).join('; ') };
   const successes = counted.filter((check) => check.status === 'SUCCESS');
   const warnings = counted.filter((check) => check.status === 'WARNING');
-  const excusedNote = excused.map((check) => `${check.id} n/a: ${check.reason}`).join('; ');
+  // Checks excused for the same reason are named together (a tasks scenario has several per fixture).
+  const byReason = new Map();
+  for (const check of excused) byReason.set(check.reason, [...(byReason.get(check.reason) ?? []), check.id]);
+  const excusedNote = [...byReason].map(([reason, ids]) => `${ids.join(', ')} n/a: ${reason}`).join('; ');
   if (successes.every((check) => check.id === WIRE_CHECK)) {
     if (excused.length > 0 && warnings.length === 0) return { result: 'n/a', note: excusedNote, excused };
     return {
@@ -618,21 +707,54 @@ async function runSuite(tools, generation, server, mode, url, facts) {
       '-o',
       output,
     ],
-    {
-      env: toolEnvironment(),
-      timeoutMs: SUITE_TIMEOUT_MS,
-    },
+    { env: toolEnvironment(), timeoutMs: SUITE_TIMEOUT_MS },
   );
+  recordScenarios({ generation, server, mode, facts }, output, result);
+}
+
+/**
+ * The Tasks extension's scenarios (`TASKS_SCENARIOS`) on 2026-07-28: the suite's `pending` suite without
+ * `--spec-version` (an extension scenario then runs on the protocol of its extension), one row per tasks
+ * scenario; the suite's other pending scenarios run within `runSuite` and are not recorded twice here. A
+ * listed scenario the suite did not run is a FAIL (a suite that renamed or dropped it).
+ */
+async function runTasksSuite(tools, server, mode, url, facts) {
+  const generation = '2026-07-28';
+  const output = path.join(scratch, `tasks-${server}-${mode}`);
+  const result = await run(
+    tools.node,
+    [tools.conformance2026, 'server', '--url', url, '--suite', 'pending', '-o', output],
+    { env: toolEnvironment(), timeoutMs: SUITE_TIMEOUT_MS },
+  );
+  const seen = recordScenarios({ generation, server, mode, facts }, output, result, (scenario) =>
+    scenario.startsWith('tasks-'),
+  );
+  for (const scenario of TASKS_SCENARIOS.filter((name) => !seen.includes(name))) {
+    record(generation, server, mode, scenario, {
+      result: 'FAIL',
+      note: `the suite ran no such tasks scenario (exit ${result.code}${result.timedOut ? ', timed out' : ''})`,
+    });
+  }
+}
+
+/**
+ * One row per scenario the suite left in `output` (a directory each, with its checks.json), of those
+ * `wanted`; returns the scenarios recorded.
+ */
+function recordScenarios({ generation, server, mode, facts }, output, result, wanted = () => true) {
   const directories = existsSync(output) ? readdirSync(output) : [];
   if (directories.length === 0) {
     record(generation, server, mode, 'suite', {
       result: 'FAIL',
       note: `the suite ran no scenario (exit ${result.code}${result.timedOut ? ', timed out' : ''}): ${lastLine(result.stderr || result.stdout)}`,
     });
-    return;
+    return [];
   }
+  const recorded = [];
   for (const directory of directories.sort()) {
     const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T/.exec(directory)?.[1] ?? directory;
+    if (!wanted(scenario)) continue;
+    recorded.push(scenario);
     let checks = [];
     try {
       checks = JSON.parse(readFileSync(path.join(output, directory, 'checks.json'), 'utf8'));
@@ -647,6 +769,7 @@ async function runSuite(tools, generation, server, mode, url, facts) {
   }
   if (result.timedOut)
     record(generation, server, mode, 'suite', { result: 'FAIL', note: 'the suite timed out' });
+  return recorded;
 }
 
 function lastLine(text) {
@@ -882,11 +1005,12 @@ async function checkServer(tools, sandbox, spec) {
     started.push(open);
     const facts = await readFacts(open.url);
     // The two suites at once: independent stateless requests, and most of a suite's time is waiting.
-    await Promise.all(
-      generations.map((generation) =>
+    await Promise.all([
+      ...generations.map((generation) =>
         runSuite(tools, generation, spec.name, 'open', open.url, facts[generation]),
       ),
-    );
+      runTasksSuite(tools, spec.name, 'open', open.url, facts['2026-07-28']),
+    ]);
 
     mode = 'token';
     log(`${spec.name}: token mode`);
