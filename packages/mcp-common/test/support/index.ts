@@ -42,6 +42,15 @@ export {
   withInMemoryClient,
 } from './server-harness.js';
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
-export { connectTasksHost, httpDispatch, settled, type TasksHost } from './tasks-requester.js';
+export {
+  answerOf,
+  connectTasksHost,
+  followTask,
+  httpDispatch,
+  modernEnvelope,
+  settled,
+  type TasksHost,
+  taskRequest,
+} from './tasks-requester.js';
 export { connectClient, connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
 export { until } from './until.js';
