@@ -164,6 +164,38 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     expect(sandbox.control.requests({ method: 'POST' })).toHaveLength(1);
   });
 
+  it('a new variation of a video whose task was cancelled is a task of its own, without the earlier cancel', async () => {
+    const { sandbox, server } = await serve();
+    const teamA = await host(server.handle.url, TOKENS.a);
+    const args = { ...VIDEO, prompt: 'A windmill in the rain' };
+    const start = (extra: Record<string, unknown> = {}) =>
+      teamA.dispatch({
+        method: 'tools/call',
+        params: { name: 'generate_video', arguments: { ...args, ...extra }, _meta: modernEnvelope() },
+      });
+    const first = await start();
+    expect(first).toMatchObject({ kind: 'result', result: { resultType: 'task' } });
+    const firstId = (first as { result: { taskId: string } }).result.taskId;
+    expect(await taskRequest(teamA.dispatch, 'tasks/cancel', firstId)).toMatchObject({ kind: 'result' });
+    sandbox.control.advance(PAST_EVERY_JOB_MS);
+    expect(await followTask(teamA.dispatch, firstId)).toMatchObject({ status: 'completed' });
+
+    // The same request, asked anew: another job (paid again), followed as a task nobody cancelled.
+    const second = await start({ newVariation: true });
+    expect(second).toMatchObject({ kind: 'result', result: { resultType: 'task', status: 'working' } });
+    const secondId = (second as { result: { taskId: string; statusMessage?: string } }).result.taskId;
+    expect(secondId).not.toBe(firstId);
+    expect((second as { result: { statusMessage?: string } }).result.statusMessage).not.toMatch(
+      /Cancel requested/,
+    );
+    const read = await taskRequest(teamA.dispatch, 'tasks/get', secondId);
+    expect(read).toMatchObject({ kind: 'result', result: { taskId: secondId, status: 'working' } });
+    expect((read as { result: { statusMessage?: string } }).result.statusMessage).not.toMatch(
+      /Cancel requested/,
+    );
+    expect(jobsCreated(sandbox)).toBe(2);
+  });
+
   it('completes the task of a video the platform failed, with the outcome and the reason get_video_job gives', async () => {
     const { sandbox, server } = await serve();
     const teamA = await host(server.handle.url, TOKENS.a);
