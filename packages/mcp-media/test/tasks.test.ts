@@ -10,6 +10,7 @@
  */
 import {
   answerOf,
+  callToolRaw,
   connectTasksHost,
   followTask,
   JSON_HEADERS,
@@ -103,16 +104,12 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     const { sandbox, server } = await serve();
     const teamA = await host(server.handle.url, TOKENS.a);
     // Started raw, so that no host of team A follows the task meanwhile (its reads would be counted below).
-    const started = await teamA.dispatch({
-      method: 'tools/call',
-      params: {
-        name: 'generate_video',
-        arguments: { ...VIDEO, prompt: 'A heron in the reeds' },
-        _meta: modernEnvelope(),
-      },
+    const started = await callToolRaw(teamA.dispatch, 'generate_video', {
+      ...VIDEO,
+      prompt: 'A heron in the reeds',
     });
-    expect(started).toMatchObject({ kind: 'result', result: { resultType: 'task', status: 'working' } });
-    const taskId = (started as { result: { taskId: string } }).result.taskId;
+    expect(started).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = started.taskId as string;
 
     const teamB = await host(server.handle.url, TOKENS.b);
     const seen = requestsAbout(sandbox, taskId);
@@ -129,6 +126,11 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     const own = await taskRequest(teamA.dispatch, 'tasks/get', taskId);
     expect(own).toMatchObject({ kind: 'result', result: { taskId, status: 'working' } });
     expect(JSON.stringify(own)).not.toMatch(/Cancel requested/);
+    // Its owner's tasks/update is acknowledged (nothing of ours waits for input).
+    expect(await taskRequest(teamA.dispatch, 'tasks/update', taskId)).toMatchObject({
+      kind: 'result',
+      result: { resultType: 'complete' },
+    });
   });
 
   it('notes a cancel it cannot carry out: the status message says so, the video still completes, nothing more is created', async () => {
@@ -168,32 +170,59 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     const { sandbox, server } = await serve();
     const teamA = await host(server.handle.url, TOKENS.a);
     const args = { ...VIDEO, prompt: 'A windmill in the rain' };
-    const start = (extra: Record<string, unknown> = {}) =>
-      teamA.dispatch({
-        method: 'tools/call',
-        params: { name: 'generate_video', arguments: { ...args, ...extra }, _meta: modernEnvelope() },
-      });
-    const first = await start();
-    expect(first).toMatchObject({ kind: 'result', result: { resultType: 'task' } });
-    const firstId = (first as { result: { taskId: string } }).result.taskId;
+    const first = await callToolRaw(teamA.dispatch, 'generate_video', args);
+    expect(first).toMatchObject({ resultType: 'task' });
+    const firstId = first.taskId as string;
     expect(await taskRequest(teamA.dispatch, 'tasks/cancel', firstId)).toMatchObject({ kind: 'result' });
     sandbox.control.advance(PAST_EVERY_JOB_MS);
     expect(await followTask(teamA.dispatch, firstId)).toMatchObject({ status: 'completed' });
 
     // The same request, asked anew: another job (paid again), followed as a task nobody cancelled.
-    const second = await start({ newVariation: true });
-    expect(second).toMatchObject({ kind: 'result', result: { resultType: 'task', status: 'working' } });
-    const secondId = (second as { result: { taskId: string; statusMessage?: string } }).result.taskId;
+    const second = await callToolRaw(teamA.dispatch, 'generate_video', { ...args, newVariation: true });
+    expect(second).toMatchObject({ resultType: 'task', status: 'working' });
+    const secondId = second.taskId as string;
     expect(secondId).not.toBe(firstId);
-    expect((second as { result: { statusMessage?: string } }).result.statusMessage).not.toMatch(
-      /Cancel requested/,
-    );
+    expect(second.statusMessage).not.toMatch(/Cancel requested/);
     const read = await taskRequest(teamA.dispatch, 'tasks/get', secondId);
     expect(read).toMatchObject({ kind: 'result', result: { taskId: secondId, status: 'working' } });
     expect((read as { result: { statusMessage?: string } }).result.statusMessage).not.toMatch(
       /Cancel requested/,
     );
     expect(jobsCreated(sandbox)).toBe(2);
+  });
+
+  it('keeps the task working while the platform cannot answer (503), and completes it once it can', async () => {
+    const { sandbox, server } = await serve();
+    const teamA = await host(server.handle.url, TOKENS.a);
+    const started = await callToolRaw(teamA.dispatch, 'generate_video', {
+      ...VIDEO,
+      prompt: 'A fox in the snow',
+    });
+    expect(started).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = started.taskId as string;
+    sandbox.control.setFaults([
+      { match: { method: 'GET', path: `/videos/${taskId}$` }, kind: 'status', status: 503, count: 1_000 },
+    ]);
+    // The job is done on the platform, which cannot say so now: the task is not over, and not failed.
+    sandbox.control.advance(PAST_EVERY_JOB_MS);
+    const pollIntervalMs = started.pollIntervalMs as number;
+    const refused = () => sandbox.control.counters().faults.status ?? 0;
+    // Read as a host reads, a poll interval apart, until the platform refused reads of the job twice.
+    for (let reads = 0; refused() < 2; reads++) {
+      expect(reads, 'reads of the task before the platform refused two').toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, pollIntervalMs));
+      const during = await taskRequest(teamA.dispatch, 'tasks/get', taskId);
+      expect(during).toMatchObject({ kind: 'result', result: { taskId, status: 'working' } });
+      expect(during).not.toHaveProperty('result.result');
+    }
+
+    sandbox.control.clearFaults();
+    expect(await followTask(teamA.dispatch, taskId)).toMatchObject({
+      taskId,
+      status: 'completed',
+      result: { structuredContent: { done: true, outcome: 'succeeded' } },
+    });
+    expect(jobsCreated(sandbox)).toBe(1);
   });
 
   it('completes the task of a video the platform failed, with the outcome and the reason get_video_job gives', async () => {
@@ -255,7 +284,7 @@ describe('who reaches the extension', () => {
     expect(undeclared).toMatchObject({ kind: 'error', error: { code: -32021 } });
     expect((undeclared as { error: { message: string } }).error.message).toContain(TASKS);
 
-    // A 2025-11-25 request, its connection's capabilities declaring the extension: the method does not exist.
+    // A 2025-11-25 request: the extension does not exist in that protocol, so neither does the method.
     const legacy = await rawRequest(
       server.handle.url,
       { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${TOKENS.a}` },

@@ -44,10 +44,12 @@ export {
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
 export {
   answerOf,
+  callToolRaw,
   connectTasksHost,
   followTask,
   httpDispatch,
   modernEnvelope,
+  type RawAnswer,
   settled,
   type TasksHost,
   taskRequest,

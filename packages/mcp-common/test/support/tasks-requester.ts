@@ -124,6 +124,33 @@ export function taskRequest(
   return dispatch({ method, params: { taskId, _meta: envelope } } as never);
 }
 
+/** What a tool call or `tasks/get` answered, as tests read it (a task's fields, or a tool's result). */
+export type RawAnswer = Record<string, unknown> & {
+  resultType?: string;
+  taskId?: string;
+  status?: string;
+  statusMessage?: string;
+  pollIntervalMs?: number;
+};
+
+/**
+ * A tool call sent raw on `envelope` (default: declaring the extension), so that no host follows the task
+ * it may answer with; its result, or an error naming the JSON-RPC error.
+ */
+export async function callToolRaw(
+  dispatch: RawClientDispatch,
+  name: string,
+  args: Record<string, unknown>,
+  envelope: Record<string, unknown> = modernEnvelope(),
+): Promise<RawAnswer> {
+  const answer = await dispatch({
+    method: 'tools/call',
+    params: { name, arguments: args, _meta: envelope },
+  } as never);
+  if (answer.kind !== 'result') throw new Error(`tools/call ${name}: ${JSON.stringify(answer)}`);
+  return answer.result as unknown as RawAnswer;
+}
+
 /**
  * `tasks/get` of `taskId` until it is no longer working, as a host polls: each read `pollIntervalMs` after the
  * one before (a read sooner may answer the job's state as last read). Fails after `timeoutMs`.
@@ -132,7 +159,7 @@ export async function followTask(
   dispatch: RawClientDispatch,
   taskId: string,
   timeoutMs = 10_000,
-): Promise<Record<string, unknown> & { status: string }> {
+): Promise<RawAnswer & { status: string }> {
   const started = Date.now();
   for (;;) {
     const answer = await taskRequest(dispatch, 'tasks/get', taskId);
