@@ -164,10 +164,7 @@ export async function followTask(
   for (;;) {
     const answer = await taskRequest(dispatch, 'tasks/get', taskId);
     if (answer.kind !== 'result') throw new Error(`tasks/get ${taskId}: ${JSON.stringify(answer)}`);
-    const task = answer.result as unknown as Record<string, unknown> & {
-      status: string;
-      pollIntervalMs?: number;
-    };
+    const task = answer.result as unknown as RawAnswer & { status: string };
     if (task.status !== 'working') return task;
     if (Date.now() - started > timeoutMs)
       throw new Error(`task ${taskId} still working after ${timeoutMs} ms`);
