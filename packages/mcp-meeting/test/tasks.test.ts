@@ -3,17 +3,19 @@
  * holds. The host is the extension's own requester (`@modelcontextprotocol/ext-tasks`): a summary that is
  * still running after the first wait becomes a task whose id is the job's handle; the requester follows it
  * with `tasks/get` to `completed`, with exactly what `get_meeting` answers; a cancelled task cancels the
- * meeting on the platform. Another tenant's `tasks/get` is "not found" before any platform request; a client
+ * meeting on the platform. Another tenant's task methods answer "not found" before any platform request; a client
  * without the extension, and every 2025-11-25 client, is answered as before; a new server process answers
  * for a task the old one created. The sandbox saw one upload and one job per task.
  */
 import path from 'node:path';
 import {
+  callToolRaw,
   connectTasksHost,
   serveTenants,
   settled,
   startSandboxAndRoot,
   type TasksHost,
+  taskRequest,
   tokenSha256,
 } from '@polymodal/mcp-common/testing';
 import { type Sandbox, writeMeetingRecording } from '@polymodal/sandbox';
@@ -79,23 +81,6 @@ describe('meetings as tasks over stateless HTTP, with tenants', () => {
     const taskId = execution.handle?.taskId as string;
     expect(taskId).toMatch(/^mtg_/);
 
-    // The other tenant: the same answer as for an id that exists nowhere, and nothing asked of the platform.
-    const teamB = await host(server.handle.url, TOKENS.b);
-    const seen = requestsAbout(sandbox, taskId);
-    for (const id of [taskId, 'mtg_made_up_id']) {
-      const answer = await teamB.dispatch({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tasks/get',
-        params: { taskId: id, _meta: framing() },
-      });
-      expect(answer).toEqual({
-        kind: 'error',
-        error: { code: -32602, message: 'Failed to retrieve task: Task not found' },
-      });
-    }
-    expect(requestsAbout(sandbox, taskId)).toBe(seen);
-
     // The job runs to its end on the platform's clock; the host sees it completed.
     sandbox.control.advance(600_000);
     const { status, result } = await settled(execution);
@@ -114,6 +99,35 @@ describe('meetings as tasks over stateless HTTP, with tenants', () => {
     const counters = sandbox.control.counters();
     expect(Object.values(counters.uploads).reduce((sum, n) => sum + n, 0)).toBe(1);
     expect(Object.values(counters.jobsCreated).reduce((sum, n) => sum + n, 0)).toBe(1);
+  });
+
+  it("answers another tenant's task id as unknown, before any platform request", async () => {
+    const { sandbox, mediaDir, server } = await serve();
+    cleanups.push(() => server.close());
+    const file = await recording(mediaDir, 'board.wav', 'The board approved the budget.');
+    const teamA = await host(server.handle.url, TOKENS.a);
+    // Started raw, so that no host follows the task (its reads would be counted below).
+    const created = await callToolRaw(teamA.dispatch, 'summarize_meeting', { path: file });
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    const taskId = created.taskId as string;
+
+    // The other tenant: the same answer as for an id that exists nowhere, and nothing asked of the platform.
+    const teamB = await host(server.handle.url, TOKENS.b);
+    const seen = requestsAbout(sandbox, taskId);
+    for (const id of [taskId, 'mtg_made_up_id']) {
+      for (const method of ['tasks/get', 'tasks/cancel', 'tasks/update'] as const) {
+        expect(await taskRequest(teamB.dispatch, method, id)).toEqual({
+          kind: 'error',
+          error: { code: -32602, message: 'Failed to retrieve task: Task not found' },
+        });
+      }
+    }
+    expect(requestsAbout(sandbox, taskId)).toBe(seen);
+    // Its owner still follows it.
+    expect(await taskRequest(teamA.dispatch, 'tasks/get', taskId)).toMatchObject({
+      kind: 'result',
+      result: { taskId, status: 'working' },
+    });
   });
 
   it('cancels the meeting on the platform when the task is cancelled', async () => {
@@ -156,24 +170,10 @@ describe('meetings as tasks over stateless HTTP, with tenants', () => {
     const again = await serve({ sandbox: first.sandbox, root: first.root, mediaDir: first.mediaDir });
     cleanups.push(() => again.server.close());
     const resumed = await host(again.server.handle.url, TOKENS.a);
-    const answer = await resumed.dispatch({
-      jsonrpc: '2.0',
-      id: 3,
-      method: 'tasks/get',
-      params: { taskId: jobId, _meta: framing() },
-    });
+    const answer = await taskRequest(resumed.dispatch, 'tasks/get', jobId);
     expect(answer.kind).toBe('result');
     expect(answer).toMatchObject({ result: { taskId: jobId, resultType: 'complete' } });
     const counters = first.sandbox.control.counters();
     expect(Object.values(counters.jobsCreated).reduce((sum, n) => sum + n, 0)).toBe(1);
   });
 });
-
-/** The 2026-07-28 envelope of a raw request that declares the extension. */
-function framing() {
-  return {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-  };
-}

@@ -55,8 +55,17 @@ interface FoundJob {
   entry: LedgerEntry;
 }
 
-/** The note a cancelled task leaves in its job's entry, where the platform cannot stop the job. */
-const CANCEL_NOTE = 'taskCancelRequestedAt';
+/**
+ * The note a cancelled task leaves in its job's entry, where the platform cannot stop the job: when, and
+ * which job. An entry keeps its `data` when a new job of the same request takes it over (a new variation),
+ * and that job's task was never cancelled.
+ */
+const CANCEL_NOTE = 'taskCancelRequested';
+
+interface CancelNote {
+  jobId: string;
+  at: string;
+}
 
 const TASK_PARAMS = z.object({ taskId: z.string().min(1) });
 
@@ -133,21 +142,30 @@ function asToolAnswer(task: TaskAnswer): CallToolResult {
 
 /**
  * Notes in the job's entry that its task was cancelled, where the platform cannot stop the job: written with
- * the entry's revision, so that a write of the job engine made meanwhile is never lost.
+ * the entry's revision, so that a write of the job engine made meanwhile is never lost, and only while the
+ * entry still holds this job.
  */
 async function noteCancelRequest(ledger: JobLedger, found: FoundJob): Promise<void> {
+  const jobId = found.entry.id as string;
   let entry: LedgerEntry | undefined = found.entry;
-  for (let attempt = 0; attempt < 5 && entry; attempt++) {
-    if (entry.data?.[CANCEL_NOTE]) return;
-    const patch = { data: { ...entry.data, [CANCEL_NOTE]: new Date().toISOString() } };
+  for (let attempt = 0; attempt < 5 && entry?.id === jobId; attempt++) {
+    if (cancelNoteOf(entry)) return;
+    const note: CancelNote = { jobId, at: new Date().toISOString() };
+    const patch = { data: { ...entry.data, [CANCEL_NOTE]: note } };
     if (await ledger.compareAndSet(entry.service, entry.fingerprint, entry.revision, patch)) return;
-    entry = await ledger.findById(found.job.service, found.entry.id as string);
+    entry = await ledger.findById(found.job.service, jobId);
   }
+}
+
+/** The cancel noted for the job the entry holds now, if any (a note about an earlier job is not its). */
+function cancelNoteOf(entry: LedgerEntry): CancelNote | undefined {
+  const note = entry.data?.[CANCEL_NOTE] as Partial<CancelNote> | undefined;
+  return typeof note?.at === 'string' && note.jobId === entry.id ? (note as CancelNote) : undefined;
 }
 
 /** A running task whose cancel could not stop its job says so. */
 function withCancelNote<T extends TaskFields>(task: T, entry: LedgerEntry): T {
-  if (task.status !== 'working' || !entry.data?.[CANCEL_NOTE]) return task;
+  if (task.status !== 'working' || !cancelNoteOf(entry)) return task;
   const note =
     'Cancel requested: this service cannot stop a job once started, so it runs to its end (nothing more is paid for it).';
   return { ...task, statusMessage: task.statusMessage ? `${note} ${task.statusMessage}` : note };

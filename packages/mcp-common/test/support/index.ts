@@ -43,6 +43,17 @@ export {
 } from './server-harness.js';
 export { type SpeechSeen, speechSeenBySandbox, textOfParts } from './speech-load.js';
 export { type RawStdioServer, startRawStdio } from './stdio-raw.js';
-export { connectTasksHost, httpDispatch, settled, type TasksHost } from './tasks-requester.js';
+export {
+  answerOf,
+  callToolRaw,
+  connectTasksHost,
+  followTask,
+  httpDispatch,
+  modernEnvelope,
+  type RawAnswer,
+  settled,
+  type TasksHost,
+  taskRequest,
+} from './tasks-requester.js';
 export { connectClient, connectTools, ledgerDeps, serverWithTools, testTools } from './test-tools.js';
 export { until } from './until.js';

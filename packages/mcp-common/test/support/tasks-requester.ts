@@ -85,7 +85,7 @@ export function httpDispatch(url: string, headers: Record<string, string> = {}):
 }
 
 /** The JSON-RPC answer to request `id` in a JSON body or an event stream (progress may come before it). */
-function answerOf(body: string, id: unknown): { result?: unknown; error?: unknown } {
+export function answerOf(body: string, id: unknown): { result?: unknown; error?: unknown } {
   const messages = body.trimStart().startsWith('{')
     ? [JSON.parse(body)]
     : body
@@ -98,6 +98,78 @@ function answerOf(body: string, id: unknown): { result?: unknown; error?: unknow
   );
   if (!answer) throw new Error(`no answer to request ${String(id)} in: ${body.slice(0, 300)}`);
   return answer;
+}
+
+/**
+ * The `_meta` envelope of a raw 2026-07-28 request, its client's capabilities as given (default: the Tasks
+ * extension declared, as a host that runs tasks sends them).
+ */
+export function modernEnvelope(
+  clientCapabilities: Record<string, unknown> = { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': clientCapabilities,
+  };
+}
+
+/** A task method (`tasks/get`, `tasks/cancel`, `tasks/update`) sent raw, on `envelope` (default: declaring). */
+export function taskRequest(
+  dispatch: RawClientDispatch,
+  method: 'tasks/get' | 'tasks/cancel' | 'tasks/update',
+  taskId: string,
+  envelope: Record<string, unknown> = modernEnvelope(),
+): ReturnType<RawClientDispatch> {
+  return dispatch({ method, params: { taskId, _meta: envelope } } as never);
+}
+
+/** What a tool call or `tasks/get` answered, as tests read it (a task's fields, or a tool's result). */
+export type RawAnswer = Record<string, unknown> & {
+  resultType?: string;
+  taskId?: string;
+  status?: string;
+  statusMessage?: string;
+  pollIntervalMs?: number;
+};
+
+/**
+ * A tool call sent raw on `envelope` (default: declaring the extension), so that no host follows the task
+ * it may answer with; its result, or an error naming the JSON-RPC error.
+ */
+export async function callToolRaw(
+  dispatch: RawClientDispatch,
+  name: string,
+  args: Record<string, unknown>,
+  envelope: Record<string, unknown> = modernEnvelope(),
+): Promise<RawAnswer> {
+  const answer = await dispatch({
+    method: 'tools/call',
+    params: { name, arguments: args, _meta: envelope },
+  } as never);
+  if (answer.kind !== 'result') throw new Error(`tools/call ${name}: ${JSON.stringify(answer)}`);
+  return answer.result as unknown as RawAnswer;
+}
+
+/**
+ * `tasks/get` of `taskId` until it is no longer working, as a host polls: each read `pollIntervalMs` after the
+ * one before (a read sooner may answer the job's state as last read). Fails after `timeoutMs`.
+ */
+export async function followTask(
+  dispatch: RawClientDispatch,
+  taskId: string,
+  timeoutMs = 10_000,
+): Promise<RawAnswer & { status: string }> {
+  const started = Date.now();
+  for (;;) {
+    const answer = await taskRequest(dispatch, 'tasks/get', taskId);
+    if (answer.kind !== 'result') throw new Error(`tasks/get ${taskId}: ${JSON.stringify(answer)}`);
+    const task = answer.result as unknown as RawAnswer & { status: string };
+    if (task.status !== 'working') return task;
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`task ${taskId} still working after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, task.pollIntervalMs ?? 100));
+  }
 }
 
 /** How a tool execution ended, as the host hands it back: its status, and the tool's result once completed. */
