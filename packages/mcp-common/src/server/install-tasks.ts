@@ -107,11 +107,16 @@ export function installTasks(server: McpServer, installation: TaskInstallation):
     assertTasksDeclared(ctx, 'tasks/cancel');
     const found = await find(taskId);
     if (!found) throw taskNotFound();
-    const cancel = found.job.cancelTool && installation.tools.get(found.job.cancelTool);
+    const { cancelTool } = found.job;
+    if (cancelTool === undefined) {
+      await noteCancelRequest(ledger(), found);
+      return {};
+    }
     // A job that already stopped answers the cancel with an error (409): cancelling is cooperative, and the
-    // task then ends as the job did.
+    // task then ends as the job did. A server that does not offer the cancel tool (the read-only mode)
+    // changes nothing: the job runs on, and the task ends as the job does.
+    const cancel = installation.tools.get(cancelTool);
     if (cancel) await installation.run(cancel, { jobId: taskId }, ctx);
-    else await noteCancelRequest(ledger(), found);
     return {};
   });
   server.server.setRequestHandler('tasks/update', { params: TASK_PARAMS }, async ({ taskId }, ctx) => {
