@@ -9,7 +9,13 @@ import path from 'node:path';
 import { writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cluster, startCluster } from './support/cluster.js';
-import { callToolRaw, followTask, httpDispatch, taskRequest } from './support/tasks-requester.js';
+import {
+  callToolRaw,
+  expectSameResult,
+  followTask,
+  httpDispatch,
+  taskRequest,
+} from './support/tasks-requester.js';
 
 let cluster: Cluster | undefined;
 
@@ -53,8 +59,7 @@ describe('tasks on 2 meeting replicas sharing one PostgreSQL database', () => {
       arguments: { jobId: taskId },
     });
     const result = done.result as { structuredContent: unknown; content: unknown };
-    expect(result.structuredContent).toEqual(read.structuredContent);
-    expect(result.content).toEqual(read.content);
+    expectSameResult(result, read);
     expect(result.structuredContent).toMatchObject({ done: true, status: 'COMPLETED', outcome: 'succeeded' });
 
     const counters = sandbox.control.counters();

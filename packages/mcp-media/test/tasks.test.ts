@@ -12,6 +12,7 @@ import {
   answerOf,
   callToolRaw,
   connectTasksHost,
+  expectSameResult,
   followTask,
   JSON_HEADERS,
   modernEnvelope,
@@ -93,8 +94,7 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
 
     // Exactly what get_video_job answers for the finished job, read by a client without the extension.
     const read = await teamA.client.callTool({ name: 'get_video_job', arguments: { jobId: taskId } });
-    expect(result?.structuredContent).toEqual(read.structuredContent);
-    expect(result?.content).toEqual(read.content);
+    expectSameResult(result, read);
     expect(result?.structuredContent).toMatchObject({ done: true, status: 'done', outcome: 'succeeded' });
     expect(result?.structuredContent?.savedPath).toEqual(expect.any(String));
     expect(jobsCreated(sandbox)).toBe(1);
@@ -241,8 +241,7 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     expect(result?.structuredContent).toMatchObject({ done: true, status: 'failed', outcome: 'failed' });
     expect(result?.structuredContent?.error).toMatch(/content policy/);
     const read = await teamA.client.callTool({ name: 'get_video_job', arguments: { jobId: taskId } });
-    expect(result?.structuredContent).toEqual(read.structuredContent);
-    expect(result?.content).toEqual(read.content);
+    expectSameResult(result, read);
     expect(jobsCreated(sandbox)).toBe(1);
   });
 
@@ -262,8 +261,7 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     expect(status).toBe('completed');
     expect(result?.structuredContent).toMatchObject({ done: true, sourceLanguage: 'ko' });
     const read = await teamA.client.callTool({ name: 'get_flashcards', arguments: { jobId: taskId } });
-    expect(result?.structuredContent).toEqual(read.structuredContent);
-    expect(result?.content).toEqual(read.content);
+    expectSameResult(result, read);
     expect(jobsCreated(sandbox)).toBe(1);
   });
 });

@@ -8,7 +8,7 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startRawStdio } from '@polymodal/mcp-common/testing';
+import { expectSameResult, startRawStdio } from '@polymodal/mcp-common/testing';
 import { type Sandbox, startSandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHORT_SCRIPT } from './support/harness.js';
@@ -75,8 +75,7 @@ describe('a meeting as a task over stdio (2026-07-28)', () => {
       const task = done.result as { status: string; result: Record<string, unknown> };
       expect(task.status).toBe('completed');
       const plain = read.result as Record<string, unknown>;
-      expect(task.result.structuredContent).toEqual(plain.structuredContent);
-      expect(task.result.content).toEqual(plain.content);
+      expectSameResult(task.result, plain);
       expect(task.result).toMatchObject({
         resultType: 'complete',
         structuredContent: { status: 'COMPLETED' },

@@ -11,6 +11,7 @@ import path from 'node:path';
 import {
   callToolRaw,
   connectTasksHost,
+  expectSameResult,
   serveTenants,
   settled,
   startSandboxAndRoot,
@@ -88,8 +89,7 @@ describe('meetings as tasks over stateless HTTP, with tenants', () => {
 
     // Exactly what get_meeting answers for the finished job, read by a client without the extension.
     const read = await teamA.client.callTool({ name: 'get_meeting', arguments: { jobId: taskId } });
-    expect(result?.structuredContent).toEqual(read.structuredContent);
-    expect(result?.content).toEqual(read.content);
+    expectSameResult(result, read);
     expect(result?.structuredContent).toMatchObject({
       done: true,
       status: 'COMPLETED',

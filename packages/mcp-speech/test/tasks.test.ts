@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   connectTasksHost,
+  expectSameResult,
   serveTenants,
   settled,
   startSandboxAndRoot,
@@ -61,8 +62,7 @@ describe('a queued reading score as a task over stateless HTTP', () => {
     expect(result?.structuredContent).toMatchObject({ done: true, correctWords: 7, referenceWords: 7 });
 
     const read = await teamA.client.callTool({ name: 'get_reading_score', arguments: { jobId: taskId } });
-    expect(result?.structuredContent).toEqual(read.structuredContent);
-    expect(result?.content).toEqual(read.content);
+    expectSameResult(result, read);
     const scores = sandbox.control.counters().readingScores ?? {};
     expect(Object.values(scores).reduce((sum, n) => sum + n, 0)).toBe(1);
   });

@@ -47,6 +47,7 @@ export {
   answerOf,
   callToolRaw,
   connectTasksHost,
+  expectSameResult,
   followTask,
   httpDispatch,
   modernEnvelope,

@@ -13,6 +13,11 @@ export interface RawStdioServer {
     params: Record<string, unknown>,
     declares?: boolean,
   ): Promise<Record<string, unknown>>;
+  /**
+   * `tasks/get` of `taskId` until it is no longer working, as a host polls: each read the task's
+   * `pollIntervalMs` after the one before, at most `polls` reads. Resolves the last answer's result.
+   */
+  follow(taskId: string, polls?: number): Promise<Record<string, unknown> & { status: string }>;
   close(): Promise<void>;
 }
 
@@ -31,7 +36,7 @@ export async function startRawStdio(bin: string, env: Record<string, string>): P
   };
   await transport.start();
   let nextId = 1;
-  return {
+  const server: RawStdioServer = {
     async request(method, params, declares = true) {
       const id = nextId++;
       const answered = new Promise<Record<string, unknown>>((resolve) => waiting.set(id, resolve));
@@ -50,6 +55,15 @@ export async function startRawStdio(bin: string, env: Record<string, string>): P
       });
       return answered;
     },
+    async follow(taskId, polls = 100) {
+      let task: Record<string, unknown> & { status: string; pollIntervalMs?: number } = { status: 'working' };
+      for (let poll = 0; poll < polls && task.status === 'working'; poll++) {
+        if (poll > 0) await new Promise((resolve) => setTimeout(resolve, task.pollIntervalMs ?? 100));
+        task = (await server.request('tasks/get', { taskId })).result as typeof task;
+      }
+      return task;
+    },
     close: () => transport.close(),
   };
+  return server;
 }

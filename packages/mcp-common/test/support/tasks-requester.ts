@@ -13,6 +13,7 @@ import {
   type TaskEnabledSession,
   type ToolExecution,
 } from '@modelcontextprotocol/ext-tasks/client';
+import { expect } from 'vitest';
 import { JSON_HEADERS } from './raw-http.js';
 
 const CLIENT_INFO = { name: 'tasks-requester', version: '1.0.0' };
@@ -180,4 +181,18 @@ export async function settled(
   return outcome.status === 'completed'
     ? { status: outcome.status, result: resultFromTaskOutcome(outcome) as never }
     : { status: outcome.status };
+}
+
+/**
+ * A completed task's result is exactly the tool's: the same text and links (`content`) and the same
+ * structured result, as the job's `get_*` tool answers a client without the extension.
+ */
+export function expectSameResult(
+  fromTask: { content?: unknown; structuredContent?: unknown; isError?: unknown } | undefined,
+  fromTool: { content?: unknown; structuredContent?: unknown; isError?: unknown },
+): void {
+  expect(fromTask, 'the task has a result').toBeDefined();
+  expect(fromTask?.structuredContent).toEqual(fromTool.structuredContent);
+  expect(fromTask?.content).toEqual(fromTool.content);
+  expect(fromTask?.isError).toEqual(fromTool.isError);
 }
