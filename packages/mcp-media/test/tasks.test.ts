@@ -2,7 +2,7 @@
  * Media jobs as native MCP Tasks, over stateless HTTP with two tenants, against a sandbox whose clock the test
  * holds. The host is the extension's own requester (`@modelcontextprotocol/ext-tasks`): a video or a deck of
  * flashcards still running after the first wait becomes a task whose id is the job's handle, followed to
- * `completed` with exactly what `get_video_job` / `get_flashcards` answers, a job the platform failed
+ * `completed` with exactly what `get_video_job` / `get_flashcards` / `get_speech` answers, a job the platform failed
  * included (its outcome and reason are the result; the task does not "fail"). The video service cannot stop
  * a job, so a cancelled task is a note that the status message repeats while the job runs to its end. Another
  * tenant's `tasks/get` is "not found". The extension is reached only by a 2026-07-28 request that declares
@@ -263,6 +263,29 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     const read = await teamA.client.callTool({ name: 'get_flashcards', arguments: { jobId: taskId } });
     expectSameResult(result, read);
     expect(jobsCreated(sandbox)).toBe(1);
+  });
+  it('follows a long speech as a task to the result get_speech gives: one part per sentence group, each paid once', async () => {
+    const { sandbox, server } = await serve();
+    const teamA = await host(server.handle.url, TOKENS.a);
+    const text =
+      'Anna will send the revised budget to finance by Friday afternoon. ' +
+      'Ben is going to book the venue for the spring workshop and confirm the catering order. ' +
+      'Chloe will draft the customer newsletter and share it with the team for review on Monday.';
+    const execution = await teamA.session.callTool('synthesize_speech', { text, language: 'en' });
+    expect(execution.kind).toBe('task');
+    const taskId = execution.handle?.taskId as string;
+    expect(jobsCreated(sandbox)).toBeGreaterThan(0);
+
+    sandbox.control.advance(PAST_EVERY_JOB_MS);
+    const { status, result } = await settled(execution);
+    expect(status).toBe('completed');
+    expect(result?.structuredContent).toMatchObject({ done: true, outcome: 'succeeded' });
+    const read = await teamA.client.callTool({ name: 'get_speech', arguments: { jobId: taskId } });
+    expectSameResult(result, read);
+    // Every part was created once: following the task started none again.
+    const { parts } = result?.structuredContent as { parts: unknown[] };
+    expect(parts.length).toBeGreaterThan(1);
+    expect(jobsCreated(sandbox)).toBe(parts.length);
   });
 });
 
