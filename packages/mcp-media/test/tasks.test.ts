@@ -148,7 +148,10 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
 
     await execution.cancel();
     const after = await taskRequest(teamA.dispatch, 'tasks/get', taskId);
-    expect(after).toMatchObject({ kind: 'result', result: { taskId, status: 'working' } });
+    expect(after, JSON.stringify(after)).toMatchObject({
+      kind: 'result',
+      result: { taskId, status: 'working' },
+    });
     const message = (after as { result: { statusMessage?: string } }).result.statusMessage;
     expect(message).toMatch(/^Cancel requested: this service cannot stop a job once started/);
     // The job's own state follows the note.

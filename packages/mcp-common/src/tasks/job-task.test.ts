@@ -93,6 +93,10 @@ describe('taskOf: a job as a task, from its get_* answer', () => {
     ['the platform busy (429)', apiError(429)],
     ['the platform down (503)', apiError(503)],
     ['the platform failing (500)', apiError(500)],
+    [
+      'the server itself (a ledger busy under load)',
+      new Error('the job ledger entry is locked by another writer'),
+    ],
   ])('a read that failed because of %s leaves the task working, saying what happened', (_, error) => {
     const result = errorOf(error);
     const task = taskOf(job(), result, NOW);

@@ -8,8 +8,9 @@
  *   completed task whose result says so (`outcome: "failed"` and the platform's reason, as `get_*` answers):
  *   the extension keeps `failed` for a JSON-RPC error and MUST NOT use it otherwise;
  * - cancelled (`outcome: "cancelled"`): `cancelled`;
- * - the read itself failed: a passing trouble (the platform unreachable, busy, slow) leaves the task
- *   `working` and says what happened; any other error is the tool's answer, so `completed` with it.
+ * - the read itself failed: a refusal that says what the job is (unknown to the platform, not the caller's)
+ *   is the tool's answer, so `completed` with it; any other failure (the platform unreachable, busy, slow,
+ *   the server's own trouble) leaves the task `working`, saying what happened, for the next read.
  *
  * `ttlMs` is null: the ledger keeps a job for good, and the platform's retention of results is not shown in
  * its contracts, so no expiry is promised. `pollIntervalMs` is the least time between two reads of the job
@@ -44,8 +45,13 @@ export interface TaskedJob {
   readIntervalMs: number;
 }
 
-/** Error kinds that say the read could not be made now, not that the job is gone or wrong. */
-const PASSING_TROUBLE = new Set(['connection', 'timeout', 'polling-timeout', 'aborted']);
+/**
+ * Error kinds of a read that say what the job is (or that the caller may not see it): the answer, so the task
+ * ends with it. Any other failure of a read (the platform unreachable, slow, busy or down, an answer that could
+ * not be read, the server's own trouble such as a ledger busy under load) says nothing about the job, so the
+ * task stays working and the next read tries again.
+ */
+const FINAL_ERROR_KINDS = new Set(['validation', 'config', 'job-failed', 'budget']);
 
 /** The task of `job`, from the answer its `get_*` tool gave (or the call that started it) just now. */
 export function taskOf(job: TaskedJob, result: CallToolResult, now: Date = new Date()): TaskState {
@@ -77,11 +83,13 @@ export function isRunningJob(result: CallToolResult): boolean {
 
 function isPassingTrouble(result: CallToolResult): boolean {
   const info = result._meta?.[TOOL_ERROR_META_KEY] as { kind?: unknown; status?: unknown } | undefined;
-  if (typeof info?.kind === 'string' && PASSING_TROUBLE.has(info.kind)) return true;
-  // The platform busy (429) or down (5xx): it answers again later.
-  return (
-    info?.kind === 'api' && typeof info.status === 'number' && (info.status === 429 || info.status >= 500)
-  );
+  if (info?.kind === 'api') {
+    // The platform's refusal of this job (4xx: unknown, not allowed) is final; busy (429), a request that
+    // timed out (408) or the platform down (5xx) pass.
+    const status = typeof info.status === 'number' ? info.status : 500;
+    return status === 408 || status === 429 || status >= 500;
+  }
+  return !(typeof info?.kind === 'string' && FINAL_ERROR_KINDS.has(info.kind));
 }
 
 /** The embedded result as the extension's clients expect it: a complete result of the original request. */
