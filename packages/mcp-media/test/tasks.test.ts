@@ -286,7 +286,7 @@ describe('media jobs as tasks over stateless HTTP, with tenants', () => {
     const read = await teamA.client.callTool({ name: 'get_speech', arguments: { jobId: taskId } });
     expectSameResult(result, read);
     // Every part was created once: following the task started none again.
-    const { parts } = result?.structuredContent as { parts: unknown[] };
+    const parts = result?.structuredContent?.parts as unknown[];
     expect(parts.length).toBeGreaterThan(1);
     expect(jobsCreated(sandbox)).toBe(parts.length);
   });

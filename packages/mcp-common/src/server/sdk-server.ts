@@ -73,14 +73,7 @@ import { registerOutputResources } from '../outputs/output-resources.js';
 import type { CallToolResult, ElicitResult, Icon, ToolExtra } from '../protocol/sdk-types.js';
 import type { RootsSync } from '../roots/sync-roots.js';
 import { declaresTasks, TASK_FIRST_WAIT_SECONDS } from '../tasks/tasks-extension.js';
-import type {
-  BoundTool,
-  ToolGroup,
-  ToolHandler,
-  ToolSession,
-  ToolSpec,
-  ToolView,
-} from '../tools/define-tool.js';
+import type { BoundTool, ToolGroup, ToolSession, ToolSpec, ToolView } from '../tools/define-tool.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
 import type { ViewsPolicy } from '../views/views-policy.js';
 import { askInCall, currentCall, requestCapabilities, withQuestions } from './call-questions.js';
