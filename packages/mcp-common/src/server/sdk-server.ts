@@ -2,8 +2,8 @@
  * Where a Polymodal server meets the MCP SDK's server API: the SDK server is created here, every tool is
  * registered here (once, through `registerTool`), and the `tools/list` and `resources/list` answers are built
  * here from the same definitions (`list-tools.ts` builds the former). Nothing else in the project (but the
- * installer's prompts part, `install-prompts.ts`) registers a tool or a prompt or replaces a request
- * handler, and nothing reads an SDK field that is not public.
+ * installer's prompts and tasks parts, `install-prompts.ts` and `install-tasks.ts`) registers a tool or a
+ * prompt or answers a request, and nothing reads an SDK field that is not public.
  *
  * Prompts (`definePrompt`) are installed with the tools (`install-prompts.ts`), those of the groups whose
  * tools are all offered on the server instance: the SDK answers `prompts/list` and `prompts/get`, the
@@ -26,6 +26,12 @@
  * (`withoutVacuousKeywords`); each tool carries its group's icons. A bin's list written at build time
  * (`PrecomputedToolList`) supplies a tool's entry when the tool is described alike, so a freshly started
  * process converts nothing to answer its first `tools/list`.
+ *
+ * Tasks (the `io.modelcontextprotocol/tasks` extension, 2026-07-28): a tool marked `asTask` answers a request
+ * that declares the extension with a task when its job is still running after a short first wait, and the
+ * extension's methods are answered from the job ledger (`install-tasks.ts`). Such a tool is registered with
+ * the SDK without its output schema (the SDK would refuse a task against it) and its results are checked
+ * here instead (`run-tool.ts`).
  *
  * Both protocol generations are served by the same instance. On 2025-11-25 the client's capabilities are
  * those of its `initialize`; on 2026-07-28 every request carries its own
