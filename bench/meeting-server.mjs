@@ -31,6 +31,8 @@ export async function startMeetingServer(env) {
     throw error;
   }
   return {
+    /** The server process's id (for its RSS in /proc). */
+    pid: transport.pid,
     /** One tool call; answers `{isError, text, structured}` instead of throwing on a tool error. */
     async call(name, args) {
       const result = await client.callTool({ name, arguments: args }, { timeout: 60_000 });

@@ -43,9 +43,15 @@
  *     of each protocol generation, alternated with the completion of a free-text argument (the floor).
  * 14. tasks (tasks.mjs): `tasks/get` of a meeting job beside `get_meeting` of the same job, alternated, while it
  *     runs and once done: medians, p95 and their ratio.
- * Sections 5 to 14 start their own sandbox process (6, 9, 10, 11 and 12 at another speed) and servers (over
+ * 15. ledger scale (ledger-scale.mjs): ledgers of N finished meeting entries (BENCH_LEDGER_SIZES, default
+ *     100,10000,100000; about 20 of them today), file store and PostgreSQL, written through their public API
+ *     (build time measured); for each, the meeting server over stdio with a daily credit budget: spawn →
+ *     initialize, first and warm `list_jobs`, `get_meeting` of a finished job, a paid call refused by the budget
+ *     before any upload, and the server's RSS, with ratios to the smallest N.
+ * Sections 5 to 15 start their own sandbox process (6, 9, 10, 11, 12 and 15 at another speed) and servers (over
  * stdio, over HTTP from 8 to 11). BENCH_ONLY selects sections by name, comma separated (upload, startup,
- * asr, tts, duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted, views, completion, tasks), e.g.
+ * asr, tts, duplicate-pay, polls, tool-context, abandoned, list-jobs, stores, hosted, views, completion, tasks,
+ * ledger-scale), e.g.
  * `BENCH_ONLY=abandoned,list-jobs,stores pnpm bench`; without it every section runs.
  * Prints a Markdown report for BENCHMARKS.md. Loopback only, bounded in count and time.
  */
@@ -60,6 +66,7 @@ import { abandonedClientsReport, measureAbandonedClients } from './abandoned-cli
 import { completionReport, measureCompletion } from './completion.mjs';
 import { duplicatePayReport, measureDuplicatePay } from './duplicate-pay.mjs';
 import { hostedReport, measureHosted } from './hosted.mjs';
+import { ledgerScaleReport, measureLedgerScale } from './ledger-scale.mjs';
 import { listJobsLoadReport, measureListJobsLoad } from './list-jobs-load.mjs';
 import { measurePollsPerJob, pollsPerJobReport } from './polls-per-job.mjs';
 import { binOf, startSandboxProcess } from './sandbox-process.mjs';
@@ -87,6 +94,7 @@ const SECTIONS = [
   'views',
   'completion',
   'tasks',
+  'ledger-scale',
 ];
 const only = (process.env.BENCH_ONLY ?? '')
   .split(',')
@@ -227,6 +235,7 @@ try {
   if (wants('views')) parts.push(viewsReport(await measureViews()));
   if (wants('completion')) parts.push(completionReport(await measureCompletion()));
   if (wants('tasks')) parts.push(tasksReport(await measureTasks()));
+  if (wants('ledger-scale')) parts.push(ledgerScaleReport(await measureLedgerScale()));
 
   const command = only.length === 0 ? 'pnpm bench' : `BENCH_ONLY=${only.join(',')} pnpm bench`;
   const report = `## Run of ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, ${os.cpus().length} cores)
