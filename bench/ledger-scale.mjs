@@ -94,12 +94,16 @@ async function growFileLedger(dir, from, to, now) {
   });
   const serviceDir = path.join(dir, 'entries', 'meeting');
   const names = (await readdir(serviceDir)).filter((name) => name.endsWith('.json'));
+  let dated = 0;
   await inBatches(names.length, INSERT_CONCURRENCY, async (index) => {
     const file = path.join(serviceDir, names[index]);
     const { fingerprint } = JSON.parse(await readFile(file, 'utf8'));
     const seconds = written.get(fingerprint);
-    if (seconds !== undefined) await utimes(file, seconds, seconds);
+    if (seconds === undefined) return;
+    await utimes(file, seconds, seconds);
+    dated++;
   });
+  if (dated !== to - from) throw new Error(`dated ${dated} of the ${to - from} entries added`);
 }
 
 /** Adds entries [from, to) to the tenant's PostgreSQL ledger; `updated_at` as for the file ledger. */
