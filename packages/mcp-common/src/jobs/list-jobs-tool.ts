@@ -5,7 +5,7 @@
  * of today (UTC) from the same ledger: charged, reserved by jobs not charged yet, and with a daily budget
  * what is left of it — per tenant, since each tenant has a ledger of its own.
  */
-import type { JobLedger, LedgerEntry } from '@polymodal/core/ledger';
+import type { LedgerEntry } from '@polymodal/core/ledger';
 import { z } from 'zod';
 import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
 import { entryCredits } from '../budget/entry-credits.js';
@@ -98,13 +98,11 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
       async ({ limit }) => {
         try {
           const budget = options.budget ?? creditBudgetOf(context.ledger);
-          // The newest page of each service, today's credits (what was written since yesterday) and the parts
-          // of the listed jobs: what the call shows, not the whole history.
-          const [entries, credits] = await Promise.all([
-            newestEntries(context.ledger, options.services, limit),
-            budget ? budget.today() : countWithoutBudget(context.ledger),
-          ]);
-          const byKey = await partEntriesOf(context.ledger, entries);
+          // One read of the whole ledger serves both the list and today's credits (which count every job).
+          const all = await context.ledger.list();
+          const entries = selectEntries(all, options.services, limit);
+          const credits = budget ? await budget.today(all) : countWithoutBudget(all);
+          const byKey = new Map(all.map((entry) => [entryKey(entry), entry]));
           const hidden = context.hiddenDirs();
           const jobs = entries.map((entry) => toListedJob(entry, byKey, hidden));
           const lines = jobs.map(
@@ -127,15 +125,14 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
   });
 }
 
-/** The newest `limit` entries of the services, newest first: each service's newest page, merged. */
-async function newestEntries(
-  ledger: JobLedger,
+function selectEntries(
+  all: readonly LedgerEntry[],
   services: readonly string[],
   limit: number,
-): Promise<LedgerEntry[]> {
-  const pages = await Promise.all([...new Set(services)].map((service) => ledger.list({ service, limit })));
-  return pages
-    .flat()
+): LedgerEntry[] {
+  const wanted = new Set(services);
+  return all
+    .filter((entry) => wanted.has(entry.service))
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
     .slice(0, limit);
 }
@@ -168,19 +165,6 @@ function toListedJob(
   };
 }
 
-/** The entries of the parts the listed jobs name (a long speech's), by service and fingerprint. */
-async function partEntriesOf(
-  ledger: JobLedger,
-  entries: readonly LedgerEntry[],
-): Promise<Map<string, LedgerEntry>> {
-  const refs = entries.flatMap((entry) => {
-    const parsed = partRefsSchema.safeParse(entry.request?.parts);
-    return parsed.success ? parsed.data : [];
-  });
-  const found = await Promise.all(refs.map((ref) => ledger.findByFingerprint(ref.service, ref.fingerprint)));
-  return new Map(found.flatMap((entry) => (entry === undefined ? [] : [[entryKey(entry), entry] as const])));
-}
-
 /** The parts an entry names, as their own entries say (a part not recorded yet was not sent). */
 function partsOf(entry: LedgerEntry, byKey: ReadonlyMap<string, LedgerEntry>): ListedJob['parts'] {
   const refs = partRefsSchema.safeParse(entry.request?.parts);
@@ -204,16 +188,12 @@ function creditsOf(entry: LedgerEntry): { credits?: number } {
   return charged + reserved > 0 ? { credits: charged + reserved } : {};
 }
 
-/**
- * Today's credits of a ledger that has no budget object (a ledger given without a context), from the entries
- * written since the day before (an entry's credits are counted on its day, and it was written on it).
- */
-async function countWithoutBudget(ledger: JobLedger): Promise<CreditsToday> {
+/** Today's credits of a ledger that has no budget object (a ledger given without a context). */
+function countWithoutBudget(all: readonly LedgerEntry[]): CreditsToday {
   const day = utcDay(Date.now());
-  const since = new Date(Date.parse(day) - 24 * 60 * 60 * 1000).toISOString();
   let spent = 0;
   let reserved = 0;
-  for (const entry of await ledger.list({ updatedSince: since })) {
+  for (const entry of all) {
     const credits = entryCredits(entry);
     if (credits.day !== day) continue;
     spent += credits.charged;
