@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { serveTenants, startSandboxAndRoot, tokenSha256 } from '@polymodal/mcp-common/testing';
+import { serveTenants, startSandboxAndRoot, teamTenants } from '@polymodal/mcp-common/testing';
 import { synthesizeVoice } from '@polymodal/sandbox';
 import { afterEach, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
@@ -28,10 +28,7 @@ it('a tenant sharing the key never speaks in a voice another tenant registered; 
     sandbox,
     root,
     mediaDir,
-    tenants: [
-      { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
-      { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
-    ],
+    tenants: teamTenants(TOKENS),
     createServer: (options) => createServer(options as Parameters<typeof createServer>[0]),
     secrets: Object.values(TOKENS),
   });

@@ -23,7 +23,7 @@ import {
   startSandboxAndRoot,
   type TasksHost,
   taskRequest,
-  tokenSha256,
+  teamTenants,
 } from '@polymodal/mcp-common/testing';
 import type { Sandbox } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,10 +46,7 @@ async function serve(options: { readOnly?: boolean } = {}) {
   cleanups.push(close);
   const server = await serveTenants({
     ...started,
-    tenants: [
-      { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
-      { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
-    ],
+    tenants: teamTenants(TOKENS),
     createServer: (deps) =>
       createServer({
         ...(deps as Parameters<typeof createServer>[0]),

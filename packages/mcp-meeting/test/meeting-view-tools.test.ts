@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { serveTenants, startSandboxAndRoot, tokenSha256 } from '@polymodal/mcp-common/testing';
+import { serveTenants, startSandboxAndRoot, teamTenants } from '@polymodal/mcp-common/testing';
 import { type MeetingScriptLine, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer } from '../src/server.js';
@@ -37,10 +37,7 @@ async function serve() {
     sandbox,
     root,
     mediaDir,
-    tenants: [
-      { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
-      { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
-    ],
+    tenants: teamTenants(TOKENS),
     // Stateless HTTP never sees a client's capabilities: the deployment says its hosts render views.
     createServer: (options) =>
       createServer({

@@ -8,13 +8,12 @@
  */
 /// <reference lib="dom" />
 
-import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { serverEnv, serveTenants, startSandboxAndRoot } from '@polymodal/mcp-common/testing';
+import { serverEnv, serveTenants, startSandboxAndRoot, tokenSha256 } from '@polymodal/mcp-common/testing';
 import {
   connectBin,
   listedTool,
@@ -277,7 +276,7 @@ describe('the meeting viewer over HTTP, for a tenant', () => {
       sandbox,
       root,
       mediaDir,
-      tenants: [{ id: 'team-a', tokenSha256: createHash('sha256').update(token).digest('hex') }],
+      tenants: [{ id: 'team-a', tokenSha256: tokenSha256(token) }],
       // The built server, as a deployment runs it; its hosts render views (POLYMODAL_VIEWS=on).
       createServer: (options) =>
         createBuiltServer({

@@ -15,7 +15,7 @@ import {
   GENERATIONS,
   serveTenants,
   startSandboxAndRoot,
-  tokenSha256,
+  teamTenants,
   useServerEnv,
 } from '@polymodal/mcp-common/testing';
 import { writeMeetingRecording } from '@polymodal/sandbox';
@@ -123,10 +123,7 @@ describe('completing the meeting prompts over HTTP, with tenants', () => {
       sandbox,
       root,
       mediaDir,
-      tenants: [
-        { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
-        { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
-      ],
+      tenants: teamTenants(TOKENS),
       createServer: (options) => createServer(options as Parameters<typeof createServer>[0]),
       secrets: Object.values(TOKENS),
     });

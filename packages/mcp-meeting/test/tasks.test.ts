@@ -17,7 +17,7 @@ import {
   startSandboxAndRoot,
   type TasksHost,
   taskRequest,
-  tokenSha256,
+  teamTenants,
 } from '@polymodal/mcp-common/testing';
 import { type Sandbox, writeMeetingRecording } from '@polymodal/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,10 +44,7 @@ async function serve(shared?: { sandbox: Sandbox; root: string; mediaDir: string
     })());
   const server = await serveTenants({
     ...started,
-    tenants: [
-      { id: 'team-a', tokenSha256: tokenSha256(TOKENS.a) },
-      { id: 'team-b', tokenSha256: tokenSha256(TOKENS.b) },
-    ],
+    tenants: teamTenants(TOKENS),
     createServer: (options) => createServer(options as Parameters<typeof createServer>[0]),
     secrets: Object.values(TOKENS),
   });

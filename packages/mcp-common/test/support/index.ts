@@ -18,7 +18,7 @@ export {
   type RawResponse,
   rawRequest,
 } from './raw-http.js';
-export { serveTenants, type TenantsServer, tokenSha256 } from './serve-tenants.js';
+export { serveTenants, type TenantsServer, teamTenants, tokenSha256 } from './serve-tenants.js';
 export {
   type Connection,
   connectInMemory,

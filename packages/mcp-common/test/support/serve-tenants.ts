@@ -66,3 +66,11 @@ export async function serveTenants(options: {
 export function tokenSha256(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
+
+/** One tenant per token, `team-<name>`, each on the server's platform key (none of its own). */
+export function teamTenants(tokens: Readonly<Record<string, string>>): Record<string, unknown>[] {
+  return Object.entries(tokens).map(([name, token]) => ({
+    id: `team-${name}`,
+    tokenSha256: tokenSha256(token),
+  }));
+}
