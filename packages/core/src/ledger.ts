@@ -4,9 +4,12 @@ export {
   type JobLedger,
   type LedgerClaim,
   type LedgerEntry,
+  type LedgerPage,
+  type LedgerPageOptions,
   type LedgerPatch,
   type LedgerWriteOptions,
   type NewLedgerEntry,
   parseUpdatedSince,
 } from './ledger/create-job-ledger.js';
 export { fingerprint } from './ledger/fingerprint.js';
+export { invalidCursor } from './ledger/job-ledger.js';

@@ -12,8 +12,11 @@
  */
 import { LedgerError, ValidationError } from '@polymodal/core/errors';
 import {
+  invalidCursor,
   type JobLedger,
   type LedgerEntry,
+  type LedgerPage,
+  type LedgerPageOptions,
   type LedgerPatch,
   type NewLedgerEntry,
   parseUpdatedSince,
@@ -96,6 +99,7 @@ export function createPostgresJobLedger(options: PostgresJobLedgerOptions = {}):
     findByFingerprint: (service, fingerprint) => store.findByFingerprint(service, fingerprint),
     findById: (service, id) => store.findById(service, id),
     list: (listOptions) => store.list(listOptions),
+    page: (pageOptions) => store.page(pageOptions),
     insert: (entry) => store.insert(entry),
     async compareAndSet(service, fingerprint, revision, patch, writeOptions) {
       // No entry is at a revision that is not a whole number; asking the database would only fail.
@@ -141,11 +145,13 @@ class PostgresStore {
   private readonly table: string;
   private prepared: Promise<void> | undefined;
   /**
-   * What `list` last parsed, per row (`seq`), with the revision it was at: every write raises the revision,
-   * so an entry is fetched again only once it changed. Frozen, since every later list hands out the same
-   * objects. Holds at most the tenant's entries (small records: statuses, requests, credit figures).
+   * What lists last parsed, per row (`seq`), with the row version it was at (the revision, and `xmin`, the
+   * transaction that wrote the row: every write raises the one, and a person's UPDATE by hand changes the
+   * other), so an entry is fetched again only once it changed. Frozen, since every later list hands out the same
+   * objects. At most KEPT_ROWS, the least recently listed dropped first: what a server holds is bounded by
+   * what it shows, not by the tenant's history.
    */
-  private readonly listed = new Map<string, { revision: number; entry: LedgerEntry }>();
+  private readonly listed = new Map<string, { version: string; entry: LedgerEntry }>();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.table = `${quoteSchema(options.schema)}.job_ledger`;
@@ -222,18 +228,48 @@ class PostgresStore {
     const limit = limitClause(options.limit, values);
     // Which rows, and at which revision: a row whose revision this ledger parsed already is not fetched again.
     const stamps = await this.query<StampRow>(
-      `SELECT seq, revision FROM ${this.table} WHERE ${where} ORDER BY created_at DESC, seq DESC${limit}`,
+      `SELECT seq, ${ROW_VERSION} FROM ${this.table} WHERE ${where} ORDER BY created_at DESC, seq DESC${limit}`,
       values,
     );
-    await this.fetchChanged(stamps);
-    // A row written again between the two queries is listed as the second one found it.
-    const entries = stamps.flatMap((row) => this.listed.get(String(row.seq))?.entry ?? []);
-    if (options.service === undefined && options.updatedSince === undefined && limit === '') {
-      // A whole list: rows no longer there are forgotten.
-      const present = new Set(stamps.map((row) => String(row.seq)));
-      for (const seq of this.listed.keys()) if (!present.has(seq)) this.listed.delete(seq);
+    return this.entriesOf(stamps);
+  }
+
+  /**
+   * A page newest first through the (tenant, service, created_at, seq) indexes: the page's rows and one more
+   * (whether a next page exists), never the rest. The cursor is the last row's exact creation time (µs) and
+   * `seq`, so rows added meanwhile, created later, never show on a later page.
+   */
+  async page(options: LedgerPageOptions): Promise<LedgerPage> {
+    const values: unknown[] = [this.options.tenant];
+    const where = ['tenant = $1'];
+    const add = (condition: string, value: unknown) => {
+      values.push(value);
+      where.push(condition.replace('$?', `$${values.length}`));
+    };
+    const services = options.services?.map(checkService);
+    if (services?.length === 1) add('service = $?', services[0]);
+    else if (services) add('service = ANY($?::text[])', services);
+    if (options.statuses) add('last_status = ANY($?::text[])', [...options.statuses]);
+    if (options.excludeStatuses) add('last_status <> ALL($?::text[])', [...options.excludeStatuses]);
+    if (options.cursor !== undefined) {
+      const after = decodeCursor(options.cursor);
+      values.push(after.createdAt, after.seq);
+      where.push(`(created_at, seq) < ($${values.length - 1}::timestamptz, $${values.length}::bigint)`);
     }
-    return entries;
+    const limit = Math.max(0, Math.floor(Number.isFinite(options.limit) ? options.limit : 0));
+    values.push(limit + 1);
+    const stamps = await this.query<StampRow & { position: string }>(
+      `SELECT seq, ${ROW_VERSION}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS position
+         FROM ${this.table} WHERE ${where.join(' AND ')}
+        ORDER BY created_at DESC, seq DESC LIMIT $${values.length}`,
+      values,
+    );
+    const shown = stamps.slice(0, limit);
+    const entries = await this.entriesOf(shown);
+    const last = shown.at(-1);
+    return stamps.length > limit && last
+      ? { entries, nextCursor: encodeCursor(last.position, last.seq) }
+      : { entries };
   }
 
   /**
@@ -272,17 +308,40 @@ class PostgresStore {
     }
   }
 
-  /** Fetches the rows whose revision this ledger has not parsed yet. */
-  private async fetchChanged(stamps: StampRow[]): Promise<void> {
-    const stale = stamps.filter((row) => this.listed.get(String(row.seq))?.revision !== row.revision);
-    if (stale.length === 0) return;
-    const rows = await this.query<LedgerRow & StampRow>(
-      `SELECT ${SELECTED}, seq FROM ${this.table} WHERE tenant = $1 AND seq = ANY($2::bigint[])`,
-      [this.options.tenant, stale.map((row) => String(row.seq))],
-    );
-    for (const row of rows) {
-      this.listed.set(String(row.seq), { revision: row.revision, entry: deepFreeze(toEntry(row)) });
+  /**
+   * The entries of the rows `stamps` names, in their order: those parsed at the same revision before from
+   * memory, the others fetched. A row written again between the two queries is listed as the second found it.
+   */
+  private async entriesOf(stamps: StampRow[]): Promise<LedgerEntry[]> {
+    const found = new Map<string, LedgerEntry>();
+    const stale: string[] = [];
+    for (const row of stamps) {
+      const seq = String(row.seq);
+      const kept = this.listed.get(seq);
+      if (kept?.version === row.version) {
+        found.set(seq, kept.entry);
+        this.keep(seq, kept);
+      } else stale.push(seq);
     }
+    if (stale.length > 0) {
+      const rows = await this.query<LedgerRow & StampRow>(
+        `SELECT ${SELECTED}, seq, ${ROW_VERSION} FROM ${this.table} WHERE tenant = $1 AND seq = ANY($2::bigint[])`,
+        [this.options.tenant, stale],
+      );
+      for (const row of rows) {
+        const kept = { version: row.version, entry: deepFreeze(toEntry(row)) };
+        found.set(String(row.seq), kept.entry);
+        this.keep(String(row.seq), kept);
+      }
+    }
+    return stamps.flatMap((row) => found.get(String(row.seq)) ?? []);
+  }
+
+  /** Keeps a parsed row as the most recently used, dropping the least recently used past KEPT_ROWS. */
+  private keep(seq: string, kept: { version: string; entry: LedgerEntry }): void {
+    this.listed.delete(seq);
+    this.listed.set(seq, kept);
+    if (this.listed.size > KEPT_ROWS) this.listed.delete(this.listed.keys().next().value as string);
   }
 
   private async query<Row extends object>(text: string, values: unknown[]): Promise<Row[]> {
@@ -306,6 +365,22 @@ class PostgresStore {
     });
     return this.prepared;
   }
+}
+
+/** A row's version as the cache compares it: its revision and the transaction that last wrote it. */
+const ROW_VERSION = `revision || ':' || xmin::text AS version`;
+/** Parsed rows kept per ledger (see `PostgresStore.listed`). */
+const KEPT_ROWS = 4_000;
+const CURSOR = /^p1 (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z) (\d{1,19})$/;
+
+function encodeCursor(createdAt: string, seq: string | number): string {
+  return Buffer.from(`p1 ${createdAt} ${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: string; seq: string } {
+  const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match?.[1] || !match[2]) throw invalidCursor();
+  return { createdAt: match[1], seq: match[2] };
 }
 
 /** A LIMIT clause for `limit` (its value pushed on `values`), or none. */

@@ -28,7 +28,8 @@ export interface LedgerRow {
 /** A row's identity (never reused) and its revision; `seq` is a bigint, which pg answers as a string. */
 export interface StampRow {
   seq: string | number;
-  revision: number;
+  /** `revision:xmin` (see `ROW_VERSION`). */
+  version: string;
 }
 
 export type ColumnType = 'text' | 'timestamptz' | 'jsonb';

@@ -4,7 +4,7 @@
  * own kept), then what is PostgreSQL's own: two pools as two replicas, where it is, migrations, the URL.
  */
 import { ConfigError, LedgerError, ValidationError } from '@polymodal/core';
-import { describeJobLedgerContract } from '@polymodal/core/testing';
+import { describeJobLedgerContract, describeJobLedgerPaging } from '@polymodal/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresJobLedger, type PostgresJobLedger } from '../src/index.js';
 import { adminPool, startPostgres, type TestPostgres } from './support/start-postgres.js';
@@ -30,6 +30,22 @@ function open(schema = server.newSchema()): PostgresJobLedger {
 }
 
 describeJobLedgerContract('PostgreSQL', () => open());
+describeJobLedgerPaging('PostgreSQL', () => open(), {
+  reopen: (ledger) => open((ledger as PostgresJobLedger).schema),
+  // As an operator would: an UPDATE in psql, which leaves the revision as it was.
+  async editByHand(ledger, entry, fields) {
+    const admin = adminPool(server.url);
+    try {
+      await admin.query(
+        `UPDATE "${(ledger as PostgresJobLedger).schema}".job_ledger SET last_status = $1, title = $2
+          WHERE tenant = '' AND service = $3 AND fingerprint = $4`,
+        [fields.lastStatus, fields.title, entry.service, entry.fingerprint],
+      );
+    } finally {
+      await admin.end();
+    }
+  },
+});
 
 describe('createPostgresJobLedger', () => {
   it('commits a read reservation that need not be durable without waiting for the disk, and nothing else so', async () => {

@@ -42,6 +42,7 @@ function stubLedger(findById: JobLedger['findById']): JobLedger {
     findByFingerprint: async () => undefined,
     findById,
     list: async () => [],
+    page: async () => ({ entries: [] }),
     insert: async () => {
       throw new Error('not used');
     },

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { describeJobLedgerContract } from '../../test/support/job-ledger-contract.js';
+import { describeJobLedgerPaging } from '../../test/support/job-ledger-paging-contract.js';
 import { createJobLedger } from './create-job-ledger.js';
+import { EntryPaths } from './entry-files.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -14,6 +16,15 @@ afterEach(async () => {
 });
 
 describeJobLedgerContract('file store', () => createJobLedger({ dir }));
+describeJobLedgerPaging('file store', () => createJobLedger({ dir }), {
+  reopen: (ledger) => createJobLedger({ dir: ledger.location }),
+  // As an editor saves it: the same file rewritten in place.
+  async editByHand(ledger, entry, fields) {
+    const file = new EntryPaths(ledger.location).entryFile(entry.service, entry.fingerprint);
+    const stored = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify({ ...stored, ...fields }, null, 2));
+  },
+});
 
 /** One entry, and its lock directory made as proper-lockfile makes it for another process holding the lock. */
 async function lockedEntry() {
@@ -102,29 +113,28 @@ describe('createJobLedger: the file store', () => {
     expect((await ledger.list()).map((entry) => entry.id)).toEqual(['j1']);
   });
 
-  it('with updatedSince, skips without reading the files last written long before it', async () => {
-    const ledger = createJobLedger({ dir });
-    const entries = path.join(dir, 'entries', 'meeting');
-    const hour = 60 * 60 * 1000;
-    // Two entries whose files say they were written two days and one minute before `since`, while their
-    // contents say "now": only the file's own time can keep the first from being read.
-    for (const [id, age] of [
-      ['two-days', 48 * hour],
-      ['one-minute', 60_000],
-    ] as const) {
-      const before = new Set(await readdir(entries).catch(() => []));
-      await ledger.insert({ service: 'meeting', fingerprint: id, id, lastStatus: 'PENDING' });
-      const name = (await readdir(entries)).find((file) => !before.has(file)) ?? '';
-      const written = new Date(Date.now() - hour - age);
-      await utimes(path.join(entries, name), written, written);
-    }
-    await ledger.insert({ service: 'meeting', fingerprint: 'now', id: 'now', lastStatus: 'PENDING' });
-    const since = new Date(Date.now() - hour).toISOString();
-    expect((await ledger.list({ updatedSince: since })).map((entry) => entry.id).sort()).toEqual([
-      'now',
+  it('with updatedSince, reads the entries written on the days since it and no older one', async () => {
+    const day = 24 * 60 * 60 * 1000;
+    let clock = Date.now() - 3 * day;
+    const ledger = createJobLedger({ dir, now: () => clock });
+    await ledger.insert({ service: 'meeting', fingerprint: 'old', id: 'three-days', lastStatus: 'PENDING' });
+    clock = Date.now() - 60_000;
+    await ledger.insert({ service: 'meeting', fingerprint: 'new', id: 'one-minute', lastStatus: 'PENDING' });
+    expect((await ledger.page({ limit: 10 })).entries.map((entry) => entry.id)).toEqual([
       'one-minute',
+      'three-days',
     ]);
-    expect(await ledger.list()).toHaveLength(3);
+    // The old entry's file becomes one no read can get through (a directory): a day's list that read it
+    // would fail.
+    const entries = path.join(dir, 'entries', 'meeting');
+    for (const name of await readdir(entries)) {
+      const text = await readFile(path.join(entries, name), 'utf8');
+      if (!text.includes('three-days')) continue;
+      await rm(path.join(entries, name));
+      await mkdir(path.join(entries, name));
+    }
+    const since = new Date(Date.now() - 60 * 60 * 1000).toISOString();
+    expect((await ledger.list({ updatedSince: since })).map((entry) => entry.id)).toEqual(['one-minute']);
   });
 
   it('lists every later write, by this ledger, another process or a hand edit, though it keeps what it parsed', async () => {

@@ -6,6 +6,9 @@
  *   of two processes inserting the same entry exactly one wins, and nobody ever sees a partial file.
  * - compare-and-set holds the entry's lock (`entry-locks.ts`) while it reads, compares the revision and
  *   renames the new version into place; its fsync is the one step that waits on the disk.
+ * - every insert and write is first noted in the day's journals (`entry-journals.ts`), so that a page of the
+ *   newest entries and the entries written today are read without touching older ones (`entry-pages.ts`);
+ *   a directory from before the journals is brought into them on first use (`journal-migration.ts`).
  * - list keeps what it parsed while the entry file is unchanged (`entry-listing.ts`).
  */
 import { readFileSync } from 'node:fs';
@@ -21,21 +24,28 @@ import {
   serializeEntry,
   withoutUndefined,
 } from './entry-files.js';
+import { EntryJournals } from './entry-journals.js';
 import { EntryListing } from './entry-listing.js';
 import { EntryLocks } from './entry-locks.js';
+import { comparePositions, EntryPages, PageCollector, type Position } from './entry-pages.js';
 import {
   type JobLedger,
   type LedgerEntry,
+  type LedgerPage,
+  type LedgerPageOptions,
   type LedgerPatch,
   type ListLedgerOptions,
   type NewLedgerEntry,
   parseUpdatedSince,
 } from './job-ledger.js';
+import { migrateToJournals } from './journal-migration.js';
 
 export type {
   JobLedger,
   LedgerClaim,
   LedgerEntry,
+  LedgerPage,
+  LedgerPageOptions,
   LedgerPatch,
   LedgerWriteOptions,
   ListLedgerOptions,
@@ -48,17 +58,23 @@ export interface JobLedgerOptions {
   /** Ledger directory. Default `<defaultStateDir>/jobs`. */
   dir?: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * The clock writes are stamped with (epoch ms), default `Date.now`: for tools that build a ledger as it
+   * would have been written over time (benchmarks, migrations from elsewhere).
+   */
+  now?: () => number;
 }
 
 export function createJobLedger(options: JobLedgerOptions = {}): JobLedger {
   const dir = path.resolve(options.dir ?? path.join(defaultStateDir(options.env), 'jobs'));
-  const store = new FileStore(new EntryPaths(dir));
+  const store = new FileStore(new EntryPaths(dir), options.now ?? Date.now);
   // Plain functions, not methods: callers wrap and pass them on (`{ ...ledger, findById }`).
   return {
     location: dir,
     findByFingerprint: async (service, fingerprint) => readEntry(store.paths.entryFile(service, fingerprint)),
     findById: (service, id) => store.findById(service, id),
     list: (listOptions) => store.list(listOptions),
+    page: (pageOptions) => store.page(pageOptions),
     insert: (entry) => store.insert(entry),
     // Always durable, `durable: false` included: an entry file renamed into place before its bytes reach the
     // disk can be found empty after a machine crash (on file systems without ext4's rename heuristic), and
@@ -82,9 +98,18 @@ class FileStore {
    * and then the index is).
    */
   private readonly entryNames = new Map<string, string>();
+  private readonly journals: EntryJournals;
+  private readonly pages: EntryPages;
+  private journaled = false;
+  private migrating: Promise<boolean> | undefined;
 
-  constructor(readonly paths: EntryPaths) {
+  constructor(
+    readonly paths: EntryPaths,
+    private readonly now: () => number,
+  ) {
     this.listing = new EntryListing(paths);
+    this.journals = new EntryJournals(paths.dir);
+    this.pages = new EntryPages(paths, this.journals, (file) => this.listing.read(file));
   }
 
   async findById(service: string, id: string): Promise<LedgerEntry | undefined> {
@@ -99,7 +124,7 @@ class FileStore {
     if (target) {
       const entry = await readEntry(path.join(this.paths.serviceDir(service), target));
       if (entry?.id === id) {
-        this.entryNames.set(key, target);
+        this.rememberName(key, target);
         return entry;
       }
     }
@@ -110,11 +135,25 @@ class FileStore {
     return found;
   }
 
-  /** Newest first (by creation time, then by the last write). */
+  /**
+   * Newest first (by creation time, then by the last write). A day (`updatedSince`) or a page (`limit`) is
+   * read through the journals; the whole ledger by reading the directories, which also finds an entry a
+   * process that does not keep the journals added.
+   */
   async list(options: ListLedgerOptions = {}): Promise<LedgerEntry[]> {
     const services =
       options.service === undefined ? this.listing.services() : [checkService(options.service)];
     const since = options.updatedSince === undefined ? undefined : parseUpdatedSince(options.updatedSince);
+    if (since !== undefined && (await this.journalsComplete())) {
+      const entries = await this.pages.since(since, options.service);
+      entries.sort((a, b) => compareDesc(a.createdAt, b.createdAt) || compareDesc(a.updatedAt, b.updatedAt));
+      return options.limit === undefined ? entries : entries.slice(0, Math.max(0, options.limit));
+    }
+    if (since === undefined && options.limit !== undefined && (await this.journalsComplete())) {
+      const { service, limit } = options;
+      return (await this.pages.page({ limit, ...(service === undefined ? {} : { services: [service] }) }))
+        .entries;
+    }
     const entries = (
       await Promise.all(services.map((service) => this.listing.service(service, since)))
     ).flat();
@@ -122,9 +161,15 @@ class FileStore {
     return options.limit === undefined ? entries : entries.slice(0, Math.max(0, options.limit));
   }
 
+  /** A page, newest first, through the journals (by reading the directories until they are complete). */
+  async page(options: LedgerPageOptions): Promise<LedgerPage> {
+    return (await this.journalsComplete()) ? this.pages.page(options) : this.scanPage(options);
+  }
+
   async insert(input: NewLedgerEntry): Promise<{ inserted: boolean; entry: LedgerEntry }> {
     const file = this.paths.entryFile(input.service, input.fingerprint);
-    const now = new Date().toISOString();
+    const nowMs = this.now();
+    const now = new Date(nowMs).toISOString();
     const entry: LedgerEntry = {
       ...withoutUndefined(input),
       createdAt: input.createdAt ?? now,
@@ -132,6 +177,7 @@ class FileStore {
       revision: 1,
     };
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    this.noteCreated(entry, file, nowMs);
     const temp = tempPathFor(file);
     await writeFile(temp, serializeEntry(entry), { mode: 0o600, flag: 'wx' });
     try {
@@ -160,15 +206,17 @@ class FileStore {
       const existing = await readEntry(file);
       if (!existing) return undefined;
       if (revision !== undefined && existing.revision !== revision) return undefined;
+      const nowMs = this.now();
       const next: LedgerEntry = {
         ...existing,
         ...withoutUndefined(patch),
         service,
         fingerprint,
         createdAt: existing.createdAt,
-        updatedAt: new Date().toISOString(),
+        updatedAt: new Date(nowMs).toISOString(),
         revision: existing.revision + 1,
       };
+      this.journals.noteWritten(service, path.basename(file), nowMs);
       await writeSmallFileAtomic(file, serializeEntry(next));
       // The index names the entry holding a job id: only a new id changes it.
       if (next.id !== existing.id) await this.writeIndex(next, file);
@@ -184,10 +232,58 @@ class FileStore {
     return this.locks.hold(file, async () => {
       const again = await readEntry(file);
       if (again) return { inserted: false, entry: again };
+      this.noteCreated(entry, file, Date.parse(entry.updatedAt));
       await writeSmallFileAtomic(file, serializeEntry(entry));
       await this.writeIndex(entry, file);
       return { inserted: true, entry };
     });
+  }
+
+  /** Notes a new entry in the journals, before its file exists (a line without an entry is skipped). */
+  private noteCreated(entry: LedgerEntry, file: string, nowMs: number): void {
+    const name = path.basename(file);
+    this.journals.noteCreated(entry.service, name, entry.createdAt);
+    this.journals.noteWritten(entry.service, name, nowMs);
+  }
+
+  /** Whether pages can be read through the journals: migrates the directory once, if another process is not. */
+  private async journalsComplete(): Promise<boolean> {
+    if (this.journaled) return true;
+    this.migrating ??= migrateToJournals(this.paths, this.journals, this.listing, this.locks).finally(() => {
+      this.migrating = undefined;
+    });
+    this.journaled = await this.migrating;
+    return this.journaled;
+  }
+
+  /** A page from the directories themselves, in the journals' order, while the journals are not complete. */
+  private async scanPage(options: LedgerPageOptions): Promise<LedgerPage> {
+    const collector = new PageCollector(options);
+    const services = options.services ? options.services.map(checkService) : this.listing.services();
+    const found: Array<{ entry: LedgerEntry; position: Position }> = [];
+    for (const entry of (
+      await Promise.all(services.map((service) => this.listing.service(service)))
+    ).flat()) {
+      const ms = Date.parse(entry.createdAt);
+      const name = path.basename(this.paths.entryFile(entry.service, entry.fingerprint));
+      if (Number.isFinite(ms) && collector.wants({ ms, name, service: entry.service })) {
+        found.push({ entry, position: { ms, name } });
+      }
+    }
+    found.sort((a, b) => comparePositions(a.position, b.position));
+    for (const { entry, position } of found) {
+      const done = collector.add(position, entry);
+      if (done) return done;
+    }
+    return collector.finish();
+  }
+
+  /** Keeps an entry's file name by job id, the least recently found dropped past KEPT_NAMES. */
+  private rememberName(key: string, name: string): void {
+    this.entryNames.delete(key);
+    this.entryNames.set(key, name);
+    if (this.entryNames.size > KEPT_NAMES)
+      this.entryNames.delete(this.entryNames.keys().next().value as string);
   }
 
   /** The entry file name the index gives for a job id, if it is one. */
@@ -209,6 +305,9 @@ class FileStore {
     await writeSmallFileAtomic(index, path.basename(file), { fsync: false });
   }
 }
+
+/** Job ids whose entry file name is kept in memory (a lookup past them reads the id index, one small file). */
+const KEPT_NAMES = 4_000;
 
 function compareDesc(a: string, b: string): number {
   return a < b ? 1 : a > b ? -1 : 0;

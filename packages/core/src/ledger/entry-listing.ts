@@ -22,6 +22,11 @@ const MTIME_SLACK_MS = 10 * 60 * 1000;
  * version's (git's "racy" case), so only entries that have been still for a while are trusted.
  */
 const RECENT_WRITE_MS = 2_000;
+/**
+ * Parsed entries kept at most (the least recently listed are dropped first): what a server holds of the
+ * ledger is bounded by what it shows, whatever the ledger's size. Pages and days are far smaller.
+ */
+const KEPT_ENTRIES = 4_000;
 
 export class EntryListing {
   /** What was last parsed per entry file, with the stat stamp it was read under. */
@@ -74,6 +79,11 @@ export class EntryListing {
     );
   }
 
+  /** An entry file as it is now (stat-checked against what was parsed before). */
+  read(file: string): LedgerEntry | undefined | Promise<LedgerEntry | undefined> {
+    return this.entry(file, undefined);
+  }
+
   /**
    * An entry file as a list reads it: `undefined` when it is gone or when it was last modified more than
    * MTIME_SLACK_MS before `since` (an older entry); the kept parse while its stamp holds; else a promise of
@@ -95,10 +105,17 @@ export class EntryListing {
     if (since !== undefined && Number(stats.mtimeMs) < since - MTIME_SLACK_MS) return undefined;
     const stamp = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
     const kept = this.kept.get(file);
-    if (kept?.stamp === stamp) return kept.entry;
+    if (kept?.stamp === stamp) {
+      // Most recently used last, so that the oldest use is dropped first.
+      this.kept.delete(file);
+      this.kept.set(file, kept);
+      return kept.entry;
+    }
     return readEntry(file).then((entry) => {
       if (entry !== undefined && Date.now() - Date.parse(entry.updatedAt) >= RECENT_WRITE_MS) {
+        this.kept.delete(file);
         this.kept.set(file, { stamp, entry: deepFreeze(entry) });
+        if (this.kept.size > KEPT_ENTRIES) this.kept.delete(this.kept.keys().next().value as string);
       } else {
         this.kept.delete(file);
       }

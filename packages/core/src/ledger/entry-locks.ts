@@ -44,6 +44,15 @@ const LOCK_FS = {
   rmdirSync,
 };
 
+const LOCK_OPTIONS = {
+  realpath: false,
+  fs: LOCK_FS,
+  stale: LOCK_STALE_MS,
+  // A lock lost to a stalled event loop must not crash the process: the revision check still refuses a
+  // write based on an outdated read.
+  onCompromised: () => undefined,
+};
+
 /** proper-lockfile, loaded with the first write (see `EntryLocks.hold`). */
 let lockfile: typeof import('proper-lockfile') | undefined;
 
@@ -66,27 +75,43 @@ export class EntryLocks {
     });
   }
 
+  /**
+   * Runs `task` holding the lock if it is free now; undefined, without waiting, when another process
+   * holds it (for work that has a slower way round, such as a migration another process is making).
+   */
+  tryHold<T>(file: string, task: () => Promise<T>): Promise<{ result: T } | undefined> {
+    return this.queue(file, async () => {
+      const directory = path.dirname(file);
+      if (!this.madeDirs.has(directory)) this.makeDir(directory);
+      lockfile ??= (await import('proper-lockfile')).default;
+      let release: () => Promise<void>;
+      try {
+        release = await lockfile.lock(file, { ...LOCK_OPTIONS, retries: 0 });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ELOCKED') return undefined;
+        throw error;
+      }
+      try {
+        return { result: await task() };
+      } finally {
+        await release().catch(() => undefined);
+      }
+    });
+  }
+
   private async lock(file: string, directory: string): Promise<() => Promise<void>> {
     // Loaded with the first write (with graceful-fs and signal-exit, which patch fs and hook exit signals):
     // a server that only starts and lists its tools never needs it.
     lockfile ??= (await import('proper-lockfile')).default;
-    const lockOptions = {
-      realpath: false,
-      fs: LOCK_FS,
-      stale: LOCK_STALE_MS,
-      // A lock lost to a stalled event loop must not crash the process: the revision check still refuses a
-      // write based on an outdated read.
-      onCompromised: () => undefined,
-    };
     try {
       // One attempt first: this process already queues its own writers, so the lock is nearly always free,
       // and an attempt without retries does not build the schedule of 200 retries.
-      return await lockfile.lock(file, { ...lockOptions, retries: 0 });
+      return await lockfile.lock(file, { ...LOCK_OPTIONS, retries: 0 });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') this.makeDir(directory);
       else if (code !== 'ELOCKED') throw error;
-      return lockfile.lock(file, { ...lockOptions, retries: LOCK_RETRIES });
+      return lockfile.lock(file, { ...LOCK_OPTIONS, retries: LOCK_RETRIES });
     }
   }
 

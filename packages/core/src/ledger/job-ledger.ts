@@ -82,6 +82,29 @@ export interface ListLedgerOptions {
   updatedSince?: string;
 }
 
+/** One page of the newest-first listing (`JobLedger.page`). */
+export interface LedgerPageOptions {
+  /** Only these services' entries (default: every service). */
+  services?: readonly string[];
+  /** Only entries whose `lastStatus` is one of these (compared as written). */
+  statuses?: readonly string[];
+  /** Only entries whose `lastStatus` is none of these. */
+  excludeStatuses?: readonly string[];
+  /** At most this many entries. */
+  limit: number;
+  /** Where an earlier page ended (its `nextCursor`): only entries after it in the newest-first order. */
+  cursor?: string;
+}
+
+export interface LedgerPage {
+  entries: LedgerEntry[];
+  /**
+   * Present when older entries may follow: pass it as `cursor` for the next page. A page can be shorter
+   * than `limit` and still have one, when a store bounds the entries it examines for the status filters.
+   */
+  nextCursor?: string;
+}
+
 export interface LedgerWriteOptions {
   /** Default true: the write is on disk before it returns. */
   durable?: boolean;
@@ -97,6 +120,12 @@ export interface JobLedger {
    * it, so that a caller who needs one day (the credit budget) does not read every entry of every day.
    */
   list(options?: ListLedgerOptions): Promise<LedgerEntry[]>;
+  /**
+   * A page of the entries, newest first (by creation time), at the cost of the page, not of the history.
+   * Paging on with `nextCursor` visits every entry that existed when paging began exactly once, also while
+   * entries are being added (those come before the first page's position, so a later page never shows them).
+   */
+  page(options: LedgerPageOptions): Promise<LedgerPage>;
   /** Creates the entry unless one exists; returns the entry that is there afterwards and whether it is ours. */
   insert(entry: NewLedgerEntry): Promise<{ inserted: boolean; entry: LedgerEntry }>;
   /**
@@ -130,4 +159,17 @@ export function parseUpdatedSince(value: string): number {
     ]);
   }
   return since;
+}
+
+/** A cursor a store cannot have given: refused in words a person can act on. */
+export function invalidCursor(): ValidationError {
+  return new ValidationError('cursor is not one a listing gave: start again without it.', [
+    { path: 'cursor', message: 'unknown cursor' },
+  ]);
+}
+
+/** Whether `status` passes a page's status filters. */
+export function statusWanted(status: string, options: LedgerPageOptions): boolean {
+  if (options.statuses && !options.statuses.includes(status)) return false;
+  return !options.excludeStatuses?.includes(status);
 }

@@ -5,5 +5,6 @@
  * leaves it out).
  */
 export { describeJobLedgerContract } from './job-ledger-contract.js';
+export { describeJobLedgerPaging, type LedgerAccess } from './job-ledger-paging-contract.js';
 export { frequencyOf, rmsOf, type ToneWavOptions, toneWav, wav, writeSparseWav } from './make-wav.js';
 export { avi, ftyp, ftypJunk, jpeg, mkv, mp3, mp4, png, riffWaveJunk } from './media-files.js';

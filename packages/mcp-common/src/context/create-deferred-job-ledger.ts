@@ -48,6 +48,7 @@ export function createDeferredJobLedger(options: DeferredJobLedgerOptions): Clos
       (await store()).findByFingerprint(service, fingerprint),
     findById: async (service, id) => (await store()).findById(service, id),
     list: async (listOptions) => (await store()).list(listOptions),
+    page: async (pageOptions) => (await store()).page(pageOptions),
     insert: async (entry) => (await store()).insert(entry),
     compareAndSet: async (service, fingerprint, revision, patch) =>
       (await store()).compareAndSet(service, fingerprint, revision, patch),

@@ -1,0 +1,191 @@
+/**
+ * The file store's index: two append-only journals per UTC day, so that a page of the newest entries or
+ * the entries written today cost what that page or that day holds, never the whole history.
+ *
+ *   <dir>/journal/created/<YYYY-MM-DD>.log   "<createdAt> <service> <entry name>" per entry created that day
+ *   <dir>/journal/written/<YYYY-MM-DD>.log   "<service> <entry name>" per entry written that day
+ *   <dir>/journal/layout.json                 present once every entry of the directory is in the journals
+ *
+ * Why journals (measured against an index file per entry and against partitioning the entries by day): an
+ * append is one `write` on a file opened with O_APPEND, which the kernel keeps whole against other
+ * appenders on a local file system, so processes need no lock to note an entry; a reader keeps what it
+ * parsed and reads only the bytes appended since; and the entry files stay where they are, so the claim
+ * that keeps two processes from paying twice (an entry file linked into place) is the same for every
+ * version of the store. Partitioning the entries themselves would have moved that claim.
+ *
+ * A line is noted before the write it describes, so the journals always name a superset of what exists:
+ * a line whose entry is missing (a writer died between the two), or whose entry does not have the
+ * creation time the line gives (another process won the insert), is skipped by the reader. Every append
+ * starts with a newline, so a line torn by a crash is ended by the next append and skipped, not glued to it.
+ */
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs';
+import path from 'node:path';
+import { isMissing, SERVICE_NAME } from './entry-files.js';
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.log$/;
+const CREATED_LINE = /^(\S+) ([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
+const WRITTEN_LINE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
+/** Parsed day files kept per journal (a page back through history reads older ones once each). */
+const KEPT_DAYS = 64;
+
+export type JournalKind = 'created' | 'written';
+
+/** A place in the newest-first order: creation time (epoch ms), then the entry's file name. */
+export interface Position {
+  ms: number;
+  name: string;
+}
+
+/** Newest first: the later creation time first, then the greater name. */
+export function comparePositions(a: Position, b: Position): number {
+  return b.ms - a.ms || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0);
+}
+
+/** One entry as a created journal names it. */
+export interface CreatedLine {
+  /** The creation time noted, as epoch ms (the order of the listing), and as the entry holds it. */
+  ms: number;
+  createdAt: string;
+  service: string;
+  /** The entry's file name in `entries/<service>/`. */
+  name: string;
+}
+
+/** What was parsed of one day file, and up to which byte of which file. */
+interface DayFile {
+  inode: bigint;
+  offset: number;
+  /** An incomplete last line waits for the rest of its bytes. */
+  lines: string[];
+  created?: CreatedLine[];
+}
+
+export const utcDayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export class EntryJournals {
+  private readonly days = new Map<string, DayFile>();
+  private readonly madeDirs = new Set<string>();
+  /** Entries this process noted as written, per day: one line per entry and day is enough. */
+  private noted = { day: '', names: new Set<string>() };
+
+  constructor(readonly dir: string) {}
+
+  get layoutFile(): string {
+    return path.join(this.dir, 'journal', 'layout.json');
+  }
+
+  /** Notes that the entry `name` of `service` is being created at `createdAt`, in that day's journal. */
+  noteCreated(service: string, name: string, createdAt: string): void {
+    const ms = Date.parse(createdAt);
+    this.append('created', utcDayOf(Number.isFinite(ms) ? ms : Date.now()), [
+      `${createdAt} ${service} ${name}`,
+    ]);
+  }
+
+  /** Notes that the entry is being written at `atMs` (once per entry and day from this process). */
+  noteWritten(service: string, name: string, atMs: number): void {
+    const day = utcDayOf(atMs);
+    if (this.noted.day !== day) this.noted = { day, names: new Set() };
+    const key = `${service} ${name}`;
+    if (this.noted.names.has(key)) return;
+    this.append('written', day, [key]);
+    this.noted.names.add(key);
+  }
+
+  /** Appends lines to one day's journal in one write (a migration notes a day's entries at once). */
+  append(kind: JournalKind, day: string, lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    const directory = path.join(this.dir, 'journal', kind);
+    if (!this.madeDirs.has(directory)) {
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      this.madeDirs.add(directory);
+    }
+    appendFileSync(path.join(directory, `${day}.log`), `\n${lines.join('\n')}\n`, { mode: 0o600 });
+  }
+
+  /** The days a journal has, newest first. */
+  daysOf(kind: JournalKind): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(path.join(this.dir, 'journal', kind));
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    return names
+      .flatMap((name) => DAY_FILE.exec(name)?.[1] ?? [])
+      .sort()
+      .reverse();
+  }
+
+  /** The entries created on `day`, newest first (creation time, then name), duplicates included. */
+  created(day: string): readonly CreatedLine[] {
+    const file = this.read('created', day);
+    if (!file) return [];
+    file.created ??= file.lines
+      .flatMap((line): CreatedLine[] => {
+        const match = CREATED_LINE.exec(line);
+        if (!match) return [];
+        const [, createdAt = '', service = '', name = ''] = match;
+        const ms = Date.parse(createdAt);
+        return Number.isFinite(ms) ? [{ ms, createdAt, service, name }] : [];
+      })
+      .sort(comparePositions);
+    return file.created;
+  }
+
+  /** The entries written on `day` (service and entry name), each once. */
+  written(day: string): Array<{ service: string; name: string }> {
+    const file = this.read('written', day);
+    const seen = new Map<string, { service: string; name: string }>();
+    for (const line of file?.lines ?? []) {
+      const match = WRITTEN_LINE.exec(line);
+      if (match?.[1] && match[2] && SERVICE_NAME.test(match[1])) {
+        seen.set(line, { service: match[1], name: match[2] });
+      }
+    }
+    return [...seen.values()];
+  }
+
+  /**
+   * A day file's complete lines, reading only what was appended since the last read of the same file (a
+   * replaced file, another inode, is read again whole).
+   */
+  private read(kind: JournalKind, day: string): DayFile | undefined {
+    const key = `${kind}/${day}`;
+    const file = path.join(this.dir, 'journal', kind, `${day}.log`);
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+    try {
+      const stats = fstatSync(fd, { bigint: true });
+      let kept = this.days.get(key);
+      if (kept?.inode !== stats.ino || Number(stats.size) < kept.offset) {
+        kept = { inode: stats.ino, offset: 0, lines: [] };
+      }
+      this.days.delete(key);
+      this.days.set(key, kept);
+      if (this.days.size > KEPT_DAYS) this.days.delete(this.days.keys().next().value as string);
+      const size = Number(stats.size);
+      if (size === kept.offset) return kept;
+      const bytes = Buffer.alloc(size - kept.offset);
+      const read = readSync(fd, bytes, 0, bytes.length, kept.offset);
+      const text = bytes.subarray(0, read).toString('utf8');
+      const end = text.lastIndexOf('\n');
+      if (end < 0) return kept;
+      const added = text.slice(0, end).split('\n').filter(Boolean);
+      kept.offset += Buffer.byteLength(text.slice(0, end + 1));
+      if (added.length > 0) {
+        kept.lines = kept.lines.concat(added);
+        kept.created = undefined;
+      }
+      return kept;
+    } finally {
+      closeSync(fd);
+    }
+  }
+}

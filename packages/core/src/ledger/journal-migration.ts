@@ -1,0 +1,75 @@
+/**
+ * Brings a ledger directory written before the journals existed into them, once: every entry file is read
+ * and noted in the created journal of its creation day and the written journal of its last write's day,
+ * then `journal/layout.json` says the journals are complete. Nothing is moved or rewritten, so an entry
+ * keeps its file, its lock and its claim, and the order of the listing is the entries' own creation times.
+ *
+ * One process migrates, holding the layout file's lock; another process that finds the lock taken lists
+ * by reading the directories meanwhile (correct, only slower), and every process notes its own writes in
+ * the journals whether or not the migration is done, so an entry added during it is in them either way
+ * (twice at most, which the reader folds into one). The migration yields to the event loop between
+ * batches, so a server keeps answering during it.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { writeSmallFileAtomic } from '../files/write-file-atomic.js';
+import { type EntryPaths, isMissing, readEntry } from './entry-files.js';
+import { type EntryJournals, utcDayOf } from './entry-journals.js';
+import type { EntryListing } from './entry-listing.js';
+import type { EntryLocks } from './entry-locks.js';
+
+export const JOURNAL_LAYOUT_VERSION = 1;
+const BATCH = 500;
+
+/** Whether the journals are complete: true once migrated (here or by another process), else migrates. */
+export async function migrateToJournals(
+  paths: EntryPaths,
+  journals: EntryJournals,
+  listing: EntryListing,
+  locks: EntryLocks,
+): Promise<boolean> {
+  if (existsSync(journals.layoutFile)) return true;
+  const held = await locks.tryHold(journals.layoutFile, async () => {
+    if (existsSync(journals.layoutFile)) return;
+    const created = new Map<string, string[]>();
+    const written = new Map<string, string[]>();
+    let read = 0;
+    for (const service of listing.services()) {
+      const directory = paths.serviceDir(service);
+      for (const name of entryNames(directory)) {
+        const entry = await readEntry(path.join(directory, name));
+        if (entry?.service === service) {
+          const createdMs = Date.parse(entry.createdAt);
+          const updatedMs = Date.parse(entry.updatedAt);
+          if (Number.isFinite(createdMs)) {
+            push(created, utcDayOf(createdMs), `${entry.createdAt} ${service} ${name}`);
+          }
+          if (Number.isFinite(updatedMs)) push(written, utcDayOf(updatedMs), `${service} ${name}`);
+        }
+        if (++read % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    for (const [day, lines] of created) journals.append('created', day, lines);
+    for (const [day, lines] of written) journals.append('written', day, lines);
+    await writeSmallFileAtomic(
+      journals.layoutFile,
+      `${JSON.stringify({ version: JOURNAL_LAYOUT_VERSION, migratedAt: new Date().toISOString(), entries: read })}\n`,
+    );
+  });
+  return held !== undefined;
+}
+
+function entryNames(directory: string): string[] {
+  try {
+    return readdirSync(directory).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+function push(map: Map<string, string[]>, key: string, value: string): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
