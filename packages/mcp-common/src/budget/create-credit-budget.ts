@@ -118,6 +118,11 @@ export function createCreditBudget(options: CreditBudgetOptions): CreditBudget {
   return budget;
 }
 
+/** Today's credits of a ledger that has no budget of its own (counted the same way, against no limit). */
+export function creditsTodayWithoutBudget(ledger: JobLedger): Promise<CreditsToday> {
+  return buildCreditBudget({ ledger, limit: () => undefined }).today();
+}
+
 /** One budget's settings and the queue its check-and-reserve steps wait in. */
 interface BudgetState {
   readonly options: CreditBudgetOptions;

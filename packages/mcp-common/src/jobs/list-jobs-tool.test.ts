@@ -57,6 +57,65 @@ describe('list_jobs', () => {
     await client.close();
   });
 
+  it('pages back through every job with the cursor, and filters by service and status before any platform call', async () => {
+    const ledger = createJobLedger({ dir });
+    const statuses = ['COMPLETED', 'PROCESSING', 'FAILED', 'done', 'canceled', 'UNKNOWN', 'NOT_CREATED'];
+    for (let index = 0; index < 14; index++) {
+      await ledger.insert({
+        service: index % 2 === 0 ? 'meeting' : 'text-to-video',
+        fingerprint: `fp-${index}`,
+        id: `job-${index}`,
+        lastStatus: statuses[index % statuses.length] ?? 'COMPLETED',
+        createdAt: new Date(Date.UTC(2026, 0, 1 + index)).toISOString(),
+      });
+    }
+    const client = await connectTools(
+      [listJobsTool({ services: ['meeting', 'text-to-video'], getTool: 'get_meeting' })],
+      ledgerDeps(ledger),
+    );
+    type Listed = { jobs: { jobId: string; status: string }[]; nextCursor?: string };
+    const call = async (args: Record<string, unknown>) => {
+      const result = await client.callTool({ name: 'list_jobs', arguments: args });
+      const text = (result.content as { text: string }[])[0]?.text ?? '';
+      return { result, text, listed: result.structuredContent as Listed };
+    };
+    const all = async (args: Record<string, unknown>) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const { listed, text } = await call({ ...args, ...(cursor ? { cursor } : {}) });
+        seen.push(...listed.jobs.map((job) => job.jobId));
+        cursor = listed.nextCursor;
+        if (cursor) expect(text).toContain(`cursor "${cursor}"`);
+      } while (cursor);
+      return seen;
+    };
+    const newestFirst = (keep: (index: number) => boolean) =>
+      [...Array(14).keys()]
+        .reverse()
+        .filter(keep)
+        .map((index) => `job-${index}`);
+    expect(await all({ limit: 3 })).toEqual(newestFirst(() => true));
+    expect(await all({ limit: 2, service: 'text-to-video' })).toEqual(
+      newestFirst((index) => index % 2 === 1),
+    );
+    // Still running: neither completed (COMPLETED, done), failed (FAILED, NOT_CREATED) nor cancelled.
+    expect(await all({ limit: 2, status: 'running' })).toEqual(
+      newestFirst((index) => [1, 5].includes(index % 7)),
+    );
+    expect(await all({ status: 'failed' })).toEqual(newestFirst((index) => [2, 6].includes(index % 7)));
+    expect(await all({ status: 'completed', service: 'meeting' })).toEqual(
+      newestFirst((index) => index % 2 === 0 && [0, 3].includes(index % 7)),
+    );
+    const wrongService = await call({ service: 'speech-text' });
+    expect(wrongService.result.isError).toBe(true);
+    expect(wrongService.text).toMatch(/service must be one of "meeting", "text-to-video"/);
+    const wrongCursor = await call({ cursor: 'abc' });
+    expect(wrongCursor.result.isError).toBe(true);
+    expect(wrongCursor.text).toMatch(/cursor .*start again without it/);
+    await client.close();
+  });
+
   it('lists a job made of parts once, its parts beneath it in order (a part not recorded was not sent)', async () => {
     const ledger = createJobLedger({ dir });
     await ledger.insert({

@@ -4,17 +4,27 @@
  * not call the platform, so statuses are the last ones this installation saw. It also shows the credits
  * of today (UTC) from the same ledger: charged, reserved by jobs not charged yet, and with a daily budget
  * what is left of it — per tenant, since each tenant has a ledger of its own.
+ *
+ * A call reads one page of the ledger and the entries written since yesterday (today's credits), never the
+ * whole history: `cursor` pages back through all of it, and `service` and `status` narrow it. How many
+ * jobs there are in all is not said: neither store can count a history without reading it.
  */
-import type { LedgerEntry } from '@polymodal/core/ledger';
+import { ValidationError } from '@polymodal/core/errors';
+import type { JobLedger, LedgerEntry } from '@polymodal/core/ledger';
 import { z } from 'zod';
-import { type CreditBudget, type CreditsToday, creditBudgetOf } from '../budget/create-credit-budget.js';
+import {
+  type CreditBudget,
+  type CreditsToday,
+  creditBudgetOf,
+  creditsTodayWithoutBudget,
+} from '../budget/create-credit-budget.js';
 import { entryCredits } from '../budget/entry-credits.js';
-import { utcDay } from '../budget/utc-day.js';
 import { hideServerPaths } from '../errors/hide-server-paths.js';
 import { toolError } from '../errors/tool-error.js';
 import { defineTool, type Tool } from '../tools/define-tool.js';
 import type { ToolDeps } from '../tools/tool-deps.js';
 import { jobServicesOf, type McpServerName } from './job-services.js';
+import { JOB_STATUS_GROUPS, statusFilterOf } from './job-status-groups.js';
 
 export interface ListJobsToolOptions {
   /** Ledger services this server owns (e.g. `['meeting']`). */
@@ -55,6 +65,16 @@ export type ListedJob = z.infer<typeof jobEntrySchema>;
 // session) registers these same objects, and the shared tools/list answer is keyed on their identity.
 const listJobsInput = {
   limit: z.number().int().min(1).max(100).default(20),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .describe('nextCursor of the previous answer: the jobs after those it listed (older ones).'),
+  service: z.string().max(64).optional().describe("Only this service's jobs (a job's `service` as listed)."),
+  status: z
+    .enum(JOB_STATUS_GROUPS)
+    .optional()
+    .describe('Only jobs still running, or only those that completed, failed or were cancelled.'),
 };
 
 // What tools/list shows: the fields an agent acts on, loose so that the rest of each entry (service, title,
@@ -62,6 +82,7 @@ const listJobsInput = {
 const listJobsOutput = z.looseObject({
   jobs: z.array(z.looseObject({ jobId: z.string().nullable(), status: z.string() })),
   credits: z.looseObject({ spent: z.number() }),
+  nextCursor: z.string().optional(),
 });
 
 /** What `list_jobs` lists for the given servers: their job services, and the tools that continue those jobs. */
@@ -84,7 +105,7 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
     title: `List ${noun} started here`,
     description:
       `Lists the ${noun} started here, newest first (local, free; last seen status), and today's credits.` +
-      `${getHint} Find a jobId here instead of paying again.`,
+      `${getHint} Find a jobId here instead of paying again. Filter by service or status; page back with cursor.`,
     inputSchema: listJobsInput,
     outputSchema: listJobsOutput,
     annotations: {
@@ -95,28 +116,40 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
     },
     handler:
       ({ platform: context }: ToolDeps) =>
-      async ({ limit }) => {
+      async ({ limit, cursor, service, status }) => {
         try {
-          const budget = options.budget ?? creditBudgetOf(context.ledger);
-          // One read of the whole ledger serves both the list and today's credits (which count every job).
-          const all = await context.ledger.list();
-          const entries = selectEntries(all, options.services, limit);
-          const credits = budget ? await budget.today(all) : countWithoutBudget(all);
-          const byKey = new Map(all.map((entry) => [entryKey(entry), entry]));
+          const { ledger } = context;
+          const page = await ledger.page({
+            services: service === undefined ? options.services : [servedService(service, options.services)],
+            limit,
+            ...(cursor === undefined ? {} : { cursor }),
+            ...(status === undefined ? {} : statusFilterOf(status)),
+          });
+          const budget = options.budget ?? creditBudgetOf(ledger);
+          const credits = budget ? await budget.today() : await creditsTodayWithoutBudget(ledger);
           const hidden = context.hiddenDirs();
-          const jobs = entries.map((entry) => toListedJob(entry, byKey, hidden));
+          const jobs = await Promise.all(page.entries.map((entry) => toListedJob(entry, ledger, hidden)));
           const lines = jobs.map(
             (job) =>
               `- ${job.jobId ?? '(not created yet)'} ${job.status}${job.title ? ` "${job.title}"` : ''} (${job.createdAt})${describeParts(job.parts)}`,
           );
+          const which = [status, service].filter(Boolean).join(' ');
+          const kind = which ? `${which} ${noun}` : noun;
           const listing =
             jobs.length === 0
-              ? `No ${noun} recorded by this installation yet.`
-              : `${jobs.length} ${noun} recorded by this installation (last seen status):\n${lines.join('\n')}`;
-          const text = `${listing}\n${describeCredits(credits)}`;
+              ? `No ${kind} ${cursor === undefined ? 'recorded by this installation yet' : 'further back'}.`
+              : `${jobs.length} ${kind} recorded by this installation (last seen status):\n${lines.join('\n')}`;
+          const more = page.nextCursor
+            ? `\nOlder ${noun}: call ${options.name ?? 'list_jobs'} again with cursor "${page.nextCursor}".`
+            : '';
           return {
-            content: [{ type: 'text', text }],
-            structuredContent: { jobs, count: jobs.length, credits },
+            content: [{ type: 'text', text: `${listing}${more}\n${describeCredits(credits)}` }],
+            structuredContent: {
+              jobs,
+              count: jobs.length,
+              credits,
+              ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+            },
           };
         } catch (error) {
           return toolError(error, { secrets: context.secrets, hiddenDirs: context.hiddenDirs() });
@@ -125,33 +158,27 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
   });
 }
 
-function selectEntries(
-  all: readonly LedgerEntry[],
-  services: readonly string[],
-  limit: number,
-): LedgerEntry[] {
-  const wanted = new Set(services);
-  return all
-    .filter((entry) => wanted.has(entry.service))
-    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
-    .slice(0, limit);
+/** `service` when this tool lists it; a refusal naming the ones it does otherwise. */
+function servedService(service: string, services: readonly string[]): string {
+  if (services.includes(service)) return service;
+  throw new ValidationError(
+    `service must be one of ${services.map((name) => JSON.stringify(name)).join(', ')} (got ${JSON.stringify(service)}).`,
+    [{ path: 'service', message: 'not a service of this server' }],
+  );
 }
 
 /** An entry's `request.parts`: the ledger entries (service and fingerprint) of the jobs it is made of. */
 const partRefsSchema = z.array(z.object({ service: z.string(), fingerprint: z.string() }));
 
-const entryKey = (entry: { service: string; fingerprint: string }) =>
-  `${entry.service}\n${entry.fingerprint}`;
-
-function toListedJob(
+async function toListedJob(
   entry: LedgerEntry,
-  byKey: ReadonlyMap<string, LedgerEntry>,
+  ledger: JobLedger,
   hiddenDirs: readonly string[],
-): ListedJob {
+): Promise<ListedJob> {
   const recorded = typeof entry.request?.file === 'string' ? entry.request.file : undefined;
   // A caller on another machine sees the file as it knows it, not where it lies on this server.
   const file = recorded === undefined ? undefined : hideServerPaths(recorded, hiddenDirs);
-  const parts = partsOf(entry, byKey);
+  const parts = await partsOf(entry, ledger);
   return {
     service: entry.service,
     jobId: entry.id,
@@ -166,13 +193,15 @@ function toListedJob(
 }
 
 /** The parts an entry names, as their own entries say (a part not recorded yet was not sent). */
-function partsOf(entry: LedgerEntry, byKey: ReadonlyMap<string, LedgerEntry>): ListedJob['parts'] {
+async function partsOf(entry: LedgerEntry, ledger: JobLedger): Promise<ListedJob['parts']> {
   const refs = partRefsSchema.safeParse(entry.request?.parts);
   if (!refs.success) return undefined;
-  return refs.data.map((ref) => {
-    const part = byKey.get(entryKey(ref));
-    return { jobId: part?.id ?? null, status: part?.lastStatus ?? 'NOT_SENT' };
-  });
+  return Promise.all(
+    refs.data.map(async (ref) => {
+      const part = await ledger.findByFingerprint(ref.service, ref.fingerprint);
+      return { jobId: part?.id ?? null, status: part?.lastStatus ?? 'NOT_SENT' };
+    }),
+  );
 }
 
 /** " — parts: 3 SUCCESS, 7 NOT_SENT" */
@@ -186,20 +215,6 @@ function describeParts(parts: ListedJob['parts']): string {
 function creditsOf(entry: LedgerEntry): { credits?: number } {
   const { charged, reserved } = entryCredits(entry);
   return charged + reserved > 0 ? { credits: charged + reserved } : {};
-}
-
-/** Today's credits of a ledger that has no budget object (a ledger given without a context). */
-function countWithoutBudget(all: readonly LedgerEntry[]): CreditsToday {
-  const day = utcDay(Date.now());
-  let spent = 0;
-  let reserved = 0;
-  for (const entry of all) {
-    const credits = entryCredits(entry);
-    if (credits.day !== day) continue;
-    spent += credits.charged;
-    reserved += credits.reserved;
-  }
-  return { day, spent, reserved };
 }
 
 /** One line: "Credits today (2026-11-23 UTC): 24 spent, 12 reserved by running jobs; budget 500, 464 left." */
