@@ -9,7 +9,7 @@
 // upload, and the server's RSS after them. The sandbox (separate process, speed 20) serves both stores, each
 // on its own key. Imported by run.mjs; run alone, `node ledger-scale.mjs` prints its section.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,34 +79,27 @@ function entryAt(index, now) {
 const lastWriteMs = (entry, now) => Math.min(Date.parse(entry.createdAt) + LAST_WRITE_AFTER_MS, now);
 
 /**
- * Adds entries [from, to) to the file ledger in `dir`. The API stamps each write with the time of the build,
- * so each new entry file's mtime is then set to when the engine would have written it: that is what the
- * ledger's `updatedSince` filter (the credit budget's) looks at before reading a file.
+ * Adds entries [from, to) to the file ledger in `dir`, each written at the time the engine would have last
+ * written it (the ledger's clock set per entry: the entry's `updatedAt` and the day's journals it is noted
+ * in), INSERT_CONCURRENCY ledgers side by side as processes would.
  */
 async function growFileLedger(dir, from, to, now) {
-  const ledger = createJobLedger({ dir });
-  const written = new Map();
-  await inBatches(to - from, INSERT_CONCURRENCY, async (offset) => {
-    const entry = entryAt(from + offset, now);
-    const { inserted } = await ledger.insert(entry);
-    if (!inserted) throw new Error(`entry ${from + offset} was already there`);
-    written.set(entry.fingerprint, lastWriteMs(entry, now) / 1000);
-  });
-  const serviceDir = path.join(dir, 'entries', 'meeting');
-  const names = (await readdir(serviceDir)).filter((name) => name.endsWith('.json'));
-  let dated = 0;
-  await inBatches(names.length, INSERT_CONCURRENCY, async (index) => {
-    const file = path.join(serviceDir, names[index]);
-    const { fingerprint } = JSON.parse(await readFile(file, 'utf8'));
-    const seconds = written.get(fingerprint);
-    if (seconds === undefined) return;
-    await utimes(file, seconds, seconds);
-    dated++;
-  });
-  if (dated !== to - from) throw new Error(`dated ${dated} of the ${to - from} entries added`);
+  let next = from;
+  await Promise.all(
+    Array.from({ length: INSERT_CONCURRENCY }, async () => {
+      let clock = now;
+      const ledger = createJobLedger({ dir, now: () => clock });
+      for (let index = next++; index < to; index = next++) {
+        const entry = entryAt(index, now);
+        clock = lastWriteMs(entry, now);
+        const { inserted } = await ledger.insert(entry);
+        if (!inserted) throw new Error(`entry ${index} was already there`);
+      }
+    }),
+  );
 }
 
-/** Adds entries [from, to) to the tenant's PostgreSQL ledger; `updated_at` as for the file ledger. */
+/** Adds entries [from, to) to the tenant's PostgreSQL ledger; `updated_at` as the file ledger's clock. */
 async function growPostgresLedger(url, from, to, now) {
   const buildStarted = new Date().toISOString();
   const ledger = createPostgresJobLedger({ connectionString: url, tenant: '', poolSize: INSERT_CONCURRENCY });
@@ -287,7 +280,7 @@ function storeTable({ label, rows }) {
     .slice(1)
     .map(
       (row) =>
-        `| ${row.size.toLocaleString('en-US')} / ${base.size.toLocaleString('en-US')} | | ${ratio(row.startupMs, base.startupMs)} | ${ratio(row.firstListMs, base.firstListMs)} | ${ratio(row.warmListMs, base.warmListMs)} | ${ratio(row.statusReadMs, base.statusReadMs)} | ${ratio(row.firstAdmissionMs, base.firstAdmissionMs)} / ${ratio(row.admissionMs, base.admissionMs)} | ${row.rssMib && base.rssMib ? ratio(row.rssMib, base.rssMib) : 'n/a'} |`,
+        `| ${row.size.toLocaleString('en-US')} / ${base.size.toLocaleString('en-US')} | | ${ratio(row.startupMs, base.startupMs)} | ${ratio(row.firstListMs, base.firstListMs)} | ${ratio(row.warmListMs, base.warmListMs)} | ${ratio(row.statusReadMs, base.statusReadMs)} | ${ratio(row.firstAdmissionMs, base.firstAdmissionMs)} / ${ratio(row.admissionMs, base.admissionMs)} | ${row.rssMib && base.rssMib ? `${row.rssMib >= base.rssMib ? '+' : ''}${(row.rssMib - base.rssMib).toFixed(0)} MiB` : 'n/a'} |`,
     );
   return `#### ${label}
 
@@ -304,8 +297,9 @@ export function ledgerScaleReport({ stores }) {
 Command: \`BENCH_ONLY=ledger-scale BENCH_LEDGER_SIZES=${LEDGER_SIZES.join(',')} pnpm bench\`
 
 Each ledger holds N finished meeting entries (${TODAY_ENTRIES} of them today, the rest over the ${YEAR_DAYS} days before), written through the
-store's public API ${INSERT_CONCURRENCY} at a time, then dated as the engine leaves them (each entry's last write ${LAST_WRITE_AFTER_MS / 1000} s after its
-creation: the file's mtime, PostgreSQL's \`updated_at\`); the ledger grows from one N to the next, and one real job,
+store's public API ${INSERT_CONCURRENCY} at a time, dated as the engine leaves them (each entry's last write ${LAST_WRITE_AFTER_MS / 1000} s after its
+creation: the file store written with its clock set to that time, so the entry and the day's journals say it;
+PostgreSQL's \`updated_at\` set to it after the inserts); the ledger grows from one N to the next, and one real job,
 followed to completion on the sandbox (speed 20), is the finished job read. For each N, a fresh server with
 \`POLYMODAL_CREDITS_PER_DAY=${CREDITS_PER_DAY}\`, which today's entries fill (${TODAY_ENTRIES} × ${TODAY_CREDITS} credits reserved), is timed from the
 benchmark's process: spawn → initialize; the first \`list_jobs\` (default limit); ${WARM_CALLS} more (median); ${WARM_CALLS} \`get_meeting\` of the

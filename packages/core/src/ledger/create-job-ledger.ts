@@ -24,10 +24,10 @@ import {
   serializeEntry,
   withoutUndefined,
 } from './entry-files.js';
-import { EntryJournals } from './entry-journals.js';
+import { comparePositions, EntryJournals, type Position } from './entry-journals.js';
 import { EntryListing } from './entry-listing.js';
 import { EntryLocks } from './entry-locks.js';
-import { comparePositions, EntryPages, PageCollector, type Position } from './entry-pages.js';
+import { EntryPages, PageCollector } from './entry-pages.js';
 import {
   type JobLedger,
   type LedgerEntry,

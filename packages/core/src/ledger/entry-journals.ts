@@ -2,8 +2,11 @@
  * The file store's index: two append-only journals per UTC day, so that a page of the newest entries or
  * the entries written today cost what that page or that day holds, never the whole history.
  *
- *   <dir>/journal/created/<YYYY-MM-DD>.log   "<createdAt> <service> <entry name>" per entry created that day
- *   <dir>/journal/written/<YYYY-MM-DD>.log   "<service> <entry name>" per entry written that day
+ *   <dir>/journal/created/<service>/<YYYY-MM-DD>.log   "<createdAt> <service> <entry name>" per entry created
+ *   <dir>/journal/written/<YYYY-MM-DD>.log             "<service> <entry name>" per entry written that day
+ *
+ * Created journals are per service, so that a server whose service has few jobs beside another's many
+ * (two servers on one state directory) pages through its own days only.
  *   <dir>/journal/layout.json                 present once every entry of the directory is in the journals
  *
  * Why journals (measured against an index file per entry and against partitioning the entries by day): an
@@ -28,7 +31,8 @@ const WRITTEN_LINE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
 /** Parsed day files kept per journal (a page back through history reads older ones once each). */
 const KEPT_DAYS = 64;
 
-export type JournalKind = 'created' | 'written';
+/** A created journal is per service; the written journal is one for all. */
+export type Journal = { kind: 'created'; service: string } | { kind: 'written' };
 
 /** A place in the newest-first order: creation time (epoch ms), then the entry's file name. */
 export interface Position {
@@ -77,7 +81,7 @@ export class EntryJournals {
   /** Notes that the entry `name` of `service` is being created at `createdAt`, in that day's journal. */
   noteCreated(service: string, name: string, createdAt: string): void {
     const ms = Date.parse(createdAt);
-    this.append('created', utcDayOf(Number.isFinite(ms) ? ms : Date.now()), [
+    this.append({ kind: 'created', service }, utcDayOf(Number.isFinite(ms) ? ms : Date.now()), [
       `${createdAt} ${service} ${name}`,
     ]);
   }
@@ -88,14 +92,14 @@ export class EntryJournals {
     if (this.noted.day !== day) this.noted = { day, names: new Set() };
     const key = `${service} ${name}`;
     if (this.noted.names.has(key)) return;
-    this.append('written', day, [key]);
+    this.append({ kind: 'written' }, day, [key]);
     this.noted.names.add(key);
   }
 
   /** Appends lines to one day's journal in one write (a migration notes a day's entries at once). */
-  append(kind: JournalKind, day: string, lines: readonly string[]): void {
+  append(journal: Journal, day: string, lines: readonly string[]): void {
     if (lines.length === 0) return;
-    const directory = path.join(this.dir, 'journal', kind);
+    const directory = this.directoryOf(journal);
     if (!this.madeDirs.has(directory)) {
       mkdirSync(directory, { recursive: true, mode: 0o700 });
       this.madeDirs.add(directory);
@@ -103,32 +107,45 @@ export class EntryJournals {
     appendFileSync(path.join(directory, `${day}.log`), `\n${lines.join('\n')}\n`, { mode: 0o600 });
   }
 
+  /** The services that have created journals. */
+  services(): string[] {
+    return this.names(path.join(this.dir, 'journal', 'created')).filter((name) => SERVICE_NAME.test(name));
+  }
+
   /** The days a journal has, newest first. */
-  daysOf(kind: JournalKind): string[] {
-    let names: string[];
-    try {
-      names = readdirSync(path.join(this.dir, 'journal', kind));
-    } catch (error) {
-      if (isMissing(error)) return [];
-      throw error;
-    }
-    return names
+  daysOf(journal: Journal): string[] {
+    return this.names(this.directoryOf(journal))
       .flatMap((name) => DAY_FILE.exec(name)?.[1] ?? [])
       .sort()
       .reverse();
   }
 
-  /** The entries created on `day`, newest first (creation time, then name), duplicates included. */
-  created(day: string): readonly CreatedLine[] {
-    const file = this.read('created', day);
+  private directoryOf(journal: Journal): string {
+    return journal.kind === 'created'
+      ? path.join(this.dir, 'journal', 'created', journal.service)
+      : path.join(this.dir, 'journal', 'written');
+  }
+
+  private names(directory: string): string[] {
+    try {
+      return readdirSync(directory);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+  }
+
+  /** The service's entries created on `day`, newest first (creation time, then name), duplicates included. */
+  created(service: string, day: string): readonly CreatedLine[] {
+    const file = this.read({ kind: 'created', service }, day);
     if (!file) return [];
     file.created ??= file.lines
       .flatMap((line): CreatedLine[] => {
         const match = CREATED_LINE.exec(line);
         if (!match) return [];
-        const [, createdAt = '', service = '', name = ''] = match;
+        const [, createdAt = '', , name = ''] = match;
         const ms = Date.parse(createdAt);
-        return Number.isFinite(ms) ? [{ ms, createdAt, service, name }] : [];
+        return Number.isFinite(ms) && match[2] === service ? [{ ms, createdAt, service, name }] : [];
       })
       .sort(comparePositions);
     return file.created;
@@ -136,7 +153,7 @@ export class EntryJournals {
 
   /** The entries written on `day` (service and entry name), each once. */
   written(day: string): Array<{ service: string; name: string }> {
-    const file = this.read('written', day);
+    const file = this.read({ kind: 'written' }, day);
     const seen = new Map<string, { service: string; name: string }>();
     for (const line of file?.lines ?? []) {
       const match = WRITTEN_LINE.exec(line);
@@ -151,9 +168,9 @@ export class EntryJournals {
    * A day file's complete lines, reading only what was appended since the last read of the same file (a
    * replaced file, another inode, is read again whole).
    */
-  private read(kind: JournalKind, day: string): DayFile | undefined {
-    const key = `${kind}/${day}`;
-    const file = path.join(this.dir, 'journal', kind, `${day}.log`);
+  private read(journal: Journal, day: string): DayFile | undefined {
+    const file = path.join(this.directoryOf(journal), `${day}.log`);
+    const key = file;
     let fd: number;
     try {
       fd = openSync(file, 'r');

@@ -11,7 +11,13 @@
  */
 import path from 'node:path';
 import { checkService, type EntryPaths } from './entry-files.js';
-import { type CreatedLine, type EntryJournals, type Position, utcDayOf } from './entry-journals.js';
+import {
+  type CreatedLine,
+  comparePositions,
+  type EntryJournals,
+  type Position,
+  utcDayOf,
+} from './entry-journals.js';
 import {
   invalidCursor,
   type LedgerEntry,
@@ -29,7 +35,7 @@ export const MAX_EXAMINED = 2_000;
 const CLOCK_SLACK_MS = 10 * 60 * 1000;
 const CURSOR = /^f1 (\d{1,16}) ([0-9a-f]{64}\.json)$/;
 
-export { comparePositions, type Position } from './entry-journals.js';
+export type { Position } from './entry-journals.js';
 
 type ReadEntry = (file: string) => LedgerEntry | undefined | Promise<LedgerEntry | undefined>;
 
@@ -58,10 +64,18 @@ export class EntryPages {
   async page(options: LedgerPageOptions): Promise<LedgerPage> {
     const collector = new PageCollector(options);
     const after = collector.after;
-    for (const day of this.journals.daysOf('created')) {
+    const services = options.services ? [...new Set(options.services)] : this.journals.services();
+    const days = [
+      ...new Set(services.flatMap((service) => this.journals.daysOf({ kind: 'created', service }))),
+    ]
+      .sort()
+      .reverse();
+    for (const day of days) {
       if (after && day > utcDayOf(after.ms)) continue;
+      const lines = services.flatMap((service) => this.journals.created(service, day));
+      if (services.length > 1) lines.sort(comparePositions);
       let previous: CreatedLine | undefined;
-      for (const line of this.journals.created(day)) {
+      for (const line of lines) {
         // The same line twice (a migration beside a writer) is one entry.
         if (previous?.ms === line.ms && previous.name === line.name) continue;
         previous = line;
@@ -81,7 +95,7 @@ export class EntryPages {
     const firstDay = utcDayOf(since - CLOCK_SLACK_MS);
     const seen = new Set<string>();
     const entries: LedgerEntry[] = [];
-    for (const day of this.journals.daysOf('written')) {
+    for (const day of this.journals.daysOf({ kind: 'written' })) {
       if (day < firstDay) break;
       for (const line of this.journals.written(day)) {
         if (service !== undefined && line.service !== service) continue;

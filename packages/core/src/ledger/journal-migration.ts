@@ -31,8 +31,8 @@ export async function migrateToJournals(
   if (existsSync(journals.layoutFile)) return true;
   const held = await locks.tryHold(journals.layoutFile, async () => {
     if (existsSync(journals.layoutFile)) return;
-    const created = new Map<string, string[]>();
-    const written = new Map<string, string[]>();
+    const created = new Map<string, Map<string, string[]>>();
+    const written = new Map<string, Map<string, string[]>>();
     let read = 0;
     for (const service of listing.services()) {
       const directory = paths.serviceDir(service);
@@ -42,15 +42,17 @@ export async function migrateToJournals(
           const createdMs = Date.parse(entry.createdAt);
           const updatedMs = Date.parse(entry.updatedAt);
           if (Number.isFinite(createdMs)) {
-            push(created, utcDayOf(createdMs), `${entry.createdAt} ${service} ${name}`);
+            push(created, service, utcDayOf(createdMs), `${entry.createdAt} ${service} ${name}`);
           }
-          if (Number.isFinite(updatedMs)) push(written, utcDayOf(updatedMs), `${service} ${name}`);
+          if (Number.isFinite(updatedMs)) push(written, '', utcDayOf(updatedMs), `${service} ${name}`);
         }
         if (++read % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    for (const [day, lines] of created) journals.append('created', day, lines);
-    for (const [day, lines] of written) journals.append('written', day, lines);
+    for (const [service, days] of created) {
+      for (const [day, lines] of days) journals.append({ kind: 'created', service }, day, lines);
+    }
+    for (const [day, lines] of written.get('') ?? []) journals.append({ kind: 'written' }, day, lines);
     await writeSmallFileAtomic(
       journals.layoutFile,
       `${JSON.stringify({ version: JOURNAL_LAYOUT_VERSION, migratedAt: new Date().toISOString(), entries: read })}\n`,
@@ -68,8 +70,11 @@ function entryNames(directory: string): string[] {
   }
 }
 
-function push(map: Map<string, string[]>, key: string, value: string): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/** Adds `line` to the lines of `service` and `day`. */
+function push(map: Map<string, Map<string, string[]>>, service: string, day: string, line: string): void {
+  let days = map.get(service);
+  if (!days) map.set(service, (days = new Map()));
+  const lines = days.get(day);
+  if (lines) lines.push(line);
+  else days.set(day, [line]);
 }
