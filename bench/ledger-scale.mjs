@@ -9,7 +9,7 @@
 // upload, and the server's RSS after them. The sandbox (separate process, speed 20) serves both stores, each
 // on its own key. Imported by run.mjs; run alone, `node ledger-scale.mjs` prints its section.
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -206,6 +206,26 @@ async function measureServer(store, sandbox) {
   }
 }
 
+/**
+ * The file store's one-off migration: the same directory as an earlier version left it (its journals moved
+ * away), a fresh server, and its first `list_jobs`, which reads every entry once into the journals.
+ */
+async function measureMigration(store) {
+  const journal = path.join(store.stateDir, 'jobs', 'journal');
+  await rename(journal, `${journal}.before`);
+  const server = await startMeetingServer(store.env);
+  try {
+    const started = performance.now();
+    const first = await server.call('list_jobs', {});
+    const elapsed = performance.now() - started;
+    if (first.isError) throw new Error(`list_jobs after the migration: ${first.text}`);
+    return elapsed;
+  } finally {
+    await server.close();
+    await rm(`${journal}.before`, { recursive: true, force: true });
+  }
+}
+
 export async function measureLedgerScale() {
   // Checked here, not on import: run.mjs imports every section.
   if (LEDGER_SIZES.some((size) => !Number.isSafeInteger(size) || size < TODAY_ENTRIES)) {
@@ -255,6 +275,7 @@ export async function measureLedgerScale() {
           added: size - built,
           buildSeconds,
           ...(await measureServer(store, sandbox)),
+          ...(index === 0 ? { migrationListMs: await measureMigration(store) } : {}),
         });
       }
       built = size;
@@ -274,18 +295,18 @@ function storeTable({ label, rows }) {
   const [base] = rows;
   const lines = rows.map(
     (row) =>
-      `| ${row.size.toLocaleString('en-US')} | ${row.added.toLocaleString('en-US')} in ${row.buildSeconds.toFixed(1)} s | ${ms(row.startupMs)} | ${ms(row.firstListMs)} | ${ms(row.warmListMs)} | ${ms(row.statusReadMs)} | ${ms(row.firstAdmissionMs)} / ${ms(row.admissionMs)} | ${row.rssMib?.toFixed(0) ?? 'n/a'} |`,
+      `| ${row.size.toLocaleString('en-US')} | ${row.added.toLocaleString('en-US')} in ${row.buildSeconds.toFixed(1)} s | ${ms(row.startupMs)} | ${ms(row.firstListMs)} | ${ms(row.warmListMs)} | ${ms(row.statusReadMs)} | ${ms(row.firstAdmissionMs)} / ${ms(row.admissionMs)} | ${row.rssMib?.toFixed(0) ?? 'n/a'} | ${row.migrationListMs === undefined ? 'n/a' : ms(row.migrationListMs)} |`,
   );
   const ratios = rows
     .slice(1)
     .map(
       (row) =>
-        `| ${row.size.toLocaleString('en-US')} / ${base.size.toLocaleString('en-US')} | | ${ratio(row.startupMs, base.startupMs)} | ${ratio(row.firstListMs, base.firstListMs)} | ${ratio(row.warmListMs, base.warmListMs)} | ${ratio(row.statusReadMs, base.statusReadMs)} | ${ratio(row.firstAdmissionMs, base.firstAdmissionMs)} / ${ratio(row.admissionMs, base.admissionMs)} | ${row.rssMib && base.rssMib ? `${row.rssMib >= base.rssMib ? '+' : ''}${(row.rssMib - base.rssMib).toFixed(0)} MiB` : 'n/a'} |`,
+        `| ${row.size.toLocaleString('en-US')} / ${base.size.toLocaleString('en-US')} | | ${ratio(row.startupMs, base.startupMs)} | ${ratio(row.firstListMs, base.firstListMs)} | ${ratio(row.warmListMs, base.warmListMs)} | ${ratio(row.statusReadMs, base.statusReadMs)} | ${ratio(row.firstAdmissionMs, base.firstAdmissionMs)} / ${ratio(row.admissionMs, base.admissionMs)} | ${row.rssMib && base.rssMib ? `${row.rssMib >= base.rssMib ? '+' : ''}${(row.rssMib - base.rssMib).toFixed(0)} MiB` : 'n/a'} | |`,
     );
   return `#### ${label}
 
-| Entries (N) | Added to the ledger (build time) | Spawn → initialize (ms) | First \`list_jobs\` (ms) | Warm \`list_jobs\`, median of ${WARM_CALLS} (ms) | \`get_meeting\` of a finished job, median of ${WARM_CALLS} (ms) | Paid call refused by the budget, first / median of ${WARM_CALLS} (ms) | Server RSS after (MiB) |
-|---:|---:|---:|---:|---:|---:|---:|---:|
+| Entries (N) | Added to the ledger (build time) | Spawn → initialize (ms) | First \`list_jobs\` (ms) | Warm \`list_jobs\`, median of ${WARM_CALLS} (ms) | \`get_meeting\` of a finished job, median of ${WARM_CALLS} (ms) | Paid call refused by the budget, first / median of ${WARM_CALLS} (ms) | Server RSS after (MiB) | First \`list_jobs\` of the directory as an earlier version left it: the one-off migration (ms) |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 ${[...lines, ...ratios].join('\n')}
 `;
 }
@@ -305,7 +326,9 @@ followed to completion on the sandbox (speed 20), is the finished job read. For 
 benchmark's process: spawn → initialize; the first \`list_jobs\` (default limit); ${WARM_CALLS} more (median); ${WARM_CALLS} \`get_meeting\` of the
 finished job (\`waitSeconds\` default); ${WARM_CALLS} \`summarize_meeting\` of a 22 s recording (\`waitSeconds: 0\`), each refused by the
 budget: path and length of the recording, its fingerprint, the ledger claim, the count of today's credits and the
-refusal written back, with 0 uploads (checked on the sandbox); then the server's VmRSS. Ratios are to N = ${stores[0].rows[0].size} in the same run.
+refusal written back, with 0 uploads (checked on the sandbox); then the server's VmRSS. On the file store, last, the
+same directory without its journals (as an earlier version left it) and a fresh server's first \`list_jobs\`: the
+one-off migration that reads every entry once. Ratios are to N = ${stores[0].rows[0].size} in the same run.
 
 ${stores.map(storeTable).join('\n')}
 The refusal, as the first refused call answered on the file store: ${JSON.stringify(stores[0].refusal.replaceAll('\n', ' ').slice(0, 300))}.

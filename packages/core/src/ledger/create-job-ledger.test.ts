@@ -113,6 +113,32 @@ describe('createJobLedger: the file store', () => {
     expect((await ledger.list()).map((entry) => entry.id)).toEqual(['j1']);
   });
 
+  it('starts a new directory with complete journals, so that no later start reads every entry to migrate', async () => {
+    const ledger = createJobLedger({ dir });
+    await ledger.insert({
+      service: 'meeting',
+      fingerprint: 'first',
+      id: 'j1',
+      lastStatus: 'PENDING',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const layout = JSON.parse(await readFile(path.join(dir, 'journal', 'layout.json'), 'utf8'));
+    expect(layout).toMatchObject({ version: 1, entries: 0 });
+    // A directory that already has entries and no journals is not taken for a new one.
+    await rm(path.join(dir, 'journal'), { recursive: true });
+    await createJobLedger({ dir }).insert({
+      service: 'meeting',
+      fingerprint: 'b',
+      id: 'j2',
+      lastStatus: 'PENDING',
+    });
+    await expect(stat(path.join(dir, 'journal', 'layout.json'))).rejects.toThrow(/ENOENT/);
+    expect((await createJobLedger({ dir }).page({ limit: 5 })).entries.map((entry) => entry.id)).toEqual([
+      'j2',
+      'j1',
+    ]);
+  });
+
   it('with updatedSince, reads the entries written on the days since it and no older one', async () => {
     const day = 24 * 60 * 60 * 1000;
     let clock = Date.now() - 3 * day;

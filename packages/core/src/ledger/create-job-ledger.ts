@@ -11,7 +11,7 @@
  *   a directory from before the journals is brought into them on first use (`journal-migration.ts`).
  * - list keeps what it parsed while the entry file is unchanged (`entry-listing.ts`).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { defaultStateDir } from '../config/default-state-dir.js';
@@ -38,7 +38,7 @@ import {
   type NewLedgerEntry,
   parseUpdatedSince,
 } from './job-ledger.js';
-import { migrateToJournals } from './journal-migration.js';
+import { migrateToJournals, writeLayout } from './journal-migration.js';
 
 export type {
   JobLedger,
@@ -176,6 +176,7 @@ class FileStore {
       updatedAt: now,
       revision: 1,
     };
+    if (!this.journaled) await this.startJournalsIfNew();
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     this.noteCreated(entry, file, nowMs);
     const temp = tempPathFor(file);
@@ -244,6 +245,20 @@ class FileStore {
     const name = path.basename(file);
     this.journals.noteCreated(entry.service, name, entry.createdAt);
     this.journals.noteWritten(entry.service, name, nowMs);
+  }
+
+  /**
+   * A directory without entries starts with complete journals (written by this version from its first entry
+   * on), so it never needs the migration that reads every entry once.
+   */
+  private async startJournalsIfNew(): Promise<void> {
+    if (existsSync(this.journals.layoutFile)) {
+      this.journaled = true;
+      return;
+    }
+    if (existsSync(path.join(this.paths.dir, 'entries'))) return;
+    await writeLayout(this.journals, 0);
+    this.journaled = true;
   }
 
   /** Whether pages can be read through the journals: migrates the directory once, if another process is not. */

@@ -28,6 +28,8 @@ import { isMissing, SERVICE_NAME } from './entry-files.js';
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.log$/;
 const CREATED_LINE = /^(\S+) ([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
 const WRITTEN_LINE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
+/** The most one append writes (whole lines; JSON-free ASCII, so characters are bytes). */
+const APPEND_BYTES = 32 * 1024;
 /** Parsed day files kept per journal (a page back through history reads older ones once each). */
 const KEPT_DAYS = 64;
 
@@ -96,15 +98,38 @@ export class EntryJournals {
     this.noted.names.add(key);
   }
 
-  /** Appends lines to one day's journal in one write (a migration notes a day's entries at once). */
+  /**
+   * Appends lines to one day's journal, whole lines per `write` and at most APPEND_BYTES each (a migration
+   * notes a day's entries at once): a write that size is not split, so another process's lines never land
+   * inside one of these.
+   */
   append(journal: Journal, day: string, lines: readonly string[]): void {
-    if (lines.length === 0) return;
     const directory = this.directoryOf(journal);
+    const file = path.join(directory, `${day}.log`);
+    let chunk = '';
+    for (const line of lines) {
+      if (chunk.length > 0 && chunk.length + line.length + 1 > APPEND_BYTES) {
+        this.write(directory, file, chunk);
+        chunk = '';
+      }
+      chunk += `\n${line}`;
+    }
+    if (chunk.length > 0) this.write(directory, file, chunk);
+  }
+
+  private write(directory: string, file: string, chunk: string): void {
     if (!this.madeDirs.has(directory)) {
       mkdirSync(directory, { recursive: true, mode: 0o700 });
       this.madeDirs.add(directory);
     }
-    appendFileSync(path.join(directory, `${day}.log`), `\n${lines.join('\n')}\n`, { mode: 0o600 });
+    try {
+      appendFileSync(file, `${chunk}\n`, { mode: 0o600 });
+    } catch (error) {
+      // The directory was removed meanwhile (by hand): made again, once.
+      if (!isMissing(error)) throw error;
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      appendFileSync(file, `${chunk}\n`, { mode: 0o600 });
+    }
   }
 
   /** The services that have created journals. */

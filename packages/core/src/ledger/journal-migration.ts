@@ -11,6 +11,7 @@
  * batches, so a server keeps answering during it.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeSmallFileAtomic } from '../files/write-file-atomic.js';
 import { type EntryPaths, isMissing, readEntry } from './entry-files.js';
@@ -53,12 +54,18 @@ export async function migrateToJournals(
       for (const [day, lines] of days) journals.append({ kind: 'created', service }, day, lines);
     }
     for (const [day, lines] of written.get('') ?? []) journals.append({ kind: 'written' }, day, lines);
-    await writeSmallFileAtomic(
-      journals.layoutFile,
-      `${JSON.stringify({ version: JOURNAL_LAYOUT_VERSION, migratedAt: new Date().toISOString(), entries: read })}\n`,
-    );
+    await writeLayout(journals, read);
   });
   return held !== undefined;
+}
+
+/** Records that the journals name every entry (`migrated` of them were read into them; 0 for a new ledger). */
+export async function writeLayout(journals: EntryJournals, migrated: number): Promise<void> {
+  await mkdir(path.dirname(journals.layoutFile), { recursive: true, mode: 0o700 });
+  await writeSmallFileAtomic(
+    journals.layoutFile,
+    `${JSON.stringify({ version: JOURNAL_LAYOUT_VERSION, since: new Date().toISOString(), entries: migrated })}\n`,
+  );
 }
 
 function entryNames(directory: string): string[] {
