@@ -3,7 +3,7 @@
  * the entries written today cost what that page or that day holds, never the whole history.
  *
  *   <dir>/journal/created/<service>/<YYYY-MM-DD>.log   "<createdAt> <service> <entry name>" per entry created
- *   <dir>/journal/written/<YYYY-MM-DD>.log             "<service> <entry name>" per entry written that day
+ *   <dir>/journal/written/<YYYY-MM-DD>.log             "<service> <entry name> <ms>" per entry written then
  *
  * Created journals are per service, so that a server whose service has few jobs beside another's many
  * (two servers on one state directory) pages through its own days only.
@@ -27,7 +27,13 @@ import { isMissing, SERVICE_NAME } from './entry-files.js';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.log$/;
 const CREATED_LINE = /^(\S+) ([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
-const WRITTEN_LINE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
+const WRITTEN_LINE = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json) (\d{1,16})$/;
+/**
+ * An entry written again is noted again once this long has passed since its last note: every write of an
+ * entry then has a note at most this much older than the write, which bounds what a reader of "written
+ * since T" reads to the notes from T minus this on (a job read every few seconds adds a line per interval).
+ */
+export const NOTE_EVERY_MS = 10 * 60 * 1000;
 /** The most one append writes (whole lines; JSON-free ASCII, so characters are bytes). */
 const APPEND_BYTES = 32 * 1024;
 /** Parsed day files kept per journal (a page back through history reads older ones once each). */
@@ -71,8 +77,8 @@ export const utcDayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export class EntryJournals {
   private readonly days = new Map<string, DayFile>();
   private readonly madeDirs = new Set<string>();
-  /** Entries this process noted as written, per day: one line per entry and day is enough. */
-  private noted = { day: '', names: new Set<string>() };
+  /** When this process last noted each entry it wrote (within NOTE_EVERY_MS; older notes are dropped). */
+  private readonly noted = new Map<string, number>();
 
   constructor(readonly dir: string) {}
 
@@ -88,14 +94,29 @@ export class EntryJournals {
     ]);
   }
 
-  /** Notes that the entry is being written at `atMs` (once per entry and day from this process). */
+  /**
+   * Notes that the entry is being written at `atMs`, unless this process noted it less than NOTE_EVERY_MS
+   * before (on the same day).
+   */
   noteWritten(service: string, name: string, atMs: number): void {
-    const day = utcDayOf(atMs);
-    if (this.noted.day !== day) this.noted = { day, names: new Set() };
     const key = `${service} ${name}`;
-    if (this.noted.names.has(key)) return;
-    this.append({ kind: 'written' }, day, [key]);
-    this.noted.names.add(key);
+    const last = this.noted.get(key);
+    if (
+      last !== undefined &&
+      atMs - last < NOTE_EVERY_MS &&
+      atMs >= last &&
+      utcDayOf(last) === utcDayOf(atMs)
+    ) {
+      return;
+    }
+    this.append({ kind: 'written' }, utcDayOf(atMs), [`${key} ${atMs}`]);
+    this.noted.delete(key);
+    this.noted.set(key, atMs);
+    // Oldest first: drop the notes too old to spare another.
+    for (const [noted, at] of this.noted) {
+      if (atMs - at < NOTE_EVERY_MS) break;
+      this.noted.delete(noted);
+    }
   }
 
   /**
@@ -176,17 +197,15 @@ export class EntryJournals {
     return file.created;
   }
 
-  /** The entries written on `day` (service and entry name), each once. */
-  written(day: string): Array<{ service: string; name: string }> {
+  /** The notes of entries written on `day`: service, entry name and the time of the write noted. */
+  written(day: string): Array<{ service: string; name: string; ms: number }> {
     const file = this.read({ kind: 'written' }, day);
-    const seen = new Map<string, { service: string; name: string }>();
-    for (const line of file?.lines ?? []) {
+    return (file?.lines ?? []).flatMap((line) => {
       const match = WRITTEN_LINE.exec(line);
-      if (match?.[1] && match[2] && SERVICE_NAME.test(match[1])) {
-        seen.set(line, { service: match[1], name: match[2] });
-      }
-    }
-    return [...seen.values()];
+      return match?.[1] && match[2] && match[3]
+        ? [{ service: match[1], name: match[2], ms: Number(match[3]) }]
+        : [];
+    });
   }
 
   /**

@@ -15,6 +15,7 @@ import {
   type CreatedLine,
   comparePositions,
   type EntryJournals,
+  NOTE_EVERY_MS,
   type Position,
   utcDayOf,
 } from './entry-journals.js';
@@ -31,8 +32,6 @@ import {
  * few matched: a filter that matches little (the running jobs of a year) costs each call the same.
  */
 export const MAX_EXAMINED = 2_000;
-/** Written journals are read from this long before `since`: writers' clocks may disagree a little. */
-const CLOCK_SLACK_MS = 10 * 60 * 1000;
 const CURSOR = /^f1 (\d{1,16}) ([0-9a-f]{64}\.json)$/;
 
 export type { Position } from './entry-journals.js';
@@ -90,15 +89,21 @@ export class EntryPages {
     return collector.finish();
   }
 
-  /** The entries written at or after `since` (epoch ms), of `service` or of all; in no particular order. */
+  /**
+   * The entries written at or after `since` (epoch ms), of `service` or of all; in no particular order.
+   * Every write has a note at most NOTE_EVERY_MS older than it, made with the clock that stamped the
+   * entry's `updatedAt`, so the notes from `since` minus that on name every such entry; each is then read
+   * and kept by its own `updatedAt`.
+   */
   async since(since: number, service: string | undefined): Promise<LedgerEntry[]> {
-    const firstDay = utcDayOf(since - CLOCK_SLACK_MS);
+    const from = since - NOTE_EVERY_MS;
+    const firstDay = utcDayOf(from);
     const seen = new Set<string>();
     const entries: LedgerEntry[] = [];
     for (const day of this.journals.daysOf({ kind: 'written' })) {
       if (day < firstDay) break;
       for (const line of this.journals.written(day)) {
-        if (service !== undefined && line.service !== service) continue;
+        if (line.ms < from || (service !== undefined && line.service !== service)) continue;
         const file = path.join(this.paths.serviceDir(line.service), line.name);
         if (seen.has(file)) continue;
         seen.add(file);

@@ -45,7 +45,9 @@ export async function migrateToJournals(
           if (Number.isFinite(createdMs)) {
             push(created, service, utcDayOf(createdMs), `${entry.createdAt} ${service} ${name}`);
           }
-          if (Number.isFinite(updatedMs)) push(written, '', utcDayOf(updatedMs), `${service} ${name}`);
+          if (Number.isFinite(updatedMs)) {
+            push(written, '', utcDayOf(updatedMs), `${service} ${name} ${updatedMs}`);
+          }
         }
         if (++read % BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
       }

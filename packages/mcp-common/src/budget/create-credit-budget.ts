@@ -59,7 +59,13 @@ export interface CreditRestart {
   what?: string;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long before midnight the entries of a day are looked for: an entry's reservation day comes from the
+ * clock of the process that admitted it, its last write's time from the ledger's (a database's own clock
+ * for PostgreSQL), and the two may disagree by a little. An hour is far more than any synchronised clocks
+ * drift, and keeps a day's count at the cost of that day.
+ */
+const CLOCK_SLACK_MS = 60 * 60 * 1000;
 
 /** The ledger status of an entry whose job was asked to restart and has not been read since. */
 export const RESTART_REQUESTED = 'RESTART_REQUESTED';
@@ -153,11 +159,13 @@ async function countDay(
   counting: { except?: LedgerEntry | undefined; listed?: readonly LedgerEntry[] | undefined } = {},
 ) {
   // An entry counts on the day of its reservation, or of its creation: it was written that day or later,
-  // so only entries written since then are read (a day earlier, for writers whose clocks disagree).
+  // so only entries written since then are read (CLOCK_SLACK_MS earlier, for clocks that disagree).
   const { except } = counting;
   const entries =
     counting.listed ??
-    (await state.options.ledger.list({ updatedSince: new Date(Date.parse(day) - DAY_MS).toISOString() }));
+    (await state.options.ledger.list({
+      updatedSince: new Date(Date.parse(day) - CLOCK_SLACK_MS).toISOString(),
+    }));
   let spent = 0;
   let reserved = 0;
   for (const entry of entries) {
