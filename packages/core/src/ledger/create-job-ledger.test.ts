@@ -211,16 +211,36 @@ describe('createJobLedger: the file store', () => {
     await ledger.update('meeting', 'fp', { id: 'job-2', lastStatus: 'PENDING' });
     expect(await ledger.findById('meeting', 'job-1')).toBeUndefined();
     expect((await ledger.findById('meeting', 'job-2'))?.lastStatus).toBe('PENDING');
+    // A directory from an earlier version, whose process died between an entry and its id's index: the
+    // id is found by reading the entries, and the index mended.
     await rm(path.join(dir, 'by-id'), { recursive: true });
+    await rm(path.join(dir, 'journal'), { recursive: true });
     expect((await createJobLedger({ dir }).findById('meeting', 'job-2'))?.fingerprint).toBe('fp');
     expect(await readdir(path.join(dir, 'by-id', 'meeting'))).toHaveLength(1);
   });
 
-  it('finds an entry by id even when the id index is stale', async () => {
+  it('in a directory from an earlier version, finds an entry by id whose index is missing, and the migration mends it', async () => {
     const ledger = createJobLedger({ dir });
     await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'job-9', lastStatus: 'PENDING' });
     await rm(path.join(dir, 'by-id'), { recursive: true });
-    expect((await ledger.findById('meeting', 'job-9'))?.fingerprint).toBe('fp');
+    await rm(path.join(dir, 'journal'), { recursive: true });
+    const later = createJobLedger({ dir });
+    expect((await later.findById('meeting', 'job-9'))?.fingerprint).toBe('fp');
+    await rm(path.join(dir, 'by-id'), { recursive: true });
+    await later.page({ limit: 1 });
+    expect(await readdir(path.join(dir, 'by-id', 'meeting'))).toHaveLength(1);
+  });
+
+  it('with complete journals, looks an unknown job id up in its index only, never in the entries', async () => {
+    const ledger = createJobLedger({ dir });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: null, lastStatus: 'SUBMITTING' });
+    await ledger.update('meeting', 'fp', { id: 'job-1', lastStatus: 'PENDING' });
+    // Another entry becomes one no read can get through (a directory): a scan of the entries would fail.
+    const entries = path.join(dir, 'entries', 'meeting');
+    await mkdir(path.join(entries, `${'c'.repeat(64)}.json`));
+    expect(await ledger.findById('meeting', 'no-such-job')).toBeUndefined();
+    expect(await createJobLedger({ dir }).findById('meeting', 'no-such-job')).toBeUndefined();
+    expect((await createJobLedger({ dir }).findById('meeting', 'job-1'))?.lastStatus).toBe('PENDING');
   });
 
   it('leaves one whole entry file after concurrent updates (each written atomically)', async () => {

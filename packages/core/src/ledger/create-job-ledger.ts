@@ -128,8 +128,11 @@ class FileStore {
         return entry;
       }
     }
-    // Missing or stale index (e.g. a process died between the entry and its index): fall back to a scan,
-    // and mend the index, since writes that keep the id do not rewrite it.
+    // With complete journals every id was indexed before its entry held it (and the migration mended the
+    // index of every older entry): no index, no entry. A lookup of an unknown id costs one small read.
+    if (this.journalsKnownComplete()) return undefined;
+    // A directory not migrated yet may hold an entry whose process died between the entry and its index:
+    // fall back to a scan, and mend the index, since writes that keep the id do not rewrite it.
     const found = (await this.listing.service(service)).find((entry) => entry.id === id);
     if (found) await this.writeIndex(found, this.paths.entryFile(service, found.fingerprint));
     return found;
@@ -179,6 +182,7 @@ class FileStore {
     if (!this.journaled) await this.startJournalsIfNew();
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     this.noteCreated(entry, file, nowMs);
+    await this.claimIndex(entry, file);
     const temp = tempPathFor(file);
     await writeFile(temp, serializeEntry(entry), { mode: 0o600, flag: 'wx' });
     try {
@@ -191,7 +195,6 @@ class FileStore {
     } finally {
       await unlink(temp).catch(() => undefined);
     }
-    await this.writeIndex(entry, file);
     return { inserted: true, entry };
   }
 
@@ -218,9 +221,10 @@ class FileStore {
         revision: existing.revision + 1,
       };
       this.journals.noteWritten(service, path.basename(file), nowMs);
+      // The index names the entry holding a job id, written before the entry holds it: only a new id
+      // changes it.
+      if (next.id !== existing.id) await this.claimIndex(next, file);
       await writeSmallFileAtomic(file, serializeEntry(next));
-      // The index names the entry holding a job id: only a new id changes it.
-      if (next.id !== existing.id) await this.writeIndex(next, file);
       return next;
     });
   }
@@ -234,8 +238,8 @@ class FileStore {
       const again = await readEntry(file);
       if (again) return { inserted: false, entry: again };
       this.noteCreated(entry, file, Date.parse(entry.updatedAt));
+      await this.claimIndex(entry, file);
       await writeSmallFileAtomic(file, serializeEntry(entry));
-      await this.writeIndex(entry, file);
       return { inserted: true, entry };
     });
   }
@@ -261,12 +265,26 @@ class FileStore {
     this.journaled = true;
   }
 
-  /** Whether pages can be read through the journals: migrates the directory once, if another process is not. */
+  /** Whether the journals are known complete (here, or by the layout file another process wrote). */
+  private journalsKnownComplete(): boolean {
+    this.journaled ||= existsSync(this.journals.layoutFile);
+    return this.journaled;
+  }
+
+  /**
+   * Whether pages can be read through the journals: migrates the directory once, if another process is not.
+   * A migration that fails (a full disk, a directory made read-only) leaves the lists reading the
+   * directories, and is tried again by the next list.
+   */
   private async journalsComplete(): Promise<boolean> {
     if (this.journaled) return true;
-    this.migrating ??= migrateToJournals(this.paths, this.journals, this.listing, this.locks).finally(() => {
-      this.migrating = undefined;
-    });
+    this.migrating ??= migrateToJournals(this.paths, this.journals, this.listing, this.locks, (entry, file) =>
+      this.claimIndex(entry, file),
+    )
+      .catch(() => false)
+      .finally(() => {
+        this.migrating = undefined;
+      });
     this.journaled = await this.migrating;
     return this.journaled;
   }
@@ -311,6 +329,22 @@ class FileStore {
       return undefined;
     }
     return /^[0-9a-f]{64}\.json$/.test(target) ? target : undefined;
+  }
+
+  /**
+   * Points the job id's index at `file` before the entry there holds the id (so that an id is never held
+   * without its index), unless it already names another entry that holds the id: a job id names one job.
+   */
+  private async claimIndex(entry: LedgerEntry, file: string): Promise<void> {
+    if (!entry.id) return;
+    const current = this.indexedName(entry.service, entry.id);
+    const name = path.basename(file);
+    if (current === name) return;
+    if (current !== undefined) {
+      const holder = await readEntry(path.join(this.paths.serviceDir(entry.service), current));
+      if (holder?.id === entry.id) return;
+    }
+    await this.writeIndex(entry, file);
   }
 
   private async writeIndex(entry: LedgerEntry, file: string): Promise<void> {

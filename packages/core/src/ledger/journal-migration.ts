@@ -1,7 +1,8 @@
 /**
  * Brings a ledger directory written before the journals existed into them, once: every entry file is read
  * and noted in the created journal of its creation day and the written journal of its last write's day,
- * then `journal/layout.json` says the journals are complete. Nothing is moved or rewritten, so an entry
+ * its job id's index mended if a process died before writing it, then `journal/layout.json` says the
+ * journals are complete. Nothing is moved or rewritten, so an entry
  * keeps its file, its lock and its claim, and the order of the listing is the entries' own creation times.
  *
  * One process migrates, holding the layout file's lock; another process that finds the lock taken lists
@@ -18,6 +19,7 @@ import { type EntryPaths, isMissing, readEntry } from './entry-files.js';
 import { type EntryJournals, utcDayOf } from './entry-journals.js';
 import type { EntryListing } from './entry-listing.js';
 import type { EntryLocks } from './entry-locks.js';
+import type { LedgerEntry } from './job-ledger.js';
 
 export const JOURNAL_LAYOUT_VERSION = 1;
 const BATCH = 500;
@@ -28,6 +30,7 @@ export async function migrateToJournals(
   journals: EntryJournals,
   listing: EntryListing,
   locks: EntryLocks,
+  mendIndex: (entry: LedgerEntry, file: string) => Promise<void>,
 ): Promise<boolean> {
   if (existsSync(journals.layoutFile)) return true;
   const held = await locks.tryHold(journals.layoutFile, async () => {
@@ -38,8 +41,12 @@ export async function migrateToJournals(
     for (const service of listing.services()) {
       const directory = paths.serviceDir(service);
       for (const name of entryNames(directory)) {
-        const entry = await readEntry(path.join(directory, name));
+        const file = path.join(directory, name);
+        const entry = await readEntry(file);
         if (entry?.service === service) {
+          // An earlier version indexed a job id after writing it: a process that died between the two
+          // left an entry its id does not find. Every id is indexed before the journals count as complete.
+          await mendIndex(entry, file);
           const createdMs = Date.parse(entry.createdAt);
           const updatedMs = Date.parse(entry.updatedAt);
           if (Number.isFinite(createdMs)) {
