@@ -36,11 +36,11 @@ describe('migrate', () => {
   it('applies each migration once; a second run is a no-op', async () => {
     const schema = server.newSchema();
     expect(await migrate(admin, { schema })).toEqual({
-      applied: ['001_job_ledger', '002_speech_governor'],
-      version: 2,
+      applied: ['001_job_ledger', '002_speech_governor', '003_job_ledger_updated'],
+      version: 3,
     });
-    expect(await migrate(admin, { schema })).toEqual({ applied: [], version: 2 });
-    expect(await versions(schema)).toEqual([1, 2]);
+    expect(await migrate(admin, { schema })).toEqual({ applied: [], version: 3 });
+    expect(await versions(schema)).toEqual([1, 2, 3]);
     expect(await tableExists(schema, 'job_ledger')).toBe(true);
   });
 
@@ -49,9 +49,13 @@ describe('migrate', () => {
     const pools = Array.from({ length: 4 }, () => adminPool(server.url));
     try {
       const results = await Promise.all(pools.map((pool) => migrate(pool, { schema })));
-      expect(results.flatMap((result) => result.applied)).toEqual(['001_job_ledger', '002_speech_governor']);
-      expect(results.map((result) => result.version)).toEqual([2, 2, 2, 2]);
-      expect(await versions(schema)).toEqual([1, 2]);
+      expect(results.flatMap((result) => result.applied)).toEqual([
+        '001_job_ledger',
+        '002_speech_governor',
+        '003_job_ledger_updated',
+      ]);
+      expect(results.map((result) => result.version)).toEqual([3, 3, 3, 3]);
+      expect(await versions(schema)).toEqual([1, 2, 3]);
     } finally {
       await Promise.all(pools.map((pool) => pool.end()));
     }
@@ -69,7 +73,7 @@ describe('migrate', () => {
         ),
       );
       expect(inserts.filter((result) => result.inserted)).toHaveLength(1);
-      expect(await versions(schema)).toEqual([1, 2]);
+      expect(await versions(schema)).toEqual([1, 2, 3]);
     } finally {
       await Promise.all(ledgers.map((ledger) => ledger.close()));
     }
@@ -111,14 +115,14 @@ describe('migrate', () => {
     const shipped = await loadMigrations();
     await migrate(admin, { schema, migrations: shipped });
     const broken = {
-      version: 3,
-      name: '003_broken',
+      version: 4,
+      name: '004_broken',
       sql: 'CREATE TABLE half_done (x integer); ALTER TABLE no_such_table ADD COLUMN y integer;',
     };
     await expect(migrate(admin, { schema, migrations: [...shipped, broken] })).rejects.toThrow(
       /no_such_table/,
     );
-    expect(await versions(schema)).toEqual([1, 2]);
+    expect(await versions(schema)).toEqual([1, 2, 3]);
     expect(await tableExists(schema, 'half_done')).toBe(false);
   });
 });
@@ -136,7 +140,7 @@ describe('polymodal-migrate', () => {
     expect(await runMigrateCli({ argv: ['--schema', schema], env, stderr: first.stderr })).toBe(0);
     expect(first.text()).toContain('applied 001_job_ledger');
     expect(first.text()).toContain(
-      `postgres://postgres:***@127.0.0.1:${server.port}/postgres (schema ${schema}) is at version 2`,
+      `postgres://postgres:***@127.0.0.1:${server.port}/postgres (schema ${schema}) is at version 3`,
     );
     const second = capture();
     expect(await runMigrateCli({ argv: [`--schema=${schema}`], env, stderr: second.stderr })).toBe(0);
@@ -189,6 +193,6 @@ describe('polymodal-migrate', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect({ code, stdout }).toEqual({ code: 0, stdout: '' });
     expect(stderr).toContain('applied 001_job_ledger');
-    expect(await versions(schema)).toEqual([1, 2]);
+    expect(await versions(schema)).toEqual([1, 2, 3]);
   });
 });
