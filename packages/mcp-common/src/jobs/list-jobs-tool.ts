@@ -65,24 +65,20 @@ export type ListedJob = z.infer<typeof jobEntrySchema>;
 // session) registers these same objects, and the shared tools/list answer is keyed on their identity.
 const listJobsInput = {
   limit: z.number().int().min(1).max(100).default(20),
-  cursor: z
-    .string()
-    .max(512)
-    .optional()
-    .describe('nextCursor of the previous answer: the jobs after those it listed (older ones).'),
-  service: z.string().max(64).optional().describe("Only this service's jobs (a job's `service` as listed)."),
-  status: z
-    .enum(JOB_STATUS_GROUPS)
-    .optional()
-    .describe('Only jobs still running, or only those that completed, failed or were cancelled.'),
+  // Names that say what they take; the answer says how to page on. Every byte here is read by the model on
+  // every turn, so the texts that guide it are in the answer. Unbounded here, checked where used: a cursor
+  // is decoded against its exact shape, a service against the server's own.
+  cursor: z.string().optional(),
+  status: z.enum(JOB_STATUS_GROUPS).optional(),
 };
+/** A server with several job services also filters by service. */
+const listJobsInputWithService = { ...listJobsInput, service: z.string().optional() };
 
 // What tools/list shows: the fields an agent acts on, loose so that the rest of each entry (service, title,
 // times, file, credits) and of today's credits still validates. The README's Tools section lists them all.
 const listJobsOutput = z.looseObject({
   jobs: z.array(z.looseObject({ jobId: z.string().nullable(), status: z.string() })),
   credits: z.looseObject({ spent: z.number() }),
-  nextCursor: z.string().optional(),
 });
 
 /** What `list_jobs` lists for the given servers: their job services, and the tools that continue those jobs. */
@@ -99,14 +95,14 @@ export function jobsServedBy(
 /** `list_jobs` over the services given, reading the ledger of the calling context (its tenant's, over HTTP). */
 export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
   const noun = options.noun ?? 'jobs';
-  const getHint = options.getTool ? ` Live state: ${options.getTool}.` : '';
+  const getHint = options.getTool
+    ? `Live state: ${options.getTool} (continue a job there instead of paying again).`
+    : 'Continue a job instead of paying again.';
   return defineTool({
     name: options.name ?? 'list_jobs',
     title: `List ${noun} started here`,
-    description:
-      `Lists the ${noun} started here, newest first (local, free; last seen status), and today's credits.` +
-      `${getHint} Find a jobId here instead of paying again. Filter by service or status; page back with cursor.`,
-    inputSchema: listJobsInput,
+    description: `${noun[0]?.toUpperCase() ?? ''}${noun.slice(1)} started here, newest first (local, free); today's credits.`,
+    inputSchema: options.services.length > 1 ? listJobsInputWithService : listJobsInput,
     outputSchema: listJobsOutput,
     annotations: {
       readOnlyHint: true,
@@ -116,7 +112,8 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
     },
     handler:
       ({ platform: context }: ToolDeps) =>
-      async ({ limit, cursor, service, status }) => {
+      async ({ limit, cursor, status, ...rest }) => {
+        const { service } = rest as { service?: string };
         try {
           const { ledger } = context;
           const page = await ledger.page({
@@ -142,8 +139,9 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
           const more = page.nextCursor
             ? `\nOlder ${noun}: call ${options.name ?? 'list_jobs'} again with cursor "${page.nextCursor}".`
             : '';
+          const hint = jobs.length > 0 ? `\n${getHint}` : '';
           return {
-            content: [{ type: 'text', text: `${listing}${more}\n${describeCredits(credits)}` }],
+            content: [{ type: 'text', text: `${listing}${more}${hint}\n${describeCredits(credits)}` }],
             structuredContent: {
               jobs,
               count: jobs.length,
