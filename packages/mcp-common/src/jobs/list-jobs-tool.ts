@@ -69,10 +69,9 @@ const listJobsInput = {
   // every turn, so the texts that guide it are in the answer. Unbounded here, checked where used: a cursor
   // is decoded against its exact shape, a service against the server's own.
   cursor: z.string().optional(),
+  service: z.string().optional(),
   status: z.enum(JOB_STATUS_GROUPS).optional(),
 };
-/** A server with several job services also filters by service. */
-const listJobsInputWithService = { ...listJobsInput, service: z.string().optional() };
 
 // What tools/list shows: the fields an agent acts on, loose so that the rest of each entry (service, title,
 // times, file, credits) and of today's credits still validates. The README's Tools section lists them all.
@@ -102,7 +101,7 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
     name: options.name ?? 'list_jobs',
     title: `List ${noun} started here`,
     description: `${noun[0]?.toUpperCase() ?? ''}${noun.slice(1)} started here, newest first (local, free); today's credits.`,
-    inputSchema: options.services.length > 1 ? listJobsInputWithService : listJobsInput,
+    inputSchema: listJobsInput,
     outputSchema: listJobsOutput,
     annotations: {
       readOnlyHint: true,
@@ -112,8 +111,7 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
     },
     handler:
       ({ platform: context }: ToolDeps) =>
-      async ({ limit, cursor, status, ...rest }) => {
-        const { service } = rest as { service?: string };
+      async ({ limit, cursor, service, status }) => {
         try {
           const { ledger } = context;
           const page = await ledger.page({
@@ -139,7 +137,7 @@ export function listJobsTool(options: ListJobsToolOptions): Tool<ToolDeps> {
           const more = page.nextCursor
             ? `\nOlder ${noun}: call ${options.name ?? 'list_jobs'} again with cursor "${page.nextCursor}".`
             : '';
-          const hint = jobs.length > 0 ? `\n${getHint}` : '';
+          const hint = `\n${getHint}`;
           return {
             content: [{ type: 'text', text: `${listing}${more}${hint}\n${describeCredits(credits)}` }],
             structuredContent: {
