@@ -23,7 +23,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -100,8 +100,17 @@ async function buildImage() {
     ],
     { timeoutMs: 600_000 },
   );
-  const size = Number((await podman(['image', 'inspect', '--format', '{{.Size}}', IMAGE])).trim());
-  return { seconds: seconds(start), megabytes: (size / 1e6).toFixed(0) };
+  const size = async (image) =>
+    Number((await podman(['image', 'inspect', '--format', '{{.Size}}', image])).trim()) / 1e6;
+  const [total, base] = await Promise.all([size(IMAGE), size(BASE_IMAGE)]);
+  // The entry point chooses the server: a named bin, with the listen flags added as for the default one.
+  const manifest = await readFile(path.join(ROOT, 'packages', 'mcp-meeting', 'package.json'), 'utf8');
+  const { version } = JSON.parse(manifest);
+  const printed = (await podman(['run', '--rm', IMAGE, 'polymodal-mcp-meeting', '--version'])).trim();
+  if (!printed.split('\n').includes(version)) {
+    throw new Error(`polymodal-mcp-meeting --version in the image printed ${printed}, not ${version}`);
+  }
+  return { seconds: seconds(start), megabytes: total.toFixed(0), ours: (total - base).toFixed(0) };
 }
 
 /** Recordings the sandbox can transcribe (their script is embedded), readable by the image's user. */
@@ -160,6 +169,8 @@ async function checkOneContainer({ work, sandbox, recordings }) {
     '-d',
     '--name',
     SINGLE,
+    // A read-only root (podman mounts tmpfs on /tmp and /run): only the two volumes are written.
+    '--read-only',
     '-p',
     `127.0.0.1:${port}:3000`,
     '-v',
@@ -394,7 +405,8 @@ async function main() {
   const [image, postgres] = await Promise.all([buildImage(), ensurePostgresImage()]);
   sandbox.postgresImage = postgres.image;
   log(
-    `image ${IMAGE}: built in ${image.seconds} s, ${image.megabytes} MB; ${postgres.image}: ${postgres.how}`,
+    `image ${IMAGE}: built in ${image.seconds} s, ${image.megabytes} MB (${image.ours} MB over the base); ` +
+      `polymodal-mcp-meeting selectable; ${postgres.image}: ${postgres.how}`,
   );
 
   // The compose set starts while the single container is checked; its calls wait for the clock's release.
@@ -411,7 +423,10 @@ async function main() {
   log(`  ${await checkReplicas({ sandbox, compose })}`);
   composeDown(compose.env);
   await sandbox.close();
-  log(`image size: ${image.megabytes} MB; start-up (podman run to healthy): ${single.startup} s`);
+  log(
+    `image size: ${image.megabytes} MB (${image.ours} MB over the base); ` +
+      `start-up (podman run to healthy): ${single.startup} s`,
+  );
   log(`container check passed in ${seconds(start)} s`);
 }
 
