@@ -84,6 +84,14 @@ async function packTarballs() {
 
 async function buildImage() {
   const start = performance.now();
+  // What earlier runs left untagged on our base (the image this build replaces, install stages that
+  // another set of tarballs made): removed, so that a machine that runs this often does not fill up.
+  const stale = (
+    await podman(['images', '-q', '--filter', 'dangling=true', '--filter', `since=${BASE_IMAGE}`])
+  )
+    .split('\n')
+    .filter((id) => id.trim() !== '');
+  if (stale.length > 0) await podman(['rmi', '-f', ...new Set(stale)]).catch(() => undefined);
   await podman(
     [
       'build',
@@ -144,12 +152,20 @@ async function writeSecret(file, content) {
   await chmod(file, 0o644);
 }
 
+// `-v`: the anonymous volumes the image's VOLUME lines gave each container go with it.
 function removeContainers() {
-  spawnSync('podman', ['rm', '-f', '-t', '0', SINGLE], { env: PODMAN_ENV, stdio: 'ignore' });
+  spawnSync('podman', ['rm', '-f', '-v', '-t', '0', SINGLE], { env: PODMAN_ENV, stdio: 'ignore' });
 }
 
+/** The compose set's containers with their anonymous volumes, then its named volumes and networks. */
 function composeDown(env) {
-  spawnSync('podman-compose', ['-f', COMPOSE_FILE, '-p', PROJECT, 'down', '-v', '-t', '2'], {
+  const containers = ['mcp-1', 'mcp-2', 'migrate', 'postgres'].map((service) => `${PROJECT}_${service}_1`);
+  spawnSync('podman', ['rm', '-f', '-v', '-t', '2', ...containers], { env, stdio: 'ignore' });
+  spawnSync('podman-compose', ['-f', COMPOSE_FILE, '-p', PROJECT, 'down', '-v', '-t', '0'], {
+    env,
+    stdio: 'ignore',
+  });
+  spawnSync('podman', ['network', 'rm', '-f', `${PROJECT}_front`, `${PROJECT}_back`], {
     env,
     stdio: 'ignore',
   });
