@@ -7,7 +7,9 @@
  *    bookworm from `debootstrap --variant=minbase` with the same pinned Node 22 and npm as `pnpm smoke`
  *    where the official image has them. The base, PostgreSQL's stand-in image and the Node download are
  *    cached (POLYMODAL_CONTAINER_CACHE, default /var/cache/polymodal-ci as root), so a second run builds
- *    only the image itself, and only the layers whose tarballs changed.
+ *    only the image itself, and of it only the packages' install onwards (pnpm pack does not write a
+ *    manifest's dependencies in a fixed order, so that layer is rarely reused), with npm's download cache
+ *    and the layer that installs tini kept.
  * 2. One container against the sandbox on the host, with a tenants file, over Streamable HTTP: the tools
  *    listed, a meeting summarized from a mounted recording, `/metrics` with its token (and refused without),
  *    the user it runs as, the protocol channel (stdout) silent with every log line JSON on stderr, then
@@ -17,7 +19,8 @@
  *    asked of both replicas at once: the sandbox saw one upload and one job, and both answers name it; the
  *    metrics port is published nowhere, yet answers a scraper inside the back network.
  *
- * Prints the image's size and its start-up time (from `podman run` to the first passing HEALTHCHECK).
+ * Prints the image's size and its start-up time (from `podman run` to the first passing HEALTHCHECK, run
+ * with `podman healthcheck run`: without systemd podman cannot schedule it, and says so on stderr).
  * Skipped (exit 0, with a message) only where no container runtime can be had: not root and no podman.
  */
 import { spawnSync } from 'node:child_process';

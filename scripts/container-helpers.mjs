@@ -97,6 +97,13 @@ export async function ensureBaseImage() {
   if (imageExists(BASE_IMAGE)) return 'cached';
   const start = performance.now();
   const rootfs = path.join(CACHE, 'bookworm-minbase');
+  const nodeDirectory = path.join(SMOKE_CACHE, `node-${PINNED_NODE.node}-npm-${PINNED_NODE.npm}`);
+  // Node's download goes on while debootstrap runs.
+  const nodeInstalled = installPinned(nodeDirectory, {
+    [nodePackageName()]: PINNED_NODE.node,
+    npm: PINNED_NODE.npm,
+  });
+  nodeInstalled.catch(() => undefined);
   if (!existsSync(path.join(rootfs, '.complete'))) {
     if (!IS_ROOT) throw new Error(`building ${BASE_IMAGE} needs root (debootstrap)`);
     const partial = `${rootfs}.partial`;
@@ -121,8 +128,7 @@ export async function ensureBaseImage() {
     await rename(partial, rootfs);
     log(`  debootstrap bookworm minbase (${seconds(start)} s)`);
   }
-  const nodeDirectory = path.join(SMOKE_CACHE, `node-${PINNED_NODE.node}-npm-${PINNED_NODE.npm}`);
-  await installPinned(nodeDirectory, { [nodePackageName()]: PINNED_NODE.node, npm: PINNED_NODE.npm });
+  await nodeInstalled;
   await mkdir(path.join(rootfs, 'usr/local/bin'), { recursive: true });
   await copyFile(nodeBinIn(nodeDirectory), path.join(rootfs, 'usr/local/bin/node'));
   await chmod(path.join(rootfs, 'usr/local/bin/node'), 0o755);
