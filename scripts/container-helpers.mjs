@@ -4,22 +4,21 @@
  * needs (a Debian bookworm base with the pinned Node and npm, and a PostgreSQL stand-in), the sandbox on
  * the host where containers reach it, and an MCP client over Streamable HTTP with a bearer token.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { chmod, copyFile, cp, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import {
   installPinned,
+  loadSdk,
   log,
   nodeBinIn,
   nodePackageName,
   ROOT,
   run,
   seconds,
-  stop,
-  track,
+  startSandboxProcess,
   withTimeout,
 } from './smoke-helpers.mjs';
 
@@ -220,43 +219,11 @@ export async function ensurePostgresImage() {
  * host that podman names `host.containers.internal` is not known before a container runs), fast jobs.
  */
 export async function startHostSandbox() {
-  const child = track(
-    spawn(
-      process.execPath,
-      [
-        path.join(ROOT, 'packages', 'sandbox', 'dist', 'cli.js'),
-        '--port',
-        '0',
-        '--host',
-        '0.0.0.0',
-        '--speed',
-        '100',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    ),
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr = `${stderr}${chunk}`.slice(-4000);
+  const sandbox = await startSandboxProcess({
+    cli: path.join(ROOT, 'packages', 'sandbox', 'dist', 'cli.js'),
+    args: ['--host', '0.0.0.0'],
   });
-  const values = await withTimeout(
-    new Promise((resolve, reject) => {
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-        const found = Object.fromEntries(
-          stdout
-            .split('\n')
-            .filter((line) => line.includes('='))
-            .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).trim()]),
-        );
-        if (found.POLYMODAL_API_KEY_2) resolve(found);
-      });
-      child.on('close', (code) => reject(new Error(`the sandbox exited (${code})\n${stderr}`)));
-    }),
-    15_000,
-    'starting the sandbox',
-  );
+  const { values } = sandbox;
   const port = new URL(values.POLYMODAL_BASE_URL).port;
   const local = `http://127.0.0.1:${port}`;
   const control = async (method, route, body) => {
@@ -275,17 +242,8 @@ export async function startHostSandbox() {
     counters: () => control('GET', 'counters'),
     holdClock: () => control('POST', 'clock', { hold: true }),
     releaseClock: () => control('POST', 'clock', { release: true }),
-    close: () => stop(child),
+    close: () => sandbox.close(),
   };
-}
-
-/** The MCP SDK 2.x client, loaded from packages/mcp's dependencies as smoke-helpers does. */
-async function loadClient() {
-  const directory = path.join(ROOT, 'packages', 'mcp', 'node_modules', '@modelcontextprotocol', 'client');
-  const manifest = JSON.parse(readFileSync(path.join(directory, 'package.json'), 'utf8'));
-  const target = manifest.exports['.'];
-  const file = typeof target === 'string' ? target : (target.import?.default ?? target.import);
-  return import(pathToFileURL(path.join(directory, file)).href);
 }
 
 /**
@@ -293,7 +251,7 @@ async function loadClient() {
  * host does (2026-07-28, falling back to 2025-11-25). `call` rejects on an `isError` result.
  */
 export async function connectHttp(url, token, label) {
-  const { Client, StreamableHTTPClientTransport } = await loadClient();
+  const { Client, StreamableHTTPClientTransport } = await loadSdk();
   const client = new Client(
     { name: 'polymodal-container-check', version: '1.0.0' },
     { versionNegotiation: { mode: 'auto' } },

@@ -206,9 +206,9 @@ export async function installPinned(directory, packages, { timeoutMs = 300_000 }
  * Starts the sandbox CLI (`polymodal-sandbox --port 0`) with the given node and reads the base URL and key
  * from the three lines it prints. Fast job progression keeps the smoke's one real summary short.
  */
-export async function startSandboxProcess({ node = process.execPath, cli, env = process.env }) {
+export async function startSandboxProcess({ node = process.execPath, cli, env = process.env, args = [] }) {
   const child = track(
-    spawn(node, [cli, '--port', '0', '--speed', '100'], {
+    spawn(node, [cli, '--port', '0', ...args, '--speed', '100'], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
@@ -240,6 +240,8 @@ export async function startSandboxProcess({ node = process.execPath, cli, env = 
   return {
     url: values.POLYMODAL_BASE_URL,
     apiKey: values.POLYMODAL_API_KEY,
+    /** Every `NAME=value` line the sandbox printed (its URL and both keys). */
+    values,
     /** Requests the sandbox has logged (its control route), to prove a tool call reached the platform. */
     async requestCount() {
       const response = await fetch(new URL('/__sandbox/requests', values.POLYMODAL_BASE_URL));
@@ -257,7 +259,7 @@ export async function startSandboxProcess({ node = process.execPath, cli, env = 
  * packages/mcp's dependencies or, failing that, the workspace root's; loaded once.
  */
 let sdk;
-async function loadSdk() {
+export async function loadSdk() {
   if (sdk) return sdk;
   const candidates = [
     path.join(ROOT, 'packages', 'mcp', 'node_modules', '@modelcontextprotocol', 'client'),
@@ -280,8 +282,11 @@ async function loadSdk() {
     if (typeof file !== 'string') throw new Error(`${directory}: no ESM export for ${subpath}`);
     return import(pathToFileURL(path.join(directory, file)).href);
   };
-  const [{ Client }, { StdioClientTransport }] = await Promise.all([load('.'), load('./stdio')]);
-  sdk = { Client, StdioClientTransport, version: manifest.version };
+  const [{ Client, StreamableHTTPClientTransport }, { StdioClientTransport }] = await Promise.all([
+    load('.'),
+    load('./stdio'),
+  ]);
+  sdk = { Client, StdioClientTransport, StreamableHTTPClientTransport, version: manifest.version };
   return sdk;
 }
 
