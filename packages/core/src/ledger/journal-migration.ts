@@ -89,7 +89,10 @@ function entryNames(directory: string): string[] {
 /** Adds `line` to the lines of `service` and `day`. */
 function push(map: Map<string, Map<string, string[]>>, service: string, day: string, line: string): void {
   let days = map.get(service);
-  if (!days) map.set(service, (days = new Map()));
+  if (!days) {
+    days = new Map();
+    map.set(service, days);
+  }
   const lines = days.get(day);
   if (lines) lines.push(line);
   else days.set(day, [line]);
