@@ -55,6 +55,31 @@ describe('createDeferredJobLedger', () => {
     await expect(ledger.list()).rejects.toSatisfy(LedgerError.isInstance);
   });
 
+  it("passes a write's options on, so that a read reservation is not made durable on the way", async () => {
+    const store = createJobLedger({ dir });
+    const seen: unknown[] = [];
+    const ledger = createDeferredJobLedger({
+      location: 'postgres://app:***@db/jobs',
+      load: async () => ({
+        ...store,
+        compareAndSet: (service, fingerprint, revision, patch, options) => {
+          seen.push(options);
+          return store.compareAndSet(service, fingerprint, revision, patch, options);
+        },
+      }),
+    });
+    await ledger.insert({ service: 'meeting', fingerprint: 'fp', id: 'job-1', lastStatus: 'PENDING' });
+    await ledger.compareAndSet(
+      'meeting',
+      'fp',
+      1,
+      { nextReadAt: '2030-01-01T00:00:00.000Z' },
+      { durable: false },
+    );
+    await ledger.compareAndSet('meeting', 'fp', 2, { lastStatus: 'COMPLETED' });
+    expect(seen).toEqual([{ durable: false }, undefined]);
+  });
+
   it('reports a store that cannot be opened as a LedgerError, and tries again on the next call', async () => {
     let loads = 0;
     const store: JobLedger = createJobLedger({ dir });

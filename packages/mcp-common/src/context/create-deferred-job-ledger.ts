@@ -50,8 +50,10 @@ export function createDeferredJobLedger(options: DeferredJobLedgerOptions): Clos
     list: async (listOptions) => (await store()).list(listOptions),
     page: async (pageOptions) => (await store()).page(pageOptions),
     insert: async (entry) => (await store()).insert(entry),
-    compareAndSet: async (service, fingerprint, revision, patch) =>
-      (await store()).compareAndSet(service, fingerprint, revision, patch),
+    // The write options too: a read reservation that need not be durable commits without waiting for the
+    // database's disk (PostgreSQL), which is most of what a status read costs the hosted servers.
+    compareAndSet: async (service, fingerprint, revision, patch, writeOptions) =>
+      (await store()).compareAndSet(service, fingerprint, revision, patch, writeOptions),
     update: async (service, fingerprint, patch) => (await store()).update(service, fingerprint, patch),
     updateById: async (service, id, patch) => (await store()).updateById(service, id, patch),
     async ready() {
