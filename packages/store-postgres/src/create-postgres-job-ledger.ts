@@ -222,8 +222,10 @@ class PostgresStore {
       where += ` AND service = $${values.length}`;
     }
     if (options.updatedSince !== undefined) {
-      values.push(new Date(parseUpdatedSince(options.updatedSince)));
-      where += ` AND updated_at >= $${values.length}`;
+      const since = new Date(parseUpdatedSince(options.updatedSince));
+      // The day bounds the index range (job_ledger_updated_day); the instant decides within it.
+      values.push(since.toISOString().slice(0, 10), since);
+      where += ` AND updated_day >= $${values.length - 1}::date AND updated_at >= $${values.length}`;
     }
     const limit = limitClause(options.limit, values);
     // Which rows, and at which revision: a row whose revision this ledger parsed already is not fetched again.

@@ -36,7 +36,7 @@ describe('migrate', () => {
   it('applies each migration once; a second run is a no-op', async () => {
     const schema = server.newSchema();
     expect(await migrate(admin, { schema })).toEqual({
-      applied: ['001_job_ledger', '002_speech_governor', '003_job_ledger_updated'],
+      applied: ['001_job_ledger', '002_speech_governor', '003_job_ledger_updated_day'],
       version: 3,
     });
     expect(await migrate(admin, { schema })).toEqual({ applied: [], version: 3 });
@@ -52,7 +52,7 @@ describe('migrate', () => {
       expect(results.flatMap((result) => result.applied)).toEqual([
         '001_job_ledger',
         '002_speech_governor',
-        '003_job_ledger_updated',
+        '003_job_ledger_updated_day',
       ]);
       expect(results.map((result) => result.version)).toEqual([3, 3, 3, 3]);
       expect(await versions(schema)).toEqual([1, 2, 3]);
