@@ -8,7 +8,7 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseWav } from '../src/audio.js';
 import { createMediaDownloader } from '../src/download/download-media.js';
 import { createHttpClient } from '../src/http.js';
@@ -442,6 +442,15 @@ describe('speech synthesis client', () => {
     expect(job.state).toBe('cancelled');
     expect(posts()).toHaveLength(2);
 
+    // The part whose POST was in flight when the caller left is still being recorded by this process (its
+    // answer came); another process started a moment later finds it recorded. Here the other process shares
+    // this one's claim owner, so it is started once no part is claimed any more, as it would then find it.
+    const ledger = createJobLedger({ dir: path.join(dir, 'jobs') });
+    await vi.waitFor(async () => {
+      const parts = await ledger.list({ service: 'speech-synthesis' });
+      expect(parts.filter((part) => part.claim)).toEqual([]);
+    });
+
     // Cancelled is how another process reads it, until the same request starts it again there: the parts
     // already sent are reused, only the last one is sent.
     const second = client({ concurrentSessions: 1, ledger: true });
@@ -460,7 +469,7 @@ describe('speech synthesis client', () => {
     expect(saved?.state).toBe('done');
     expect(saved?.outcome?.parts.every((part) => part.resumed)).toBe(true);
     expect(server.requests).toHaveLength(reads);
-    const entry = await createJobLedger({ dir: path.join(dir, 'jobs') }).findById('speech-text', job.id);
+    const entry = await ledger.findById('speech-text', job.id);
     expect(entry?.lastStatus).toBe('SUCCESS');
     expect(entry?.request?.parts).toHaveLength(3);
 
