@@ -9,7 +9,7 @@
  * few µs where an asynchronous one is four thread-pool round trips (open, fstat, read, close), the largest
  * CPU cost of a status read when measured.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { ValidationError } from '../errors/polymodal-error.js';
@@ -104,6 +104,21 @@ export async function readEntry(file: string): Promise<LedgerEntry | undefined> 
 
 export function serializeEntry(entry: LedgerEntry): string {
   return `${JSON.stringify(withoutUndefined(entry), null, 2)}\n`;
+}
+
+/** The names in `directory`; none when it does not exist (yet). */
+export function namesIn(directory: string): string[] {
+  try {
+    return readdirSync(directory);
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/** The entry files' names in a service's directory (temp files, hidden, are not entries). */
+export function entryFileNames(directory: string): string[] {
+  return namesIn(directory).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
 }
 
 export function isMissing(error: unknown): boolean {

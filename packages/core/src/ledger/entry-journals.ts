@@ -21,9 +21,9 @@
  * creation time the line gives (another process won the insert), is skipped by the reader. Every append
  * starts with a newline, so a line torn by a crash is ended by the next append and skipped, not glued to it.
  */
-import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs';
+import { appendFileSync, closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { isMissing, SERVICE_NAME } from './entry-files.js';
+import { isMissing, namesIn, SERVICE_NAME } from './entry-files.js';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.log$/;
 const CREATED_LINE = /^(\S+) ([A-Za-z0-9][A-Za-z0-9._-]{0,63}) ([0-9a-f]{64}\.json)$/;
@@ -155,12 +155,12 @@ export class EntryJournals {
 
   /** The services that have created journals. */
   services(): string[] {
-    return this.names(path.join(this.dir, 'journal', 'created')).filter((name) => SERVICE_NAME.test(name));
+    return namesIn(path.join(this.dir, 'journal', 'created')).filter((name) => SERVICE_NAME.test(name));
   }
 
   /** The days a journal has, newest first. */
   daysOf(journal: Journal): string[] {
-    return this.names(this.directoryOf(journal))
+    return namesIn(this.directoryOf(journal))
       .flatMap((name) => DAY_FILE.exec(name)?.[1] ?? [])
       .sort()
       .reverse();
@@ -170,15 +170,6 @@ export class EntryJournals {
     return journal.kind === 'created'
       ? path.join(this.dir, 'journal', 'created', journal.service)
       : path.join(this.dir, 'journal', 'written');
-  }
-
-  private names(directory: string): string[] {
-    try {
-      return readdirSync(directory);
-    } catch (error) {
-      if (isMissing(error)) return [];
-      throw error;
-    }
   }
 
   /** The service's entries created on `day`, newest first (creation time, then name), duplicates included. */

@@ -5,9 +5,17 @@
  * unchanged one costs a stat instead of an open, a read and a parse. Directory listings and stats are
  * synchronous, like the entry reads: a ledger of 10,000 entries blocks a list for a few ms.
  */
-import { type BigIntStats, readdirSync, statSync } from 'node:fs';
+import { type BigIntStats, statSync } from 'node:fs';
 import path from 'node:path';
-import { deepFreeze, type EntryPaths, isMissing, readEntry, SERVICE_NAME } from './entry-files.js';
+import {
+  deepFreeze,
+  type EntryPaths,
+  entryFileNames,
+  isMissing,
+  namesIn,
+  readEntry,
+  SERVICE_NAME,
+} from './entry-files.js';
 import type { LedgerEntry } from './job-ledger.js';
 
 /**
@@ -36,12 +44,7 @@ export class EntryListing {
 
   /** The names of the services that have entries. */
   services(): string[] {
-    try {
-      return readdirSync(path.join(this.paths.dir, 'entries')).filter((name) => SERVICE_NAME.test(name));
-    } catch (error) {
-      if (isMissing(error)) return [];
-      throw error;
-    }
+    return namesIn(path.join(this.paths.dir, 'entries')).filter((name) => SERVICE_NAME.test(name));
   }
 
   /**
@@ -51,16 +54,7 @@ export class EntryListing {
    */
   async service(service: string, since?: number): Promise<LedgerEntry[]> {
     const directory = this.paths.serviceDir(service);
-    let names: string[];
-    try {
-      names = readdirSync(directory);
-    } catch (error) {
-      if (isMissing(error)) return [];
-      throw error;
-    }
-    const files = names
-      .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
-      .map((name) => path.join(directory, name));
+    const files = entryFileNames(directory).map((name) => path.join(directory, name));
     // Entries removed from the directory are forgotten.
     const present = new Set(files);
     for (const file of this.kept.keys()) {

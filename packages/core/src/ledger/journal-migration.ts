@@ -11,11 +11,11 @@
  * (twice at most, which the reader folds into one). The migration yields to the event loop between
  * batches, so a server keeps answering during it.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeSmallFileAtomic } from '../files/write-file-atomic.js';
-import { type EntryPaths, isMissing, readEntry } from './entry-files.js';
+import { type EntryPaths, entryFileNames, readEntry } from './entry-files.js';
 import { type EntryJournals, utcDayOf } from './entry-journals.js';
 import type { EntryListing } from './entry-listing.js';
 import type { EntryLocks } from './entry-locks.js';
@@ -40,7 +40,7 @@ export async function migrateToJournals(
     let read = 0;
     for (const service of listing.services()) {
       const directory = paths.serviceDir(service);
-      for (const name of entryNames(directory)) {
+      for (const name of entryFileNames(directory)) {
         const file = path.join(directory, name);
         const entry = await readEntry(file);
         if (entry?.service === service) {
@@ -75,15 +75,6 @@ export async function writeLayout(journals: EntryJournals, migrated: number): Pr
     journals.layoutFile,
     `${JSON.stringify({ version: JOURNAL_LAYOUT_VERSION, since: new Date().toISOString(), entries: migrated })}\n`,
   );
-}
-
-function entryNames(directory: string): string[] {
-  try {
-    return readdirSync(directory).filter((name) => name.endsWith('.json') && !name.startsWith('.'));
-  } catch (error) {
-    if (isMissing(error)) return [];
-    throw error;
-  }
 }
 
 /** Adds `line` to the lines of `service` and `day`. */
